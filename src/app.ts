@@ -1,0 +1,253 @@
+import express, { type Express, type Request } from 'express';
+import { performance } from 'node:perf_hooks';
+import { ApiKeyService } from './auth/api-key-service.ts';
+import { RequestSignatureVerifier } from './auth/request-signature.ts';
+import { SCOPES } from './auth/scopes.ts';
+import { callbackToken, type Config } from './config/config.ts';
+import { EventOutbox } from './events/event-outbox.ts';
+import { failure } from './http/envelope.ts';
+import { errorHandler } from './http/error-mapper.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { mountRoutes, type RouteSpec } from './http/route.ts';
+import { IdempotencyService } from './idempotency/idempotency-service.ts';
+import { SystemClock, VirtualClock, VIRTUAL_EPOCH, type Clock } from './kernel/clock.ts';
+import { CryptoRandom, IdGenerator, SeededRandom } from './kernel/ids.ts';
+import { silentLogger, type Logger } from './kernel/logger.ts';
+import { Ledger } from './ledger/ledger.ts';
+import { createBankRailMock } from './mocks/bank-rail-mock.ts';
+import { createHubtelMock } from './mocks/hubtel-mock.ts';
+import type { MockContext } from './mocks/mock-context.ts';
+import { createMtnMomoMock } from './mocks/mtn-momo-mock.ts';
+import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
+import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
+import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
+import { ProviderHealth } from './rails/provider-health.ts';
+import type { RailAdapterContext } from './rails/provider-port.ts';
+import { RailRouter } from './rails/rail-router.ts';
+import { RailSettlement } from './rails/rail-settlement.ts';
+import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { RuleEngine } from './scenarios/rule-engine.ts';
+import type { ScenarioRule } from './scenarios/scenario-schema.ts';
+import { Scheduler } from './scheduler/scheduler.ts';
+import type { Store } from './store/db.ts';
+import { SqliteStore } from './store/sqlite-store.ts';
+import { ChargeService } from './wallet/charge-service.ts';
+import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
+import { TransactionService } from './wallet/transaction-service.ts';
+import { TransferService } from './wallet/transfer-service.ts';
+import { walletRoutes } from './wallet/wallet.routes.ts';
+
+export const VERSION = '0.1.0';
+export const SANDBOX_MERCHANT_ID = 'mch_sandbox';
+export const SANDBOX_KEY_ID = 'key_sandbox_test';
+
+export interface AppOptions {
+  logger?: Logger;
+  /** Scenario rules, already loaded and validated (main.ts loads files; tests pass rules). */
+  rules?: readonly ScenarioRule[];
+}
+
+export interface Railyard {
+  app: Express;
+  config: Config;
+  clock: Clock;
+  store: Store;
+  scheduler: Scheduler;
+  ledger: Ledger;
+  outbox: EventOutbox;
+  router: RailRouter;
+  health: ProviderHealth;
+  scenarios: RuleEngine;
+  routes: RouteSpec[];
+  sandbox: { merchantId: string; key: string; signingSecret: string };
+  /** Tells the app its own address once it listens: adapters reach the in-process mocks there. */
+  setBaseUrl(url: string): void;
+  baseUrl(): string;
+  close(): Promise<void>;
+}
+
+/** The composition root: config in, a wired express app out. It never listens. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
+  const logger = options.logger ?? silentLogger;
+  const clock: Clock =
+    config.clock === 'virtual' ? new VirtualClock(config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH) : new SystemClock();
+  const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(config.seed ?? 1) : new CryptoRandom();
+  const ids = new IdGenerator(clock, random);
+  const store: Store = new SqliteStore(config.db);
+  const scheduler = new Scheduler({ store, clock, ids, logger });
+  const ledger = new Ledger({ clock, ids });
+  const outbox = new EventOutbox({ clock, ids });
+  const apiKeys = new ApiKeyService({ clock, ids });
+  const signatures = new RequestSignatureVerifier({ clock, store });
+  const idempotency = new IdempotencyService({ clock });
+  const health = new ProviderHealth();
+  const scenarios = new RuleEngine(options.rules ?? []);
+
+  let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
+  const baseUrl = () => selfBaseUrl;
+
+  // Provider rails: adapters talk HTTP to the mocks mounted below, or to real upstreams.
+  const railCtx = (timeoutMs?: number): RailAdapterContext => ({ selfBaseUrl: baseUrl, uuid: () => ids.uuid(), timeoutMs: timeoutMs ?? config.rails.timeout_ms, clock });
+  const p = config.providers;
+  const mtn = new MtnMomoAdapter(
+    {
+      baseUrl: p['mtn-momo'].base_url,
+      apiUser: p['mtn-momo'].api_user,
+      apiKey: p['mtn-momo'].api_key,
+      collectionSubscriptionKey: p['mtn-momo'].collection_subscription_key,
+      disbursementSubscriptionKey: p['mtn-momo'].disbursement_subscription_key,
+      targetEnvironment: p['mtn-momo'].target_environment,
+      currency: p['mtn-momo'].currency,
+      callbackToken: callbackToken(config, 'mtn-momo'),
+    },
+    railCtx(p['mtn-momo'].timeout_ms),
+  );
+  const hubtel = new HubtelAdapter(
+    {
+      hosts: p.hubtel.hosts,
+      clientId: p.hubtel.client_id,
+      clientSecret: p.hubtel.client_secret,
+      posSalesId: p.hubtel.pos_sales_id,
+      prepaidDepositId: p.hubtel.prepaid_deposit_id,
+      callbackToken: callbackToken(config, 'hubtel'),
+    },
+    railCtx(p.hubtel.timeout_ms),
+  );
+  const bank = new BankRailAdapter(
+    { baseUrl: p['bank-rail'].base_url, clientId: p['bank-rail'].client_id, clientSecret: p['bank-rail'].client_secret, callbackToken: callbackToken(config, 'bank-rail') },
+    railCtx(p['bank-rail'].timeout_ms),
+  );
+  const router = new RailRouter(
+    [
+      { provider: mtn, priority: p['mtn-momo'].priority, enabled: p['mtn-momo'].enabled },
+      { provider: hubtel, priority: p.hubtel.priority, enabled: p.hubtel.enabled },
+      { provider: bank, priority: p['bank-rail'].priority, enabled: p['bank-rail'].enabled },
+    ],
+    { health, store, clock, logger },
+  );
+
+  const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
+  const charges = new ChargeService(walletDeps);
+  const transfers = new TransferService(walletDeps);
+  const settlement = new RailSettlement({ router, charges, transfers, scheduler, store, clock, logger, config });
+  const nameEnquiry = new NameEnquiryService({ router, ids });
+  const transactions = new TransactionService();
+
+  // Seed the sandbox merchant and its test key (re-keyed if the configured key changed).
+  await store.transaction(async (tx) => {
+    await tx.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name', [
+      SANDBOX_MERCHANT_ID,
+      config.sandbox.merchant_name,
+      clock.now(),
+    ]);
+    await apiKeys.issue(tx, {
+      id: SANDBOX_KEY_ID,
+      merchantId: SANDBOX_MERCHANT_ID,
+      environment: 'test',
+      scopes: [...SCOPES],
+      key: config.sandbox.key,
+      signingSecret: config.sandbox.signing_secret,
+    });
+  });
+
+  const routes: RouteSpec[] = [
+    ...walletRoutes({ store, ledger, charges, transfers, nameEnquiry, transactions }),
+    ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys }),
+  ];
+  const openapi = buildOpenApi(routes, { version: VERSION });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (config.log_requests) {
+    app.use((req, res, next) => {
+      const started = performance.now();
+      // Method, path and status only: never headers (keys, signatures) or bodies.
+      res.on('finish', () => logger.info('request', { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) }));
+      next();
+    });
+  }
+
+  app.get('/healthz', async (_req, res) => {
+    await store.get('SELECT 1 AS ok');
+    res.json({ status: 'ok', version: VERSION, clock: clock.kind });
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  const mockCtx: MockContext = {
+    clock,
+    scheduler,
+    store,
+    scenarios,
+    health,
+    logger,
+    maxHoldMs: config.rails.max_hold_ms,
+    defaultCallbackSeconds: config.rails.default_callback_seconds,
+  };
+  app.use(
+    '/mocks/mtn-momo',
+    createMtnMomoMock(mockCtx, {
+      apiUser: p['mtn-momo'].api_user,
+      apiKey: p['mtn-momo'].api_key,
+      collectionSubscriptionKey: p['mtn-momo'].collection_subscription_key,
+      disbursementSubscriptionKey: p['mtn-momo'].disbursement_subscription_key,
+      targetEnvironment: p['mtn-momo'].target_environment,
+    }),
+  );
+  app.use(
+    '/mocks/hubtel',
+    createHubtelMock(mockCtx, {
+      clientId: p.hubtel.client_id,
+      clientSecret: p.hubtel.client_secret,
+      posSalesId: p.hubtel.pos_sales_id,
+      prepaidDepositId: p.hubtel.prepaid_deposit_id,
+    }),
+  );
+  app.use('/mocks/bank-rail', createBankRailMock(mockCtx, { clientId: p['bank-rail'].client_id, clientSecret: p['bank-rail'].client_secret }));
+  app.use('/internal/callbacks', settlement.callbackRouter());
+
+  const api = express.Router();
+  api.use(
+    express.json({
+      limit: '100kb',
+      type: () => true,
+      verify: (req, _res, buf) => {
+        (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
+      },
+    }),
+  );
+  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
+  app.use(api);
+  app.use((req, res) => {
+    res.status(404).json(failure('not_found', `No route for ${req.method} ${req.path}`));
+  });
+  app.use(errorHandler(logger));
+
+  let closed = false;
+  return {
+    app,
+    config,
+    clock,
+    store,
+    scheduler,
+    ledger,
+    outbox,
+    router,
+    health,
+    scenarios,
+    routes,
+    sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret },
+    setBaseUrl(url: string) {
+      selfBaseUrl = config.base_url ?? url;
+    },
+    baseUrl,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await scheduler.stop();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { NETWORKS } from '../kernel/msisdn.ts';
+import { hmacSha256Hex } from '../kernel/secrets.ts';
+import { parseYamlWith, YamlSourceError } from '../kernel/yaml-source.ts';
+
+const feeRule = z.strictObject({
+  bps: z.number().int().min(0).max(10_000).default(0).describe('Percentage in basis points (100 = 1%), rounded up'),
+  fixed: z.number().int().min(0).default(0).describe('Flat fee in pesewas'),
+  min: z.number().int().min(0).default(0),
+  max: z.number().int().min(0).nullable().default(null),
+});
+export type FeeRule = z.infer<typeof feeRule>;
+
+const provider = {
+  enabled: z.boolean().default(true),
+  priority: z.number().int().min(1).max(100),
+  base_url: z.url().optional().describe('Real upstream base URL; omitted means the in-process mock'),
+  timeout_ms: z.number().int().min(10).max(120_000).optional(),
+  callback_token: z.string().min(16).optional(),
+};
+
+export const configSchema = z.strictObject({
+  port: z.number().int().min(0).max(65_535).default(4010),
+  host: z.string().default('0.0.0.0'),
+  base_url: z.url().optional().describe('Public URL of this sandbox, used in callback URLs; default http://127.0.0.1:<port>'),
+  db: z.string().min(1).default('./data/railyard.db'),
+  clock: z.enum(['system', 'virtual']).default('system'),
+  virtual_start: z.iso.datetime().optional().describe('Where a virtual clock starts; default 2026-01-01T00:00:00Z'),
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('Seeds ids and fake data; default 1 on a virtual clock, random otherwise'),
+  log_requests: z.boolean().default(true),
+  sandbox: z
+    .strictObject({
+      merchant_name: z.string().min(1).default('Sandbox Merchant'),
+      key: z.string().regex(/^sk_test_[A-Za-z0-9_]{16,128}$/, 'must be sk_test_ followed by 16-128 letters, digits or underscores').default('sk_test_railyard_sandbox_0000000000000000'),
+      signing_secret: z.string().min(16).default('sig_test_railyard_sandbox_signing_secret'),
+    })
+    .prefault({}),
+  scenarios: z.array(z.string().min(1)).default(['scenarios']),
+  rails: z
+    .strictObject({
+      timeout_ms: z.number().int().min(10).max(120_000).default(5_000).describe('Real-time network timeout per provider call'),
+      poll_after_seconds: z.number().int().min(1).default(300).describe('Business seconds before asking a provider for a status when no callback came'),
+      poll_interval_seconds: z.number().int().min(1).default(300),
+      max_polls: z.number().int().min(1).max(1000).default(12),
+      default_callback_seconds: z.number().min(0).default(3).describe('Mocks: seconds until the callback when no scenario rule decides'),
+      max_hold_ms: z.number().int().min(10).default(60_000).describe('Mocks: the longest a simulated timeout holds a request'),
+    })
+    .prefault({}),
+  providers: z
+    .strictObject({
+      'mtn-momo': z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          api_user: z.string().default('railyard-mtn-api-user'),
+          api_key: z.string().default('railyard-mtn-api-key'),
+          collection_subscription_key: z.string().default('railyard-mtn-collection-key'),
+          disbursement_subscription_key: z.string().default('railyard-mtn-disbursement-key'),
+          target_environment: z.string().default('sandbox'),
+          currency: z.string().default('GHS').describe("MTN's real sandbox only takes EUR"),
+        })
+        .prefault({}),
+      hubtel: z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(2),
+          networks: z.array(z.enum(NETWORKS)).default([...NETWORKS]),
+          hosts: z
+            .strictObject({ receive: z.url(), receiveStatus: z.url(), send: z.url(), sendStatus: z.url(), verify: z.url() })
+            .optional()
+            .describe("Hubtel's real hosts; omitted means the in-process mock"),
+          client_id: z.string().default('railyard-hubtel-client'),
+          client_secret: z.string().default('railyard-hubtel-secret'),
+          pos_sales_id: z.string().default('2017101'),
+          prepaid_deposit_id: z.string().default('2017102'),
+        })
+        .prefault({}),
+      'bank-rail': z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          client_id: z.string().default('railyard-bank-participant'),
+          client_secret: z.string().default('railyard-bank-secret'),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  fees: z
+    .strictObject({
+      collection: z.strictObject({ momo: feeRule.prefault({}) }).prefault({ momo: { bps: 100 } }),
+      payout: z.strictObject({ momo: feeRule.prefault({}), bank: feeRule.prefault({}) }).prefault({ momo: { fixed: 100 }, bank: { fixed: 200 } }),
+    })
+    .prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+const ENV_NUMBER = (name: string, value: string): number => {
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+};
+
+/** Defaults, then railyard.yaml, then environment variables. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const file = env.RAILYARD_CONFIG ?? `${cwd}/railyard.yaml`;
+  let fromFile: Record<string, any> = {};
+  if (env.RAILYARD_CONFIG && !existsSync(file)) throw new ConfigError(`RAILYARD_CONFIG names ${file}, which does not exist`);
+  if (existsSync(file)) {
+    try {
+      const text = readFileSync(file, 'utf8');
+      // Validate with positions first, so file errors cite file:line:column; then merge the raw
+      // values under the environment's overrides.
+      parseYamlWith(configSchema, text, file);
+      fromFile = (parseYaml(text) ?? {}) as Record<string, any>;
+    } catch (err) {
+      if (err instanceof YamlSourceError) throw new ConfigError(`Invalid configuration:\n${err.message}`);
+      throw err;
+    }
+  }
+  const merged: Record<string, any> = structuredClone(fromFile);
+  const set = (path: string[], value: unknown) => {
+    let node = merged;
+    for (const key of path.slice(0, -1)) node = node[key] ??= {};
+    node[path[path.length - 1]!] = value;
+  };
+  if (env.PORT) set(['port'], ENV_NUMBER('PORT', env.PORT));
+  if (env.HOST) set(['host'], env.HOST);
+  if (env.RAILYARD_BASE_URL) set(['base_url'], env.RAILYARD_BASE_URL);
+  if (env.RAILYARD_DB) set(['db'], env.RAILYARD_DB);
+  if (env.RAILYARD_CLOCK) set(['clock'], env.RAILYARD_CLOCK);
+  if (env.RAILYARD_SEED) set(['seed'], ENV_NUMBER('RAILYARD_SEED', env.RAILYARD_SEED));
+  if (env.RAILYARD_SANDBOX_KEY) set(['sandbox', 'key'], env.RAILYARD_SANDBOX_KEY);
+  if (env.RAILYARD_SANDBOX_SIGNING_SECRET) set(['sandbox', 'signing_secret'], env.RAILYARD_SANDBOX_SIGNING_SECRET);
+  if (env.RAILYARD_SCENARIOS) set(['scenarios'], env.RAILYARD_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean));
+  if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
+  if (env.RAILYARD_LOG_REQUESTS) set(['log_requests'], env.RAILYARD_LOG_REQUESTS !== 'false');
+  return buildConfig(merged);
+}
+
+/** Validates a config object (tests and the replay engine build configs in code). */
+export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): Config {
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(
+      'Invalid configuration:\n' + result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'),
+    );
+  }
+  return Object.freeze(result.data) as Config;
+}
+
+/** Stable per-provider callback tokens derived from the sandbox signing secret unless configured. */
+export function callbackToken(config: Config, provider: 'mtn-momo' | 'hubtel' | 'bank-rail'): string {
+  return config.providers[provider].callback_token ?? 'cbt_' + hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32);
+}

@@ -1,0 +1,48 @@
+import type { ErrorRequestHandler } from 'express';
+import { RailyardError, type ErrorCode } from '../kernel/errors.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { failure, type ErrorEnvelope } from './envelope.ts';
+
+// The one place where domain error codes become HTTP statuses (DESIGN.md decisions table).
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  validation_error: 400,
+  unauthorized: 401,
+  invalid_signature: 401,
+  forbidden: 403,
+  compliance_block: 403,
+  not_found: 404,
+  rate_expired: 409,
+  idempotency_conflict: 409,
+  insufficient_funds: 422,
+  limit_exceeded: 422,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  provider_unavailable: 502,
+};
+
+export function toErrorResponse(err: unknown, logger: Logger): { status: number; body: ErrorEnvelope } {
+  if (err instanceof RailyardError) {
+    return { status: HTTP_STATUS[err.code], body: failure(err.code, err.message, err.details) };
+  }
+  // body-parser's errors: malformed JSON, oversized or oddly encoded bodies.
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.parse.failed') {
+    return { status: 400, body: failure('validation_error', 'The request body is not valid JSON', { fields: [{ field: 'body', message: 'malformed JSON' }] }) };
+  }
+  if (e?.type === 'entity.too.large') {
+    return { status: 400, body: failure('validation_error', 'The request body is larger than 100 kB', { fields: [{ field: 'body', message: 'too large' }] }) };
+  }
+  if (e?.type && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return { status: 400, body: failure('validation_error', 'The request body could not be read', { fields: [{ field: 'body', message: String(e.type) }] }) };
+  }
+  logger.error('unhandled error', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  return { status: 500, body: failure('internal_error', 'Something went wrong inside railyard; nothing was changed') };
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const { status, body } = toErrorResponse(err, logger);
+    res.status(status).json(body);
+  };
+}

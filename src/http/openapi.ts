@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { HTTP_STATUS } from './error-mapper.ts';
+import type { RouteSpec } from './route.ts';
+
+const errorEnvelope = z.object({
+  status: z.literal(false),
+  message: z.string(),
+  error: z.object({
+    code: z.string(),
+    details: z.record(z.string(), z.unknown()).optional().describe('For validation_error: fields[] naming each offending field'),
+  }),
+});
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+function parameters(schema: z.ZodType | undefined, where: 'query' | 'path'): unknown[] {
+  if (!schema) return [];
+  const json = jsonSchema(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    ...(property.description ? { description: property.description } : {}),
+    schema: property,
+  }));
+}
+
+/** OpenAPI 3.1, generated from the same zod schemas the routes validate with. */
+export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const headerParams: unknown[] = [];
+    if (route.idempotent) {
+      headerParams.push({ name: 'Idempotency-Key', in: 'header', required: true, description: 'Opaque key, 1-255 visible ASCII characters; replays return the stored response for 24 hours', schema: { type: 'string', maxLength: 255 } });
+    }
+    if (route.signed) {
+      headerParams.push(
+        { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time in seconds, within 300 s of the server', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        { name: 'X-Service-Signature', in: 'header', required: true, description: 'hex HMAC-SHA256(signing secret, `${timestamp}.${METHOD}.${path_and_query}.${raw_body}`)', schema: { type: 'string' } },
+      );
+    }
+    const responses: Record<string, unknown> = {
+      [String(route.response.status)]: {
+        description: route.response.description,
+        content: { 'application/json': { schema: jsonSchema(route.response.schema, 'output') } },
+      },
+    };
+    const byStatus = new Map<number, string[]>();
+    for (const code of new Set(['unauthorized', 'validation_error', ...route.errors] as const)) {
+      const status = HTTP_STATUS[code];
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+      responses[String(status)] = {
+        description: `Error: ${codes.join(', ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      };
+    }
+    (paths[path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.tag],
+      ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...headerParams],
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'railyard: Trading and Wallet Funding Service sandbox',
+      version: info.version,
+      description: 'Amounts are integer minor units (pesewas for GHS). Errors use the envelope {status:false, message, error:{code, details}}.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_... (sandbox) or sk_live_... key' } },
+      schemas: { ErrorEnvelope: jsonSchema(errorEnvelope, 'output') },
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import type { Request, Router } from 'express';
+import type { z } from 'zod';
+import type { ApiKeyService, AuthContext } from '../auth/api-key-service.ts';
+import type { RequestSignatureVerifier } from '../auth/request-signature.ts';
+import type { Scope } from '../auth/scopes.ts';
+import { ForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
+import {
+  parseIdempotencyKey,
+  requestHash,
+  type IdempotencyClaim,
+  type IdempotencyService,
+} from '../idempotency/idempotency-service.ts';
+import type { Store } from '../store/db.ts';
+
+export interface RouteContext<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  auth: AuthContext;
+  /** Present on idempotent routes: the service claims and completes it in its transactions. */
+  idempotency: IdempotencyClaim | undefined;
+  req: Request;
+}
+
+export interface RouteResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * One declaration per endpoint: its schemas validate the request, give the handler its types
+ * and generate /openapi.json; its flags say which checks run before the handler.
+ */
+export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** express syntax: /api/v1/charges/:id */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Scope the API key must hold; sandbox helpers need none but a test key. */
+  scope?: Scope;
+  signed?: boolean;
+  idempotent?: boolean;
+  sandboxOnly?: boolean;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  response: { status: number; description: string; schema: z.ZodType };
+  errors: ErrorCode[];
+  handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
+}
+
+export function defineRoute<B = undefined, Q = undefined, P = undefined>(spec: RouteSpec<B, Q, P>): RouteSpec<any, any, any> {
+  return spec;
+}
+
+export function fieldIssues(error: z.ZodError, root: string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    const base = [root === 'body' ? '' : root, ...issue.path.map(String)].filter(Boolean).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.push({ field: [base, key].filter(Boolean).join('.'), message: 'unknown field' });
+    } else {
+      issues.push({ field: base || root, message: issue.message });
+    }
+  }
+  return issues;
+}
+
+function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body' | 'query' | 'path'): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const fields = fieldIssues(result.error, part);
+  const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+  throw new ValidationError(`Invalid request ${part === 'path' ? 'path' : part}: ${summary}`, fields);
+}
+
+export interface RouteDeps {
+  store: Store;
+  apiKeys: ApiKeyService;
+  signatures: RequestSignatureVerifier;
+  idempotency: IdempotencyService;
+}
+
+export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (req, res) => {
+      const auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'));
+      if (route.scope && !auth.scopes.includes(route.scope)) {
+        throw new ForbiddenError(`This API key lacks the ${route.scope} scope`, { required_scope: route.scope });
+      }
+      if (route.sandboxOnly && auth.environment !== 'test') {
+        throw new ForbiddenError('Sandbox helpers accept only sk_test_ keys', { environment: auth.environment });
+      }
+      if (route.signed) {
+        await deps.signatures.verify(auth, {
+          method: req.method,
+          pathAndQuery: req.originalUrl,
+          rawBody: (req as Request & { rawBody?: string }).rawBody ?? '',
+          timestamp: req.get('x-service-timestamp'),
+          signature: req.get('x-service-signature'),
+        });
+      }
+      const params = parsePart(route.params, req.params, 'path');
+      const query = parsePart(route.query, { ...req.query }, 'query');
+      const body = parsePart(route.body, route.method === 'get' ? undefined : req.body, 'body');
+
+      let idempotency: IdempotencyClaim | undefined;
+      if (route.idempotent) {
+        idempotency = {
+          scope: { environment: auth.environment, merchantId: auth.merchantId },
+          key: parseIdempotencyKey(req.get('idempotency-key')),
+          requestHash: requestHash(req.method, req.path, req.body),
+        };
+        const stored = await deps.idempotency.lookup(deps.store, idempotency);
+        if (stored) {
+          res.set('Idempotent-Replayed', 'true').status(stored.status).json(stored.body);
+          return;
+        }
+      }
+      const result = await route.handler({ body, query, params, auth, idempotency, req });
+      res.status(result.status).json(result.body);
+    });
+  }
+}

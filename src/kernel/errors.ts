@@ -1,0 +1,96 @@
+// Typed domain errors. They carry a stable code and details; only http/error-mapper.ts turns
+// them into HTTP statuses.
+
+export type ErrorCode =
+  | 'validation_error'
+  | 'unauthorized'
+  | 'invalid_signature'
+  | 'forbidden'
+  | 'compliance_block'
+  | 'not_found'
+  | 'rate_expired'
+  | 'idempotency_conflict'
+  | 'insufficient_funds'
+  | 'limit_exceeded'
+  | 'idempotency_key_reused'
+  | 'rate_limited'
+  | 'provider_unavailable'
+  | 'internal_error';
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class RailyardError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class ValidationError extends RailyardError {
+  constructor(message: string, readonly fields: FieldIssue[] = []) {
+    super('validation_error', message, fields.length ? { fields } : undefined);
+  }
+}
+
+export class UnauthorizedError extends RailyardError {
+  constructor(message = 'A valid API key is required: Authorization: Bearer sk_test_... or sk_live_...') {
+    super('unauthorized', message);
+  }
+}
+
+export class InvalidSignatureError extends RailyardError {
+  constructor(message: string, reason: string) {
+    super('invalid_signature', message, { reason });
+  }
+}
+
+export class ForbiddenError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('forbidden', message, details);
+  }
+}
+
+export class NotFoundError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('not_found', message, details);
+  }
+}
+
+export class InsufficientFundsError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('insufficient_funds', message, details);
+  }
+}
+
+export class ProviderUnavailableError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('provider_unavailable', message, details);
+  }
+}
+
+export class IdempotencyConflictError extends RailyardError {
+  constructor(key: string) {
+    super('idempotency_conflict', `A request with Idempotency-Key "${key}" is still in flight; retry after it completes`, {
+      idempotency_key: key,
+    });
+  }
+}
+
+export class IdempotencyKeyReusedError extends RailyardError {
+  constructor(key: string) {
+    super(
+      'idempotency_key_reused',
+      `Idempotency-Key "${key}" was already used with a different request; use a new key for a new request`,
+      { idempotency_key: key },
+    );
+  }
+}

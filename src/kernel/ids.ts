@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock.ts';
+
+// Crockford base32: sortable, unambiguous.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export interface RandomSource {
+  /** An unsigned 32-bit integer. */
+  nextUint32(): number;
+}
+
+/** mulberry32: small, fast and good enough for deterministic ids and simulations. */
+export class SeededRandom implements RandomSource {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  nextUint32(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+}
+
+export class CryptoRandom implements RandomSource {
+  nextUint32(): number {
+    return randomBytes(4).readUInt32BE(0);
+  }
+}
+
+export function seedFromString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/**
+ * Prefixed, time-ordered ids: `chg_` + 10 chars of clock time + 10 random chars. With a virtual
+ * clock and a seeded random source the sequence is the same on every run.
+ */
+export class IdGenerator {
+  private lastTime = -1;
+  private counter = 0;
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: RandomSource,
+  ) {}
+
+  next(prefix: string): string {
+    const now = this.clock.now();
+    // A counter keeps ids from the same millisecond in creation order.
+    this.counter = now === this.lastTime ? this.counter + 1 : 0;
+    this.lastTime = now;
+    let time = '';
+    let t = now;
+    for (let i = 0; i < 10; i++) {
+      time = ALPHABET[t % 32] + time;
+      t = Math.floor(t / 32);
+    }
+    let rand = ALPHABET[(this.counter >> 5) & 31]! + ALPHABET[this.counter & 31]!;
+    for (let i = 0; i < 8; i++) rand += ALPHABET[this.random.nextUint32() & 31];
+    return `${prefix}_${time}${rand}`;
+  }
+
+  /** A UUID v4 (MTN's X-Reference-Id must be one), drawn from the same source. */
+  uuid(): string {
+    const bytes = Buffer.alloc(16);
+    for (let i = 0; i < 16; i += 4) bytes.writeUInt32BE(this.random.nextUint32(), i);
+    bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+    const hex = bytes.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+}

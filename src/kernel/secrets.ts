@@ -1,0 +1,17 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function hmacSha256Hex(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text).digest('hex');
+}
+
+/** Constant-time equality for secrets, signatures and tokens of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  // Hashing first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}

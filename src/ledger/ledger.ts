@@ -1,0 +1,104 @@
+import type { Clock } from '../kernel/clock.ts';
+import { InsufficientFundsError } from '../kernel/errors.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import type { Db } from '../store/db.ts';
+import { accounts, isNonNegativeAccount } from './accounts.ts';
+import { assertBalanced, reversePostings, type Posting } from './journal.ts';
+
+export type Environment = 'test' | 'live';
+
+export interface JournalInput {
+  environment: Environment;
+  kind: string;
+  refType: string;
+  refId: string;
+  memo: string;
+  postings: Posting[];
+}
+
+export interface WalletBalance {
+  currency: 'GHS';
+  available: number;
+  reserved: number;
+}
+
+/** Double-entry ledger. Balances are derived from postings; nothing stores a balance. */
+export class Ledger {
+  constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
+
+  /**
+   * Writes one balanced journal inside the caller's transaction. A merchant account that would
+   * go negative rejects the whole journal with insufficient_funds.
+   */
+  async post(tx: Db, input: JournalInput, reverses?: string): Promise<string> {
+    assertBalanced(input.postings);
+    for (const p of input.postings) {
+      if (p.amount < 0 && isNonNegativeAccount(p.account)) {
+        const balance = await this.balance(tx, input.environment, p.account, p.currency);
+        if (balance + p.amount < 0) {
+          throw new InsufficientFundsError('The wallet balance is too low for this operation', {
+            available: balance,
+            required: -p.amount,
+            currency: p.currency,
+          });
+        }
+      }
+    }
+    const id = this.deps.ids.next('jrn');
+    const now = this.deps.clock.now();
+    await tx.run(
+      'INSERT INTO ledger_journals (id, environment, kind, ref_type, ref_id, reverses, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [id, input.environment, input.kind, input.refType, input.refId, reverses ?? null, input.memo, now],
+    );
+    for (const p of input.postings) {
+      await tx.run('INSERT INTO ledger_postings (journal_id, environment, account, currency, amount) VALUES (?, ?, ?, ?, ?)', [
+        id,
+        input.environment,
+        p.account,
+        p.currency,
+        p.amount,
+      ]);
+    }
+    return id;
+  }
+
+  /** Posts the reversing journal of `journalId`. */
+  async reverse(tx: Db, journalId: string, kind: string, memo: string): Promise<string> {
+    const journal = await tx.get<{ environment: Environment; ref_type: string; ref_id: string }>(
+      'SELECT environment, ref_type, ref_id FROM ledger_journals WHERE id = ?',
+      [journalId],
+    );
+    if (!journal) throw new Error(`no journal ${journalId}`);
+    const postings = await tx.all<Posting>('SELECT account, currency, amount FROM ledger_postings WHERE journal_id = ? ORDER BY seq', [journalId]);
+    return this.post(
+      tx,
+      { environment: journal.environment, kind, refType: journal.ref_type, refId: journal.ref_id, memo, postings: reversePostings(postings) },
+      journalId,
+    );
+  }
+
+  async balance(db: Db, environment: Environment, account: string, currency: string): Promise<number> {
+    const row = await db.get<{ total: number | null }>(
+      'SELECT SUM(amount) AS total FROM ledger_postings WHERE environment = ? AND account = ? AND currency = ?',
+      [environment, account, currency],
+    );
+    return Number(row?.total ?? 0);
+  }
+
+  async wallet(db: Db, environment: Environment, merchantId: string): Promise<WalletBalance> {
+    return {
+      currency: 'GHS',
+      available: await this.balance(db, environment, accounts.walletAvailable(merchantId), 'GHS'),
+      reserved: await this.balance(db, environment, accounts.walletReserved(merchantId), 'GHS'),
+    };
+  }
+
+  /** Per-currency sums over every posting of an environment: all zero when the books balance. */
+  async trialBalance(db: Db, environment: Environment): Promise<Record<string, number>> {
+    const rows = await db.all<{ currency: string; total: number }>(
+      'SELECT currency, SUM(amount) AS total FROM ledger_postings WHERE environment = ? GROUP BY currency',
+      [environment],
+    );
+    return Object.fromEntries(rows.map((r) => [r.currency, Number(r.total)]));
+  }
+}

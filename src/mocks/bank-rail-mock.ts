@@ -1,0 +1,446 @@
+/*
+ * bank-rail: a GhIPSS Instant Pay (GIP)-style interbank rail.
+ *
+ * GhIPSS publishes no API, so this wire format is our own design, modelled on how GIP works
+ * (reference §5): the sending participant asks the destination bank for the account name (name
+ * enquiry), then sends the credit transfer, which the destination bank credits and confirms.
+ * Net settlement at the Bank of Ghana is not modelled. Bodies are JSON with ISO 20022-flavoured
+ * field names and ISO 8583-style two-digit response codes. Amounts are integer pesewas: unlike
+ * the mobile-money providers, this rail speaks minor units on the wire.
+ *
+ * Authentication: every request, and every callback the rail sends, carries
+ *   X-Participant-Id: <clientId>
+ *   X-Timestamp:      <unix seconds>
+ *   X-Signature:      hex HMAC-SHA256(clientSecret, `${timestamp}.${METHOD}.${path}.${rawBody}`)
+ * where path is the request target exactly as sent (pathname plus any query string, including
+ * any prefix the rail is mounted under, e.g. /mocks/bank-rail/gip/v1/name-enquiry), and rawBody
+ * is the exact body text ('' for a GET). A missing header, an unknown participant, a signature
+ * that does not match, or a timestamp more than 300 s away from the rail's clock gets
+ *   401 {responseCode:'63', responseMessage}                              (security violation)
+ * Callbacks are signed the same way with the same secret, over the pathname (and query) of the
+ * callbackUrl the rail POSTs to, e.g. /internal/callbacks/bank-rail/<token>.
+ *
+ * POST /gip/v1/name-enquiry
+ *   {destinationBankCode, accountNumber, sessionId}
+ *   200 {responseCode:'00', responseMessage, accountName, accountNumber, destinationBankCode, sessionId}
+ *   200 {responseCode:'25', responseMessage:'Unable to locate record', sessionId}   no such account
+ *   400 {responseCode:'92', ...} unknown destination bank; 400 {responseCode:'30', ...} bad format
+ *
+ * POST /gip/v1/credit-transfers
+ *   {sessionId (the sender's unique reference, [A-Za-z0-9_-]{1,64}), amount (integer pesewas),
+ *    currency:'GHS', destinationBankCode (GhIPSS code), accountNumber (8-16 digits),
+ *    accountName, narration (<= 140 chars), callbackUrl (http/https)}
+ *   202 {responseCode:'09', responseMessage:'Accepted, pending', sessionId, transactionId}
+ *   409 {responseCode:'94', ...} the sessionId was used before
+ *   400 {responseCode:'30'|'13'|'92', ...} format error, invalid amount, unknown bank
+ *   4xx {responseCode:<code>, ...} the destination bank refused synchronously (scenario reject)
+ *
+ * GET /gip/v1/credit-transfers/{sessionId}
+ *   200 {responseCode:'00'|'09'|<failure code>, status:'SUCCESS'|'PENDING'|'FAILED',
+ *        responseMessage, sessionId, transactionId, amount, currency, destinationBankCode,
+ *        accountNumber, completedAt (ISO 8601, null while pending)}
+ *   404 {responseCode:'25', responseMessage:'Unable to locate record'}
+ *
+ * Callback: POST <callbackUrl>, same body as the status response, once the transfer is final.
+ * Sent once, never retried: a sender that hears nothing polls the status endpoint.
+ *
+ * Errors: 503 {responseCode:'91'} while the rail is down; 5xx {responseCode:'96'} on a
+ * system malfunction.
+ *
+ * Response codes:
+ *   00 Approved or completed successfully    51 Insufficient funds
+ *   05 Do not honour                         57 Transaction not permitted
+ *   09 Request in progress (pending)         61 Exceeds amount limit
+ *   12 Invalid transaction                   63 Security violation
+ *   13 Invalid amount                        91 Issuer or switch inoperative
+ *   25 Unable to locate record               92 Unknown destination institution
+ *   30 Format error                          94 Duplicate transmission
+ *                                            96 System malfunction
+ *
+ * Sandbox behaviour when no scenario rule decides: every name enquiry resolves to a seeded fake
+ * name for `${bankCode}:${accountNumber}`, and every transfer succeeds, with its callback after
+ * the mock's default callback delay.
+ */
+import express from 'express';
+import { GHIPSS_BANKS } from '../kernel/banks.ts';
+import { iso } from '../kernel/clock.ts';
+import { isMinorAmount } from '../kernel/money.ts';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
+import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
+import { fakeNameFor } from './fake-name.ts';
+import type { MockContext } from './mock-context.ts';
+
+export interface BankRailCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+const PROVIDER = 'bank-rail';
+const SETTLE_JOB = 'mock.bank-rail.settle';
+const MAX_CLOCK_SKEW_SECONDS = 300;
+// Real time: a receiver that never answers must not stall the scheduler's one-at-a-time queue.
+const CALLBACK_TIMEOUT_MS = 5_000;
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const ACCOUNT_NUMBER = /^\d{8,16}$/;
+
+const MESSAGES: Record<string, string> = {
+  '00': 'Approved or completed successfully',
+  '05': 'Do not honour',
+  '09': 'Request in progress',
+  '12': 'Invalid transaction',
+  '13': 'Invalid amount',
+  '25': 'Unable to locate record',
+  '30': 'Format error',
+  '51': 'Insufficient funds',
+  '57': 'Transaction not permitted',
+  '61': 'Exceeds amount limit',
+  '63': 'Security violation',
+  '91': 'Issuer or switch inoperative',
+  '92': 'Unknown destination institution',
+  '94': 'Duplicate transmission',
+  '96': 'System malfunction',
+};
+
+// Scenario files speak every provider's vocabulary; these are the words that have a GIP code.
+const REASON_CODES: Record<string, string> = {
+  insufficient_funds: '51',
+  not_enough_funds: '51',
+  payer_not_enough_funds: '51',
+  payee_not_enough_funds: '51',
+  account_not_found: '25',
+  not_found: '25',
+  payee_not_found: '25',
+  unable_to_locate_record: '25',
+  invalid_account: '25',
+  not_permitted: '57',
+  not_allowed: '57',
+  transaction_not_permitted: '57',
+  payee_not_allowed_to_receive: '57',
+  limit_exceeded: '61',
+  payer_limit_reached: '61',
+  issuer_unavailable: '91',
+  service_unavailable: '91',
+  system_malfunction: '96',
+  internal_error: '96',
+  internal_processing_error: '96',
+  duplicate: '94',
+  do_not_honour: '05',
+  do_not_honor: '05',
+  rejected: '05',
+  declined: '05',
+};
+
+/**
+ * The GIP response code for a scenario reason: a two-digit code is used as it is; known words
+ * (insufficient_funds, NOT_ENOUGH_FUNDS, account_not_found, ...) map to their code; anything
+ * else, or no reason, is 05 "do not honour".
+ */
+export function bankResponseCodeFor(reason: string | undefined): string {
+  if (!reason) return '05';
+  const trimmed = reason.trim();
+  if (/^\d{2}$/.test(trimmed)) return trimmed;
+  const word = trimmed.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return REASON_CODES[word] ?? '05';
+}
+
+function messageFor(code: string): string {
+  return MESSAGES[code] ?? 'Transaction failed';
+}
+
+type TransferStatus = 'SUCCESS' | 'PENDING' | 'FAILED';
+
+interface MockTransfer {
+  sessionId: string;
+  transactionId: string;
+  amount: number;
+  currency: 'GHS';
+  destinationBankCode: string;
+  accountNumber: string;
+  accountName: string;
+  narration: string;
+  status: TransferStatus;
+  responseCode: string;
+  completedAt: string | null;
+}
+
+interface SettlePayload {
+  /** The transfer as accepted, so the job can finish it even if the in-memory map was lost. */
+  transfer: MockTransfer;
+  callbackUrl: string;
+  status: 'SUCCESS' | 'FAILED';
+  responseCode: string;
+  drop: boolean;
+}
+
+function statusBody(t: MockTransfer) {
+  return {
+    responseCode: t.responseCode,
+    status: t.status,
+    responseMessage: messageFor(t.responseCode),
+    sessionId: t.sessionId,
+    transactionId: t.transactionId,
+    amount: t.amount,
+    currency: t.currency,
+    destinationBankCode: t.destinationBankCode,
+    accountNumber: t.accountNumber,
+    completedAt: t.completedAt,
+  };
+}
+
+function sign(secret: string, timestamp: string, method: string, path: string, rawBody: string): string {
+  return hmacSha256Hex(secret, `${timestamp}.${method.toUpperCase()}.${path}.${rawBody}`);
+}
+
+function refuse(res: express.Response, httpStatus: number, code: string, message = messageFor(code), extra: object = {}) {
+  res.status(httpStatus).json({ responseCode: code, responseMessage: message, ...extra });
+}
+
+function parseObject(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== 'string' || body === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Holds the request until the client gives up or maxHoldMs passes, then hangs up unanswered. */
+async function holdOpen(res: express.Response, maxHoldMs: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      res.off('close', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, maxHoldMs);
+    res.on('close', finish);
+  });
+  if (!res.writableEnded) res.socket?.destroy();
+}
+
+export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
+  const transfers = new Map<string, MockTransfer>();
+  const router = express.Router();
+
+  const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);
+
+  async function sendCallback(callbackUrl: string, transfer: MockTransfer): Promise<void> {
+    const raw = JSON.stringify(statusBody(transfer));
+    const url = new URL(callbackUrl);
+    const timestamp = String(nowSeconds());
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-participant-id': credentials.clientId,
+          'x-timestamp': timestamp,
+          'x-signature': sign(credentials.clientSecret, timestamp, 'POST', url.pathname + url.search, raw),
+        },
+        body: raw,
+        signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) ctx.logger.warn('bank-rail mock callback was not accepted', { sessionId: transfer.sessionId, status: res.status });
+    } catch (err) {
+      // Sent once, never retried, as the wire description says; the URL holds a token, so it is not logged.
+      ctx.logger.warn('bank-rail mock callback failed', { sessionId: transfer.sessionId, error: String(err) });
+    }
+  }
+
+  ctx.scheduler.register(SETTLE_JOB, async (payload: SettlePayload) => {
+    const current = transfers.get(payload.transfer.sessionId) ?? payload.transfer;
+    const final: MockTransfer = {
+      ...current,
+      status: payload.status,
+      responseCode: payload.responseCode,
+      completedAt: iso(ctx.clock.now()),
+    };
+    transfers.set(final.sessionId, final);
+    if (payload.drop) return;
+    await sendCallback(payload.callbackUrl, final);
+  });
+
+  /** Answers a reject / server_error / timeout decision; returns false when the call should go on. */
+  async function answerAbnormal(behaviour: ProviderBehaviour, res: express.Response): Promise<boolean> {
+    switch (behaviour.respond) {
+      case 'timeout':
+        await holdOpen(res, ctx.maxHoldMs);
+        return true;
+      case 'server_error':
+        refuse(res, behaviour.http_status ?? 500, '96');
+        return true;
+      case 'reject': {
+        const code = bankResponseCodeFor(behaviour.reason);
+        refuse(res, behaviour.http_status ?? 400, code);
+        return true;
+      }
+      case 'accept':
+        return false;
+    }
+  }
+
+  router.use(express.text({ type: () => true, limit: '64kb' }));
+
+  router.use((req, res, next) => {
+    if (ctx.health.isDown(PROVIDER)) return refuse(res, 503, '91');
+    const participant = req.get('x-participant-id');
+    const timestamp = req.get('x-timestamp');
+    const signature = req.get('x-signature');
+    if (!participant || !timestamp || !signature) {
+      return refuse(res, 401, '63', 'Missing X-Participant-Id, X-Timestamp or X-Signature');
+    }
+    if (!safeEqual(participant, credentials.clientId)) return refuse(res, 401, '63', 'Unknown participant');
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSeconds()) > MAX_CLOCK_SKEW_SECONDS) {
+      return refuse(res, 401, '63', 'Timestamp is missing or more than 300 seconds from the switch clock');
+    }
+    const rawBody = typeof req.body === 'string' ? req.body : '';
+    const expected = sign(credentials.clientSecret, timestamp, req.method, req.originalUrl, rawBody);
+    if (!safeEqual(expected, signature.toLowerCase())) return refuse(res, 401, '63', 'Signature does not match');
+    next();
+  });
+
+  router.post('/gip/v1/name-enquiry', async (req, res) => {
+    const body = parseObject(req.body);
+    if (!body) return refuse(res, 400, '30', 'Body must be a JSON object');
+    const sessionId = str(body.sessionId);
+    const bankCode = str(body.destinationBankCode);
+    const accountNumber = str(body.accountNumber);
+    if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId is required');
+    if (!bankCode || !GHIPSS_BANKS[bankCode]) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
+    if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
+      return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
+    }
+
+    const decision = ctx.scenarios.decide({
+      provider: PROVIDER,
+      operation: 'resolve',
+      channel: 'bank',
+      account_number: accountNumber,
+      bank_code: bankCode,
+    });
+    const behaviour = decision?.behaviour;
+    if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
+    if (behaviour && (await answerAbnormal(behaviour, res))) return;
+    if (behaviour?.resolves === false) {
+      return res.status(200).json({ responseCode: '25', responseMessage: messageFor('25'), sessionId });
+    }
+    res.status(200).json({
+      responseCode: '00',
+      responseMessage: messageFor('00'),
+      accountName: behaviour?.name ?? fakeNameFor(`${bankCode}:${accountNumber}`),
+      accountNumber,
+      destinationBankCode: bankCode,
+      sessionId,
+    });
+  });
+
+  router.post('/gip/v1/credit-transfers', async (req, res) => {
+    const body = parseObject(req.body);
+    if (!body) return refuse(res, 400, '30', 'Body must be a JSON object');
+    const sessionId = str(body.sessionId);
+    const bankCode = str(body.destinationBankCode);
+    const accountNumber = str(body.accountNumber);
+    const accountName = str(body.accountName);
+    const narration = body.narration === undefined ? '' : str(body.narration);
+    const callbackUrl = str(body.callbackUrl);
+    const amount = body.amount;
+    if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId must be 1 to 64 of [A-Za-z0-9_-]');
+    if (typeof amount !== 'number' || !isMinorAmount(amount)) {
+      return refuse(res, 400, '13', 'amount must be a positive integer number of pesewas', { sessionId });
+    }
+    if (body.currency !== 'GHS') return refuse(res, 400, '30', 'currency must be GHS', { sessionId });
+    if (!bankCode || !GHIPSS_BANKS[bankCode]) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
+    if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
+      return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
+    }
+    if (accountName === undefined || accountName.length > 140) {
+      return refuse(res, 400, '30', 'accountName must be a string of at most 140 characters', { sessionId });
+    }
+    if (narration === undefined || narration.length > 140) {
+      return refuse(res, 400, '30', 'narration must be a string of at most 140 characters', { sessionId });
+    }
+    if (!callbackUrl || !URL.canParse(callbackUrl) || !/^https?:$/.test(new URL(callbackUrl).protocol)) {
+      return refuse(res, 400, '30', 'callbackUrl must be an http or https URL', { sessionId });
+    }
+    if (transfers.has(sessionId)) return refuse(res, 409, '94', 'Duplicate sessionId', { sessionId });
+
+    const decision = ctx.scenarios.decide({
+      provider: PROVIDER,
+      operation: 'payout',
+      channel: 'bank',
+      account_number: accountNumber,
+      bank_code: bankCode,
+      amount,
+    });
+    const behaviour = decision?.behaviour;
+    if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
+    if (behaviour && (await answerAbnormal(behaviour, res))) return;
+    // A twin request may have been accepted while this one waited out its latency.
+    if (transfers.has(sessionId)) return refuse(res, 409, '94', 'Duplicate sessionId', { sessionId });
+
+    const now = ctx.clock.now();
+    const transfer: MockTransfer = {
+      sessionId,
+      // GIP-style id: switch time plus a digest of the session id, the same on every replay.
+      transactionId: `GIP${iso(now).replace(/\D/g, '').slice(2, 14)}${sha256Hex(sessionId).slice(0, 8).toUpperCase()}`,
+      amount,
+      currency: 'GHS',
+      destinationBankCode: bankCode,
+      accountNumber,
+      accountName,
+      narration,
+      status: 'PENDING',
+      responseCode: '09',
+      completedAt: null,
+    };
+    const plan = behaviour?.callback ?? { after_seconds: ctx.defaultCallbackSeconds, status: 'success' as const };
+    const payload: SettlePayload = {
+      transfer,
+      callbackUrl,
+      status: plan.status === 'success' ? 'SUCCESS' : 'FAILED',
+      responseCode: plan.status === 'success' ? '00' : bankResponseCodeFor(plan.reason),
+      drop: plan.drop === true,
+    };
+    transfers.set(sessionId, transfer);
+    try {
+      await ctx.scheduler.schedule(ctx.store, { kind: SETTLE_JOB, runAt: now + plan.after_seconds * 1000, payload });
+    } catch (err) {
+      transfers.delete(sessionId);
+      ctx.logger.error('bank-rail mock could not schedule settlement', { sessionId, error: String(err) });
+      return refuse(res, 500, '96');
+    }
+    res.status(202).json({
+      responseCode: '09',
+      responseMessage: 'Accepted, pending',
+      sessionId,
+      transactionId: transfer.transactionId,
+    });
+  });
+
+  router.get('/gip/v1/credit-transfers/:sessionId', (req, res) => {
+    const transfer = transfers.get(req.params.sessionId);
+    if (!transfer) return refuse(res, 404, '25');
+    res.status(200).json(statusBody(transfer));
+  });
+
+  router.use((_req, res) => refuse(res, 404, '12', 'Unknown operation'));
+
+  router.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = (err as { status?: number }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return refuse(res, status, '30');
+    ctx.logger.error('bank-rail mock failed', { error: String(err) });
+    refuse(res, 500, '96');
+  });
+
+  return router;
+}

@@ -1,0 +1,661 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { fromMajor, toMajorString } from '../kernel/money.ts';
+import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
+import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
+import type { ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
+import { fakeNameFor } from './fake-name.ts';
+import type { MockContext } from './mock-context.ts';
+
+// A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
+// Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix
+// under the router (mounted at /mocks/hubtel):
+//   /rmp        rmp.hubtel.com             receive money
+//   /txnstatus  api-txnstatus.hubtel.com   receive status
+//   /smp        smp.hubtel.com             send money
+//   /smrsc      smrsc.hubtel.com           send status
+//   /rnv        rnv.hubtel.com             verification (name enquiry)
+
+export const HUBTEL_PROVIDER = 'hubtel';
+export const HUBTEL_SETTLE_JOB = 'mock.hubtel.settle';
+
+export interface HubtelCredentials {
+  clientId: string;
+  clientSecret: string;
+  posSalesId: string;
+  prepaidDepositId: string;
+}
+
+export const HUBTEL_CHANNELS = { 'mtn-gh': 'MTN', 'vodafone-gh': 'TELECEL', 'tigo-gh': 'AT' } as const satisfies Record<
+  string,
+  Network
+>;
+export type HubtelChannel = keyof typeof HUBTEL_CHANNELS;
+
+// Receive (rmp) and send (smp, smrsc) answer in PascalCase; the status check and the
+// Verification API answer in camelCase.
+type HubtelHost = 'rmp' | 'txnstatus' | 'smp' | 'smrsc' | 'rnv';
+const CAMEL_CASE_HOSTS: ReadonlySet<HubtelHost> = new Set(['txnstatus', 'rnv']);
+
+const RECEIVE_MESSAGES: Record<string, string> = {
+  '0000': 'success',
+  '2001': 'failed',
+  '4000': 'Validation errors.',
+  '4070': 'Unable to complete payment at the moment. Fees not set for given conditions.',
+  '4101': 'Business not fully set up to receive payments, or the API keys lack the mobilemoney-receive-direct scope.',
+  '4103': 'Permission denied. Account is not allowed to transact on this channel.',
+  '5000': 'Internal error.',
+};
+const SEND_MESSAGES: Record<string, string> = {
+  '0000': 'success',
+  '2001': 'Processor error.',
+  '3050': 'Number not registered for mobile money.',
+  '4000': 'Validation errors.',
+  '4075': 'Insufficient prepaid balance.',
+  '4101': 'Business not fully set up to send money, or the API keys lack the send-money scope.',
+  '4103': 'Permission denied. Account is not allowed to transact on this channel.',
+  '5000': 'Internal error.',
+};
+
+export interface HubtelFailure {
+  /** Hubtel ResponseCode, e.g. 2001. */
+  code: string;
+  /** Hubtel's Message for the code. */
+  message: string;
+  /** Why, in words (Hubtel puts this in Data.Description of a failed callback). */
+  description: string;
+}
+
+/**
+ * Turns a scenario `reason` into the Hubtel code a failed callback or a refusal carries.
+ * A 4-digit reason is already a Hubtel code and passes through. Generic reasons (MTN's names,
+ * snake_case words) map to Hubtel's codes: on receive nearly every customer-side failure is 2001
+ * (insufficient funds, wrong PIN, USSD timeout, limits); on send, insufficient funds is the
+ * merchant's prepaid balance (4075) and an unknown wallet is 3050.
+ */
+export function hubtelFailure(reason: string | undefined, operation: 'collect' | 'payout'): HubtelFailure {
+  const messages = operation === 'collect' ? RECEIVE_MESSAGES : SEND_MESSAGES;
+  const raw = (reason ?? '').trim();
+  if (/^\d{4}$/.test(raw)) {
+    const message = messages[raw] ?? RECEIVE_MESSAGES[raw] ?? SEND_MESSAGES[raw] ?? 'failed';
+    return { code: raw, message, description: message };
+  }
+  const key = raw.toUpperCase().replace(/[\s-]+/g, '_');
+  const collect = operation === 'collect';
+  const failed = (code: string, description: string): HubtelFailure => ({
+    code,
+    message: messages[code] ?? RECEIVE_MESSAGES[code] ?? SEND_MESSAGES[code] ?? 'failed',
+    description,
+  });
+  switch (key) {
+    case 'NOT_ENOUGH_FUNDS':
+    case 'INSUFFICIENT_FUNDS':
+    case 'INSUFFICIENT_BALANCE':
+    case 'INTERNAL_PROCESSING_ERROR':
+      return collect
+        ? failed('2001', 'Insufficient funds in the mobile money wallet.')
+        : failed('4075', 'Insufficient prepaid balance.');
+    case 'PAYER_NOT_FOUND':
+    case 'PAYEE_NOT_FOUND':
+    case 'ACCOUNT_NOT_FOUND':
+    case 'NOT_FOUND':
+    case 'NOT_REGISTERED':
+    case 'INVALID_MSISDN':
+      return collect
+        ? failed('2001', 'Account holder not found. Ensure the number matches the selected channel.')
+        : failed('3050', 'Number not registered for mobile money.');
+    case 'APPROVAL_REJECTED':
+    case 'WRONG_PIN':
+    case 'INVALID_PIN':
+      return failed('2001', 'The customer entered no or an invalid PIN.');
+    case 'EXPIRED':
+    case 'TIMEOUT':
+    case 'USSD_TIMEOUT':
+    case 'COULD_NOT_PERFORM_TRANSACTION':
+      return failed('2001', 'USSD session timeout: the customer did not approve in time.');
+    case 'PAYER_LIMIT_REACHED':
+    case 'PAYEE_LIMIT_REACHED':
+    case 'LIMIT_REACHED':
+    case 'LIMIT_EXCEEDED':
+      return failed('2001', 'The mobile money user has reached a counter or balance limit.');
+    case 'VALIDATION_ERROR':
+    case 'INVALID_AMOUNT':
+    case 'INVALID_REQUEST':
+      return failed('4000', 'Validation errors.');
+    case 'AMOUNT_TOO_LOW':
+    case 'FEES_NOT_SET':
+      return failed('4070', RECEIVE_MESSAGES['4070']!);
+    case 'NOT_ALLOWED':
+    case 'FORBIDDEN':
+    case 'MISSING_SCOPE':
+      return failed('4101', messages['4101']!);
+    case 'CHANNEL_NOT_PERMITTED':
+      return failed('4103', messages['4103']!);
+    case 'INTERNAL_ERROR':
+      return failed(collect ? '2001' : '5000', 'Internal error.');
+    default:
+      return failed('2001', raw ? `failed: ${raw}` : 'FAILED');
+  }
+}
+
+/** HTTP status of a synchronous refusal: scope and channel refusals are 403, the rest 400. */
+function refusalStatus(code: string): number {
+  return code === '4101' || code === '4103' ? 403 : 400;
+}
+
+type Operation = 'receive' | 'send';
+
+/** Everything needed to answer status checks and send the callback, even after a restart. */
+interface MockTransaction {
+  operation: Operation;
+  clientReference: string;
+  transactionId: string;
+  externalTransactionId: string;
+  amount: number; // minor units
+  msisdn: string;
+  channel: HubtelChannel;
+  description: string;
+  recipientName: string | null;
+  callbackUrl: string;
+  createdAt: number;
+  state: 'pending' | 'success' | 'failed';
+  failure?: HubtelFailure;
+}
+
+interface SettlePayload {
+  transaction: MockTransaction;
+  status: 'success' | 'failed';
+  failure?: HubtelFailure;
+  drop: boolean;
+}
+
+class Refusal {
+  constructor(
+    readonly httpStatus: number,
+    readonly code: string,
+    readonly message: string,
+  ) {}
+}
+
+function major(minor: number): number {
+  return Number(toMajorString(minor, 'GHS'));
+}
+
+/** Amount as Hubtel takes it: a positive decimal with at most 2 places, as a number (or numeric text). */
+function parseAmount(value: unknown): number | null {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^\d+(?:\.\d{1,2})?$/.test(text)) return null;
+  const minor = fromMajor(text, 'GHS');
+  return minor > 0 ? minor : null;
+}
+
+function isChannel(value: unknown): value is HubtelChannel {
+  return typeof value === 'string' && Object.hasOwn(HUBTEL_CHANNELS, value);
+}
+
+function isClientReference(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9]{1,36}$/.test(value);
+}
+
+function queryString(req: Request, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function createHubtelMock(ctx: MockContext, credentials: HubtelCredentials): Router {
+  const router = express.Router();
+  const receives = new Map<string, MockTransaction>();
+  const sends = new Map<string, MockTransaction>();
+  const expectedAuth = `${credentials.clientId}:${credentials.clientSecret}`;
+
+  ctx.scheduler.register(HUBTEL_SETTLE_JOB, async (payload: SettlePayload) => {
+    const book = payload.transaction.operation === 'receive' ? receives : sends;
+    // The payload carries the whole transaction, so a restart between accept and settle loses nothing.
+    const tx = book.get(payload.transaction.clientReference) ?? { ...payload.transaction };
+    book.set(tx.clientReference, tx);
+    if (tx.state !== 'pending') return; // at-least-once jobs: settle and call back only once
+    tx.state = payload.status;
+    if (payload.failure) tx.failure = payload.failure;
+    if (payload.drop) return;
+    const body = tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx);
+    try {
+      // Hubtel POSTs the final state once; it does not retry.
+      const res = await fetch(tx.callbackUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+    } catch (err) {
+      ctx.logger.warn('hubtel mock callback failed', { clientReference: tx.clientReference, error: String(err) });
+    }
+  });
+
+  function send(res: Response, host: HubtelHost, status: number, code: string, message: string): void {
+    if (res.headersSent || res.destroyed) return;
+    res
+      .status(status)
+      .json(
+        CAMEL_CASE_HOSTS.has(host)
+          ? { message, responseCode: code, data: null }
+          : { Message: message, ResponseCode: code, Data: null },
+      );
+  }
+
+  /** Outage, then Basic auth, then the account id in the path. False when it already answered. */
+  function admit(host: HubtelHost, req: Request, res: Response, accountId: string | undefined, expected: string): boolean {
+    if (ctx.health.isDown(HUBTEL_PROVIDER)) {
+      send(res, host, 503, '5000', 'Service unavailable. Please try again later.');
+      return false;
+    }
+    // Hubtel's 4101 covers "client request keys do not match business API keys"; the mock answers
+    // it with HTTP 401 (and a Basic challenge) when the Basic credentials are missing or wrong.
+    const header = req.get('authorization') ?? '';
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    const presented = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
+    if (!match || !safeEqual(presented, expectedAuth)) {
+      res.set('WWW-Authenticate', 'Basic realm="hubtel"');
+      send(res, host, 401, '4101', 'Authorization has been denied for this request. Check the Basic auth API keys.');
+      return false;
+    }
+    // A POS Sales ID / Prepaid Deposit ID the keys do not belong to: 4101 "ensure your POS Sales
+    // ID is correctly passed in the endpoint".
+    if (accountId === undefined || !safeEqual(accountId, expected)) {
+      send(res, host, 403, '4101', 'The API keys are not permitted on this merchant account. Check the account id in the endpoint.');
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Applies a scenario's latency and non-accepting responses. Returns the behaviour to go on
+   * with (accept, or no rule), or null when the request has been answered or held.
+   */
+  async function preamble(
+    host: HubtelHost,
+    query: RailQuery,
+    req: Request,
+    res: Response,
+  ): Promise<{ behaviour: ProviderBehaviour | undefined } | null> {
+    const behaviour = ctx.scenarios.decide(query)?.behaviour;
+    if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
+    switch (behaviour?.respond) {
+      case 'timeout':
+        await hold(req, res);
+        return null;
+      case 'server_error':
+        send(res, host, behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.');
+        return null;
+      case 'reject': {
+        const op = query.operation === 'payout' ? 'payout' : 'collect';
+        const failure = hubtelFailure(behaviour.reason ?? '4000', op);
+        const status =
+          behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500
+            ? behaviour.http_status
+            : refusalStatus(failure.code);
+        send(res, host, status, failure.code, failure.message);
+        return null;
+      }
+      default:
+        return { behaviour };
+    }
+  }
+
+  /** Holds the request open until the client gives up or maxHoldMs passes; creates nothing. */
+  function hold(req: Request, res: Response): Promise<void> {
+    return new Promise((resolve) => {
+      const release = (after: 'client_closed' | 'max_hold') => {
+        clearTimeout(timer);
+        res.off('close', onClose);
+        if (!res.destroyed) res.destroy();
+        ctx.logger.info('hubtel mock released a held request', { path: req.originalUrl.split('?')[0], after });
+        resolve();
+      };
+      const onClose = () => release('client_closed');
+      const timer = setTimeout(() => release('max_hold'), ctx.maxHoldMs);
+      if (res.destroyed || res.writableEnded) release('client_closed');
+      else res.on('close', onClose);
+    });
+  }
+
+  function ids(clientReference: string, operation: Operation): { transactionId: string; externalTransactionId: string } {
+    // Derived from the unique ClientReference, so replays produce the same ids.
+    const hash = sha256Hex(`hubtel:${operation}:${credentials.posSalesId}:${clientReference}`);
+    return {
+      transactionId: hash.slice(0, 32),
+      externalTransactionId: String(BigInt('0x' + hash.slice(32, 48)) % 10_000_000_000n).padStart(10, '0'),
+    };
+  }
+
+  async function accept(
+    tx: MockTransaction,
+    behaviour: ProviderBehaviour | undefined,
+    book: Map<string, MockTransaction>,
+  ): Promise<void> {
+    const plan = behaviour?.callback ?? { after_seconds: ctx.defaultCallbackSeconds, status: 'success' as const };
+    book.set(tx.clientReference, tx);
+    const payload: SettlePayload = {
+      transaction: { ...tx },
+      status: plan.status,
+      drop: plan.drop === true,
+      ...(plan.status === 'failed'
+        ? { failure: hubtelFailure(plan.reason, tx.operation === 'receive' ? 'collect' : 'payout') }
+        : {}),
+    };
+    await ctx.scheduler.schedule(ctx.store, {
+      kind: HUBTEL_SETTLE_JOB,
+      runAt: ctx.clock.now() + plan.after_seconds * 1000,
+      payload,
+    });
+  }
+
+  function receiveCallback(tx: MockTransaction) {
+    const ok = tx.state === 'success';
+    const amount = major(tx.amount);
+    return {
+      ResponseCode: ok ? '0000' : (tx.failure?.code ?? '2001'),
+      Message: ok ? 'success' : (tx.failure?.message ?? 'failed'),
+      Data: {
+        Amount: amount,
+        Charges: 0, // the sandbox charges no fees
+        AmountAfterCharges: amount,
+        Description: ok
+          ? `The ${networkBrand(tx.channel)} payment has been approved and processed successfully`
+          : (tx.failure?.description ?? 'FAILED'),
+        ClientReference: tx.clientReference,
+        TransactionId: tx.transactionId,
+        ExternalTransactionId: tx.externalTransactionId,
+        AmountCharged: amount,
+        OrderId: tx.transactionId,
+        PaymentDate: new Date(ctx.clock.now()).toISOString(),
+      },
+    };
+  }
+
+  function sendData(tx: MockTransaction) {
+    const amount = major(tx.amount);
+    return {
+      AmountDebited: tx.state === 'success' ? amount : 0,
+      TransactionId: tx.transactionId,
+      Description:
+        tx.state === 'pending'
+          ? 'Your request has been accepted. We will notify you when the transaction is completed.'
+          : tx.state === 'success'
+            ? 'The transaction was successful.'
+            : (tx.failure?.description ?? 'The transaction failed.'),
+      ClientReference: tx.clientReference,
+      ExternalTransactionId: tx.state === 'pending' ? '' : tx.externalTransactionId,
+      Amount: amount,
+      Charges: 0,
+      Meta: null,
+      RecipientName: tx.recipientName,
+    };
+  }
+
+  function sendCallback(tx: MockTransaction) {
+    const ok = tx.state === 'success';
+    return {
+      ResponseCode: ok ? '0000' : (tx.failure?.code ?? '2001'),
+      Message: ok ? 'success' : (tx.failure?.message ?? 'failed'),
+      Data: sendData(tx),
+    };
+  }
+
+  /** Field checks shared by receive and send; a Refusal carries Hubtel's 4000. */
+  function validate(
+    body: Record<string, unknown>,
+    fields: { msisdn: string; callback: string },
+    book: Map<string, MockTransaction>,
+  ): { amount: number; msisdn: string; channel: HubtelChannel; clientReference: string; callbackUrl: string; description: string } {
+    const problems: string[] = [];
+    const msisdn = body[fields.msisdn];
+    if (typeof msisdn !== 'string' || !/^233\d{9}$/.test(msisdn)) problems.push(`${fields.msisdn} must be 233 followed by 9 digits`);
+    const channel = body.Channel;
+    if (!isChannel(channel)) problems.push('Channel must be one of mtn-gh, vodafone-gh, tigo-gh');
+    const amount = parseAmount(body.Amount);
+    if (amount === null) problems.push('Amount must be greater than 0 with at most 2 decimal places');
+    // Real Hubtel spells it PrimaryCallbackUrl on receive and PrimaryCallbackURL on send; take either.
+    const callbackUrl = body.PrimaryCallbackUrl ?? body.PrimaryCallbackURL;
+    if (typeof callbackUrl !== 'string' || !URL.canParse(callbackUrl)) problems.push(`${fields.callback} must be a URL`);
+    const description = body.Description;
+    if (typeof description !== 'string' || description.trim() === '') problems.push('Description is required');
+    const clientReference = body.ClientReference;
+    if (!isClientReference(clientReference)) problems.push('ClientReference must be alphanumeric, at most 36 characters');
+    else if (book.has(clientReference)) problems.push('ClientReference has already been used');
+    if (problems.length) throw new Refusal(400, '4000', `Validation errors: ${problems.join('; ')}`);
+    return {
+      amount: amount!,
+      msisdn: msisdn as string,
+      channel: channel as HubtelChannel,
+      clientReference: clientReference as string,
+      callbackUrl: callbackUrl as string,
+      description: description as string,
+    };
+  }
+
+  function refuse(res: Response, host: HubtelHost, err: unknown): void {
+    if (err instanceof Refusal) send(res, host, err.httpStatus, err.code, err.message);
+    else throw err;
+  }
+
+  router.use(express.json({ limit: '100kb' }));
+
+  router.post('/rmp/merchantaccount/merchants/:posSalesId/receive/mobilemoney', async (req, res) => {
+    if (!admit('rmp', req, res, req.params.posSalesId, credentials.posSalesId)) return;
+    let input: ReturnType<typeof validate>;
+    try {
+      input = validate(objectBody(req), { msisdn: 'CustomerMsisdn', callback: 'PrimaryCallbackUrl' }, receives);
+    } catch (err) {
+      return refuse(res, 'rmp', err);
+    }
+    const go = await preamble(
+      'rmp',
+      {
+        provider: HUBTEL_PROVIDER,
+        operation: 'collect',
+        channel: 'momo',
+        msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+        network: HUBTEL_CHANNELS[input.channel],
+        amount: input.amount,
+      },
+      req,
+      res,
+    );
+    if (!go) return;
+    // Checked again: another request may have taken the reference during the latency.
+    if (receives.has(input.clientReference)) return send(res, 'rmp', 400, '4000', 'Validation errors: ClientReference has already been used');
+    const tx: MockTransaction = {
+      operation: 'receive',
+      clientReference: input.clientReference,
+      ...ids(input.clientReference, 'receive'),
+      amount: input.amount,
+      msisdn: input.msisdn,
+      channel: input.channel,
+      description: input.description,
+      recipientName: null,
+      callbackUrl: input.callbackUrl,
+      createdAt: ctx.clock.now(),
+      state: 'pending',
+    };
+    await accept(tx, go.behaviour, receives);
+    const amount = major(tx.amount);
+    res.status(200).json({
+      Message: 'Transaction pending. Expect callback request for final state',
+      ResponseCode: '0001',
+      Data: {
+        TransactionId: tx.transactionId,
+        Description: tx.description,
+        ClientReference: tx.clientReference,
+        Amount: amount,
+        Charges: 0,
+        AmountAfterCharges: amount,
+        AmountCharged: amount,
+        DeliveryFee: 0,
+      },
+    });
+  });
+
+  // Hubtel's status is Paid, Unpaid or Refunded; there is no "Failed". A receive that failed stays
+  // Unpaid, so the mock reports it as Unpaid with the failure's code and message in responseCode
+  // and message (the same code its callback carried); a pending one is Unpaid with 0000
+  // "Successful", as in Hubtel's Unpaid sample. (inference: Hubtel does not document how a
+  // failed receive looks here.)
+  router.get('/txnstatus/transactions/:posSalesId/status', (req, res) => {
+    if (!admit('txnstatus', req, res, req.params.posSalesId, credentials.posSalesId)) return;
+    const tx = findTransaction(receives, req);
+    if (!tx) return send(res, 'txnstatus', 404, '4000', 'Transaction not found');
+    const amount = major(tx.amount);
+    const failed = tx.state === 'failed';
+    res.status(200).json({
+      message: failed ? (tx.failure?.description ?? 'failed') : 'Successful',
+      responseCode: failed ? (tx.failure?.code ?? '2001') : '0000',
+      data: {
+        date: new Date(tx.createdAt).toISOString(),
+        status: tx.state === 'success' ? 'Paid' : 'Unpaid',
+        transactionId: tx.transactionId,
+        externalTransactionId: tx.state === 'pending' ? null : tx.externalTransactionId,
+        paymentMethod: 'mobilemoney',
+        clientReference: tx.clientReference,
+        currencyCode: null,
+        amount,
+        charges: 0,
+        amountAfterCharges: amount,
+        isFulfilled: null,
+      },
+    });
+  });
+
+  router.post('/smp/api/merchants/:prepaidDepositId/send/mobilemoney', async (req, res) => {
+    if (!admit('smp', req, res, req.params.prepaidDepositId, credentials.prepaidDepositId)) return;
+    const body = objectBody(req);
+    let input: ReturnType<typeof validate>;
+    try {
+      input = validate(body, { msisdn: 'RecipientMsisdn', callback: 'PrimaryCallbackURL' }, sends);
+    } catch (err) {
+      return refuse(res, 'smp', err);
+    }
+    const go = await preamble(
+      'smp',
+      {
+        provider: HUBTEL_PROVIDER,
+        operation: 'payout',
+        channel: 'momo',
+        msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+        network: HUBTEL_CHANNELS[input.channel],
+        amount: input.amount,
+      },
+      req,
+      res,
+    );
+    if (!go) return;
+    if (sends.has(input.clientReference)) return send(res, 'smp', 400, '4000', 'Validation errors: ClientReference has already been used');
+    const tx: MockTransaction = {
+      operation: 'send',
+      clientReference: input.clientReference,
+      ...ids(input.clientReference, 'send'),
+      amount: input.amount,
+      msisdn: input.msisdn,
+      channel: input.channel,
+      description: input.description,
+      recipientName: typeof body.RecipientName === 'string' && body.RecipientName ? body.RecipientName : null,
+      callbackUrl: input.callbackUrl,
+      createdAt: ctx.clock.now(),
+      state: 'pending',
+    };
+    await accept(tx, go.behaviour, sends);
+    res.status(200).json({ ResponseCode: '0001', Message: 'Transaction pending. Expect callback request for final state', Data: sendData(tx) });
+  });
+
+  router.get('/smrsc/api/merchants/:prepaidDepositId/transactions/status', (req, res) => {
+    if (!admit('smrsc', req, res, req.params.prepaidDepositId, credentials.prepaidDepositId)) return;
+    const tx = findTransaction(sends, req);
+    if (!tx) return send(res, 'smrsc', 404, '4000', 'Transaction not found');
+    res.status(200).json({
+      ResponseCode: 'success',
+      Data: {
+        TransactionId: tx.transactionId,
+        networkTransactionId: tx.state === 'pending' ? null : tx.externalTransactionId,
+        Amount: major(tx.amount),
+        Fees: 0,
+        ClientReference: tx.clientReference,
+        Channel: tx.channel,
+        CustomerNumber: tx.msisdn,
+        transactionStatus: tx.state,
+        CreatedAt: new Date(tx.createdAt).toISOString(),
+      },
+    });
+  });
+
+  // (inference) The Verification API's response shape is not in Hubtel's official text; this
+  // follows what integrations read: responseCode, message, data.name, data.isRegistered. An
+  // unregistered wallet is 0000 with isRegistered false, and the adapter reads it the same way.
+  router.get('/rnv/v2/merchantaccount/merchants/:posSalesId/mobilemoney/verify', async (req, res) => {
+    if (!admit('rnv', req, res, req.params.posSalesId, credentials.posSalesId)) return;
+    const channel = queryString(req, 'channel');
+    const msisdn = queryString(req, 'customerMsisdn');
+    const problems: string[] = [];
+    if (!isChannel(channel)) problems.push('channel must be one of mtn-gh, vodafone-gh, tigo-gh');
+    if (!msisdn || !/^233\d{9}$/.test(msisdn)) problems.push('customerMsisdn must be 233 followed by 9 digits');
+    if (problems.length) return send(res, 'rnv', 400, '4000', `Validation errors: ${problems.join('; ')}`);
+    const normalised = normaliseMsisdn(msisdn!) ?? msisdn!;
+    const go = await preamble(
+      'rnv',
+      {
+        provider: HUBTEL_PROVIDER,
+        operation: 'resolve',
+        channel: 'momo',
+        msisdn: normalised,
+        network: HUBTEL_CHANNELS[channel as HubtelChannel],
+      },
+      req,
+      res,
+    );
+    if (!go) return;
+    if (go.behaviour?.resolves === false) {
+      return res.status(200).json({
+        responseCode: '0000',
+        message: 'Customer is not registered on mobile money',
+        data: { name: null, isRegistered: false },
+      });
+    }
+    res.status(200).json({
+      responseCode: '0000',
+      message: 'Success',
+      data: { name: go.behaviour?.name ?? fakeNameFor(normalised), isRegistered: true },
+    });
+  });
+
+  // Unparseable JSON and other body-parser errors: Hubtel's 4000 on the host that was called.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const host = (req.path.split('/')[1] ?? 'rmp') as HubtelHost;
+    const status = (err as { status?: number }).status;
+    if (status && status >= 400 && status < 500) return send(res, host, status, '4000', 'Validation errors: the request body is not valid JSON');
+    ctx.logger.error('hubtel mock failed', { error: String(err) });
+    send(res, host, 500, '5000', 'Internal error.');
+  });
+
+  return router;
+}
+
+function objectBody(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+function findTransaction(book: Map<string, MockTransaction>, req: Request): MockTransaction | undefined {
+  const clientReference = queryString(req, 'clientReference');
+  if (clientReference) return book.get(clientReference);
+  const id = queryString(req, 'hubtelTransactionId') ?? queryString(req, 'networkTransactionId');
+  if (!id) return undefined;
+  for (const tx of book.values()) if (tx.transactionId === id || tx.externalTransactionId === id) return tx;
+  return undefined;
+}
+
+function networkBrand(channel: HubtelChannel): string {
+  return channel === 'mtn-gh' ? 'MTN Mobile Money' : channel === 'vodafone-gh' ? 'Telecel Cash' : 'AT Money';
+}

@@ -1,0 +1,21 @@
+import type { Clock } from '../kernel/clock.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { ProviderHealth } from '../rails/provider-health.ts';
+import type { ScenarioEngine } from '../scenarios/scenario-types.ts';
+import type { Scheduler } from '../scheduler/scheduler.ts';
+import type { Store } from '../store/db.ts';
+
+/** What every provider mock is given. Mocks keep their transactions in memory. */
+export interface MockContext {
+  clock: Clock;
+  /** Callbacks are scheduled jobs on the business clock: scheduler.schedule(store, {...}). */
+  scheduler: Scheduler;
+  store: Store;
+  scenarios: ScenarioEngine;
+  health: ProviderHealth;
+  logger: Logger;
+  /** Upper bound, in real ms, on how long a `timeout` behaviour holds a request open. */
+  maxHoldMs: number;
+  /** Seconds until the callback when no scenario rule decides. */
+  defaultCallbackSeconds: number;
+}

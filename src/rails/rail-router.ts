@@ -1,0 +1,95 @@
+import type { Clock } from '../kernel/clock.ts';
+import { ProviderUnavailableError } from '../kernel/errors.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Network } from '../kernel/msisdn.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import type { Store } from '../store/db.ts';
+import type { ProviderHealth } from './provider-health.ts';
+import { RailError, type Channel, type RailProvider } from './provider-port.ts';
+
+export interface RegisteredProvider {
+  provider: RailProvider;
+  priority: number;
+  enabled: boolean;
+}
+
+export interface RouteRequest {
+  environment: Environment;
+  channel: Channel;
+  network?: Network;
+  operation: 'collect' | 'payout' | 'resolve';
+  refType: string;
+  refId: string;
+}
+
+export interface AttemptRecord {
+  provider: string;
+  outcome: string;
+  detail?: string;
+}
+
+/**
+ * Picks providers for a channel (and network) by priority and fails over to the next on a
+ * timeout, a refused connection, a 5xx or an unreadable answer. A provider that refuses the
+ * request on its merits ends the routing: the same request would be refused elsewhere too.
+ */
+export class RailRouter {
+  constructor(
+    private readonly registered: RegisteredProvider[],
+    private readonly deps: { health: ProviderHealth; store: Store; clock: Clock; logger: Logger },
+  ) {}
+
+  list(): RegisteredProvider[] {
+    return [...this.registered].sort((a, b) => a.priority - b.priority || a.provider.name.localeCompare(b.provider.name));
+  }
+
+  get(name: string): RailProvider | undefined {
+    return this.registered.find((r) => r.provider.name === name)?.provider;
+  }
+
+  candidates(channel: Channel, network?: Network): RailProvider[] {
+    return this.list()
+      .filter((r) => r.enabled && r.provider.channels.includes(channel))
+      .filter((r) => channel !== 'momo' || !network || r.provider.networks.includes(network))
+      .map((r) => r.provider);
+  }
+
+  async route<T>(request: RouteRequest, call: (provider: RailProvider) => Promise<T>): Promise<{ provider: RailProvider; result: T; attempts: AttemptRecord[] }> {
+    const attempts: AttemptRecord[] = [];
+    const candidates = this.candidates(request.channel, request.network);
+    for (const provider of candidates) {
+      if (this.deps.health.isDown(provider.name)) {
+        await this.record(request, { provider: provider.name, outcome: 'skipped_down' });
+        attempts.push({ provider: provider.name, outcome: 'skipped_down' });
+        continue;
+      }
+      try {
+        const result = await call(provider);
+        const providerReference = (result as { providerReference?: string } | null)?.providerReference;
+        await this.record(request, { provider: provider.name, outcome: 'accepted' }, providerReference);
+        attempts.push({ provider: provider.name, outcome: 'accepted' });
+        return { provider, result, attempts };
+      } catch (err) {
+        const railError = err instanceof RailError ? err : new RailError('protocol', String(err));
+        const attempt = { provider: provider.name, outcome: railError.kind, detail: railError.message.slice(0, 300) };
+        await this.record(request, attempt);
+        attempts.push(attempt);
+        this.deps.logger.warn('provider call failed', { provider: provider.name, operation: request.operation, ref: request.refId, kind: railError.kind });
+        if (!railError.failsOver) throw railError;
+      }
+    }
+    throw new ProviderUnavailableError(
+      candidates.length
+        ? `No provider could serve this ${request.channel} ${request.operation}: ${attempts.map((a) => `${a.provider} ${a.outcome}`).join(', ')}`
+        : `No provider is configured for ${request.channel}${request.network ? ` on ${request.network}` : ''}`,
+      { attempts: attempts.map(({ provider, outcome }) => ({ provider, outcome })) },
+    );
+  }
+
+  private async record(request: RouteRequest, attempt: AttemptRecord, providerReference?: string): Promise<void> {
+    await this.deps.store.run(
+      'INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [request.environment, request.refType, request.refId, attempt.provider, request.operation, attempt.outcome, providerReference ?? null, attempt.detail ?? null, this.deps.clock.now()],
+    );
+  }
+}

@@ -1,0 +1,129 @@
+import type { Router } from 'express';
+import express from 'express';
+import type { Clock } from '../kernel/clock.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Scheduler } from '../scheduler/scheduler.ts';
+import type { Store } from '../store/db.ts';
+import type { ChargeService } from '../wallet/charge-service.ts';
+import type { TransferService } from '../wallet/transfer-service.ts';
+import { RailError, type RailOutcome } from './provider-port.ts';
+import type { RailRouter } from './rail-router.ts';
+
+interface PollPayload {
+  object: 'charge' | 'transfer';
+  id: string;
+  polls: number;
+}
+
+/**
+ * Brings provider results home: the internal callback receiver (not merchant-facing) and the
+ * status poll that covers callbacks that never come. Both end in the same settle().
+ */
+export class RailSettlement {
+  constructor(
+    private readonly deps: {
+      router: RailRouter;
+      charges: ChargeService;
+      transfers: TransferService;
+      scheduler: Scheduler;
+      store: Store;
+      clock: Clock;
+      logger: Logger;
+      config: { rails: { poll_interval_seconds: number; max_polls: number } };
+    },
+  ) {
+    deps.scheduler.register('rail.poll', (payload: PollPayload) => this.poll(payload));
+  }
+
+  settle(object: 'charge' | 'transfer', id: string, provider: string, outcome: RailOutcome, source: 'callback' | 'poll') {
+    return object === 'charge'
+      ? this.deps.charges.settle(id, provider, outcome, source)
+      : this.deps.transfers.settle(id, provider, outcome, source);
+  }
+
+  /** POST or PUT /internal/callbacks/{provider}/... : providers call this, merchants never do. */
+  callbackRouter(): Router {
+    const router = express.Router();
+    router.use(express.text({ type: () => true, limit: '100kb' }));
+    router.all('/:provider{/*rest}', async (req, res) => {
+      const provider = this.deps.router.get(req.params.provider as string);
+      if (!provider || !['POST', 'PUT'].includes(req.method)) {
+        res.status(404).json({ status: false, message: 'Unknown callback receiver', error: { code: 'not_found' } });
+        return;
+      }
+      const rawBody = typeof req.body === 'string' ? req.body : '';
+      let body: unknown = undefined;
+      try {
+        body = rawBody ? JSON.parse(rawBody) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const prefix = `/${req.params.provider}`;
+      const callback = {
+        method: req.method,
+        subpath: req.path.slice(prefix.length) || '/',
+        headers: req.headers,
+        rawBody,
+        body,
+      };
+      if (!provider.verifyCallback(callback)) {
+        this.deps.logger.warn('callback rejected: not authentic', { provider: provider.name });
+        res.status(401).json({ status: false, message: 'Callback not authentic', error: { code: 'unauthorized' } });
+        return;
+      }
+      let parsed;
+      try {
+        parsed = provider.parseCallback(callback);
+      } catch (err) {
+        const message = err instanceof RailError ? err.message : 'unreadable callback';
+        this.deps.logger.warn('callback rejected: unreadable', { provider: provider.name, error: message });
+        res.status(400).json({ status: false, message, error: { code: 'validation_error' } });
+        return;
+      }
+      const object = parsed.reference.startsWith('trf_') ? 'transfer' : parsed.reference.startsWith('chg_') ? 'charge' : null;
+      const result = object ? await this.settle(object, parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
+      this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });
+      // Acknowledge either way: providers do not retry, and an ignored duplicate is not their fault.
+      res.status(200).json({ status: true, message: 'received', data: { result } });
+    });
+    return router;
+  }
+
+  private async poll(payload: PollPayload): Promise<void> {
+    const service = payload.object === 'charge' ? this.deps.charges : this.deps.transfers;
+    const row = await service.row(this.deps.store, payload.id);
+    if (!row || (row.status !== 'pending_provider' && row.status !== 'pending')) return;
+    if (!row.provider || !row.provider_reference) {
+      // No provider ever accepted it: the process stopped between recording and routing.
+      await this.deps.store.transaction(async (tx) => {
+        if (payload.object === 'charge') await this.deps.charges.fail(tx, payload.id, 'initiation_interrupted', null);
+        else await this.deps.transfers.fail(tx, payload.id, 'initiation_interrupted', null);
+      });
+      return;
+    }
+    const provider = this.deps.router.get(row.provider);
+    let outcome: RailOutcome = { status: 'pending' };
+    try {
+      outcome = await provider!.status({
+        operation: payload.object === 'charge' ? 'collect' : 'payout',
+        reference: payload.id,
+        providerReference: row.provider_reference,
+      });
+    } catch (err) {
+      this.deps.logger.warn('status poll failed', { provider: row.provider, ref: payload.id, error: String(err) });
+    }
+    if (outcome.status !== 'pending') {
+      await this.settle(payload.object, payload.id, row.provider, outcome, 'poll');
+      return;
+    }
+    if (payload.polls + 1 < this.deps.config.rails.max_polls) {
+      await this.deps.scheduler.schedule(this.deps.store, {
+        kind: 'rail.poll',
+        runAt: this.deps.clock.now() + this.deps.config.rails.poll_interval_seconds * 1000,
+        payload: { ...payload, polls: payload.polls + 1 },
+      });
+    } else {
+      this.deps.logger.warn('gave up polling; still pending', { ref: payload.id, provider: row.provider });
+    }
+  }
+}

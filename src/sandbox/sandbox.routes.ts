@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import type { ApiKeyService } from '../auth/api-key-service.ts';
+import { SCOPES } from '../auth/scopes.ts';
+import { ok } from '../http/envelope.ts';
+import { defineRoute, type RouteSpec } from '../http/route.ts';
+import { iso, type Clock } from '../kernel/clock.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.ts';
+import { accounts } from '../ledger/accounts.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { ProviderHealth } from '../rails/provider-health.ts';
+import type { RailRouter } from '../rails/rail-router.ts';
+import type { Scheduler } from '../scheduler/scheduler.ts';
+import type { Store } from '../store/db.ts';
+import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
+
+export interface SandboxRouteDeps {
+  store: Store;
+  clock: Clock;
+  scheduler: Scheduler;
+  ledger: Ledger;
+  router: RailRouter;
+  health: ProviderHealth;
+  apiKeys: ApiKeyService;
+}
+
+const clockSchema = z.object({
+  mode: z.enum(['system', 'virtual']),
+  now: z.string(),
+  pending_jobs: z.number().int(),
+  next_job_at: z.string().nullable(),
+});
+
+const providerSchema = z.object({
+  name: z.string(),
+  channels: z.array(z.string()),
+  networks: z.array(z.string()),
+  priority: z.number().int(),
+  enabled: z.boolean(),
+  status: z.enum(['up', 'down']),
+  base_url: z.string(),
+  upstream: z.enum(['mock', 'real']),
+});
+
+const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
+
+/** Test-mode helpers: only sk_test_ keys reach them (route flag sandboxOnly). */
+export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
+  const clockState = async () => {
+    const pending = await deps.scheduler.pending();
+    return {
+      mode: deps.clock.kind,
+      now: iso(deps.clock.now()),
+      pending_jobs: pending.length,
+      next_job_at: pending[0] ? iso(pending[0].run_at) : null,
+    };
+  };
+  const providers = () =>
+    deps.router.list().map((r) => {
+      const baseUrl = r.provider.baseUrl();
+      return {
+        name: r.provider.name,
+        channels: [...r.provider.channels],
+        networks: [...r.provider.networks],
+        priority: r.priority,
+        enabled: r.enabled,
+        status: deps.health.isDown(r.provider.name) ? ('down' as const) : ('up' as const),
+        base_url: baseUrl,
+        upstream: baseUrl.includes('/mocks/') ? ('mock' as const) : ('real' as const),
+      };
+    });
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/wallet/fund',
+      operationId: 'sandboxFundWallet',
+      summary: 'Credit the test wallet out of thin air (a sandbox funding journal)',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      body: z.strictObject({ amount: amountSchema }),
+      response: { status: 200, description: 'The new balance', schema: envelopeOf(walletSchema) },
+      errors: ['forbidden'],
+      handler: async ({ body, auth }) => {
+        await deps.store.transaction((tx) =>
+          deps.ledger.post(tx, {
+            environment: auth.environment,
+            kind: 'sandbox.funding',
+            refType: 'merchant',
+            refId: auth.merchantId,
+            memo: 'sandbox wallet funding',
+            postings: [
+              { account: accounts.sandboxFunding(), currency: 'GHS', amount: -body.amount },
+              { account: accounts.walletAvailable(auth.merchantId), currency: 'GHS', amount: body.amount },
+            ],
+          }),
+        );
+        return { status: 200, body: ok('Wallet funded', await deps.ledger.wallet(deps.store, auth.environment, auth.merchantId)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/clock',
+      operationId: 'sandboxGetClock',
+      summary: 'Business time, and the jobs waiting on it',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      response: { status: 200, description: 'The clock', schema: envelopeOf(clockSchema) },
+      errors: ['forbidden'],
+      handler: async () => ({ status: 200, body: ok('Clock', await clockState()) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/clock/advance',
+      operationId: 'sandboxAdvanceClock',
+      summary: 'Move the virtual clock forward, running every job that falls due, in order',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      body: z.strictObject({
+        seconds: z.number({ error: 'seconds must be a number' }).min(0, 'seconds must be zero or more').max(MAX_ADVANCE_SECONDS, 'seconds must be at most a year'),
+      }),
+      response: { status: 200, description: 'The clock after advancing', schema: envelopeOf(clockSchema.extend({ jobs_run: z.number().int() })) },
+      errors: ['forbidden'],
+      handler: async ({ body }) => {
+        if (deps.clock.kind !== 'virtual') {
+          throw new ValidationError('The clock is the system clock; start railyard with RAILYARD_CLOCK=virtual to advance it', [
+            { field: 'seconds', message: 'the system clock cannot be advanced' },
+          ]);
+        }
+        const ran = await deps.scheduler.advanceBy(Math.round(body.seconds * 1000));
+        return { status: 200, body: ok(`Advanced ${body.seconds} s; ran ${ran} job(s)`, { ...(await clockState()), jobs_run: ran }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/providers',
+      operationId: 'sandboxListProviders',
+      summary: 'Provider rails: channels, networks, priority, up/down and where each one sends requests',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      response: { status: 200, description: 'Providers by priority', schema: envelopeOf(z.array(providerSchema)) },
+      errors: ['forbidden'],
+      handler: async () => ({ status: 200, body: ok('Providers', providers()) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/providers/:name/outage',
+      operationId: 'sandboxSetProviderOutage',
+      summary: 'Take a provider down (its mock answers 503 and routing fails over) or bring it back',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      params: z.strictObject({ name: z.string().max(40) }),
+      body: z.strictObject({ down: z.boolean({ error: 'down must be true or false' }) }),
+      response: { status: 200, description: 'The provider', schema: envelopeOf(providerSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, body }) => {
+        if (!deps.router.get(params.name)) throw new NotFoundError(`No provider named ${params.name}`, { name: params.name });
+        deps.health.setDown(params.name, body.down);
+        return { status: 200, body: ok(body.down ? 'Provider is down' : 'Provider is up', providers().find((p) => p.name === params.name)!) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/keys',
+      operationId: 'sandboxCreateKey',
+      summary: 'Issue an API key and signing secret for this merchant, e.g. a restricted or a live key',
+      description: 'A key can grant only scopes the calling key holds. The key and its signing secret are shown once.',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      body: z.strictObject({
+        environment: z.enum(['test', 'live'], { error: 'environment must be test or live' }),
+        scopes: z.array(z.enum(SCOPES, { error: `each scope must be one of ${SCOPES.join(', ')}` })).min(1, 'name at least one scope'),
+      }),
+      response: {
+        status: 201,
+        description: 'The new key',
+        schema: envelopeOf(z.object({ id: z.string(), key: z.string(), signing_secret: z.string(), environment: z.enum(['test', 'live']), scopes: z.array(z.string()) })),
+      },
+      errors: ['forbidden'],
+      handler: async ({ body, auth }) => {
+        const beyond = body.scopes.filter((s) => !auth.scopes.includes(s));
+        if (beyond.length) throw new ForbiddenError(`This key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
+        const issued = await deps.store.transaction((tx) =>
+          deps.apiKeys.issue(tx, { merchantId: auth.merchantId, environment: body.environment, scopes: [...new Set(body.scopes)] }),
+        );
+        return {
+          status: 201,
+          body: ok('Key issued; store it now, it is not shown again', {
+            id: issued.id,
+            key: issued.key,
+            signing_secret: issued.signingSecret,
+            environment: issued.environment,
+            scopes: issued.scopes,
+          }),
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseYamlWith } from '../kernel/yaml-source.ts';
+import { scenarioFileSchema, type ScenarioFile, type ScenarioRule } from './scenario-schema.ts';
+
+export interface LoadedScenarios {
+  files: { path: string; scenario: ScenarioFile }[];
+  rules: ScenarioRule[];
+}
+
+/** Files and directories (their *.yaml / *.yml, sorted by name) to scenario files, in order. */
+export function expandScenarioPaths(paths: readonly string[], cwd = process.cwd()): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    const full = resolve(cwd, p);
+    let stat;
+    try {
+      stat = statSync(full);
+    } catch {
+      throw new Error(`scenario path ${p} does not exist`);
+    }
+    if (stat.isDirectory()) {
+      for (const name of readdirSync(full).sort()) if (/\.ya?ml$/.test(name)) out.push(join(full, name));
+    } else out.push(full);
+  }
+  return out;
+}
+
+export function parseScenario(text: string, file: string): ScenarioFile {
+  return parseYamlWith(scenarioFileSchema, text, file);
+}
+
+/** Loads every file; a bad file throws YamlSourceError naming file:line:column. */
+export function loadScenarios(paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
+  const files = expandScenarioPaths(paths, cwd).map((path) => ({ path, scenario: parseScenario(readFileSync(path, 'utf8'), path) }));
+  return { files, rules: files.flatMap((f) => f.scenario.rules) };
+}

@@ -1,0 +1,135 @@
+import type { Clock } from '../kernel/clock.ts';
+import { VirtualClock } from '../kernel/clock.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Db, Store } from '../store/db.ts';
+
+export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
+
+interface JobRow {
+  id: string;
+  kind: string;
+  run_at: number;
+  payload: string;
+}
+
+export interface ScheduledJob {
+  kind: string;
+  runAt: number;
+  payload: unknown;
+}
+
+/**
+ * Durable delayed work on the business clock: quote expiry, provider callbacks, status polls,
+ * webhook retries. A job is written in the caller's transaction, so it exists exactly when the
+ * state change that asked for it does. Jobs run in (run_at, creation) order, one at a time, at
+ * least once: a crash between running and marking done runs the job again, so handlers are
+ * idempotent.
+ */
+export class Scheduler {
+  private readonly handlers = new Map<string, JobHandler>();
+  private running: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: { store: Store; clock: Clock; ids: IdGenerator; logger: Logger },
+  ) {}
+
+  register(kind: string, handler: JobHandler): void {
+    if (this.handlers.has(kind)) throw new Error(`job kind ${kind} is already registered`);
+    this.handlers.set(kind, handler);
+  }
+
+  async schedule(db: Db, job: ScheduledJob): Promise<string> {
+    const id = this.deps.ids.next('job');
+    await db.run(
+      'INSERT INTO jobs (id, kind, run_at, payload, state, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [id, job.kind, Math.round(job.runAt), JSON.stringify(job.payload), 'pending', this.deps.clock.now()],
+    );
+    return id;
+  }
+
+  /** Runs every job due at the current time, including ones that running jobs schedule. */
+  runDue(): Promise<number> {
+    return this.exclusive(() => this.drain(this.deps.clock.now()));
+  }
+
+  /**
+   * Moves a virtual clock forward, stopping at each job that falls due on the way so that every
+   * job sees the time it was scheduled for, in order.
+   */
+  advanceBy(ms: number): Promise<number> {
+    const clock = this.deps.clock;
+    if (!(clock instanceof VirtualClock)) throw new Error('only a virtual clock can be advanced');
+    return this.exclusive(async () => {
+      const target = clock.now() + ms;
+      let ran = 0;
+      for (;;) {
+        const next = await this.nextDue(target);
+        if (!next) break;
+        if (next.run_at > clock.now()) clock.set(next.run_at);
+        await this.execute(next);
+        ran++;
+      }
+      clock.set(target);
+      return ran;
+    });
+  }
+
+  async pending(): Promise<{ kind: string; run_at: number }[]> {
+    return this.deps.store.all("SELECT kind, run_at FROM jobs WHERE state = 'pending' ORDER BY run_at, seq");
+  }
+
+  /** Polls for due jobs in the background (the served sandbox; tests drive runDue/advanceBy). */
+  start(intervalMs = 200): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.runDue().catch((err) => this.deps.logger.error('scheduler tick failed', { error: String(err) }));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private async drain(until: number): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const next = await this.nextDue(until);
+      if (!next) return ran;
+      await this.execute(next);
+      ran++;
+    }
+  }
+
+  private nextDue(until: number): Promise<JobRow | undefined> {
+    return this.deps.store.get<JobRow>(
+      "SELECT id, kind, run_at, payload FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT 1",
+      [until],
+    );
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const handler = this.handlers.get(job.kind);
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at });
+      await this.deps.store.run("UPDATE jobs SET state = 'done', attempts = attempts + 1 WHERE id = ?", [job.id]);
+    } catch (err) {
+      this.deps.logger.error('job failed', { job: job.id, kind: job.kind, error: String(err) });
+      await this.deps.store.run("UPDATE jobs SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?", [
+        String(err).slice(0, 500),
+        job.id,
+      ]);
+    }
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.running.then(work);
+    this.running = result.catch(() => undefined);
+    return result;
+  }
+}

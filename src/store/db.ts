@@ -1,0 +1,21 @@
+// The Store port: a small SQL executor with transactions. Repositories write portable SQL
+// (SQLite and PostgreSQL both take ON CONFLICT and RETURNING); parameters are positional `?`.
+
+export type SqlValue = string | number | bigint | null;
+export type Row = Record<string, SqlValue>;
+
+export interface Db {
+  run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
+  get<T = Row>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
+  all<T = Row>(sql: string, params?: SqlValue[]): Promise<T[]>;
+}
+
+export interface Store extends Db {
+  readonly kind: string;
+  /**
+   * Runs `work` in one transaction: all of it commits, or none of it. `work` must only await
+   * calls on `tx`; never network I/O, which would hold the store for everyone else.
+   */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,165 @@
+// Append-only: a released migration is never edited; add the next one.
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'foundation',
+    sql: `
+CREATE TABLE merchants (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  merchant_id TEXT NOT NULL REFERENCES merchants(id),
+  environment TEXT NOT NULL CHECK (environment IN ('test', 'live')),
+  key_hash TEXT NOT NULL UNIQUE,
+  key_hint TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  signing_secret TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+
+CREATE TABLE seen_signatures (
+  key_id TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (key_id, signature)
+);
+
+CREATE TABLE idempotency_keys (
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+  resource_id TEXT,
+  response_status INTEGER,
+  response_body TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (environment, merchant_id, idempotency_key)
+);
+
+CREATE TABLE ledger_journals (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  ref_type TEXT NOT NULL,
+  ref_id TEXT NOT NULL,
+  reverses TEXT,
+  memo TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX ledger_journals_ref ON ledger_journals (ref_type, ref_id);
+
+CREATE TABLE ledger_postings (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  journal_id TEXT NOT NULL REFERENCES ledger_journals(id),
+  environment TEXT NOT NULL,
+  account TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  amount INTEGER NOT NULL
+);
+CREATE INDEX ledger_postings_account ON ledger_postings (environment, account, currency);
+CREATE INDEX ledger_postings_journal ON ledger_postings (journal_id);
+
+CREATE TABLE charges (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  currency TEXT NOT NULL,
+  fees INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  msisdn TEXT NOT NULL,
+  network TEXT NOT NULL,
+  provider TEXT,
+  provider_reference TEXT,
+  failure_reason TEXT,
+  provider_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE transfers (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  currency TEXT NOT NULL,
+  fees INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  msisdn TEXT,
+  network TEXT,
+  account_number TEXT,
+  bank_code TEXT,
+  bank_account_name TEXT,
+  provider TEXT,
+  provider_reference TEXT,
+  failure_reason TEXT,
+  provider_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+
+-- Every provider call a charge, transfer or name enquiry made, in order: the failover trail.
+CREATE TABLE rail_attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  environment TEXT NOT NULL,
+  ref_type TEXT NOT NULL,
+  ref_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  operation TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  provider_reference TEXT,
+  detail TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX rail_attempts_ref ON rail_attempts (ref_type, ref_id);
+
+-- One row per money movement, in insertion order: the keyset for GET /transactions.
+CREATE TABLE transactions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  object_type TEXT NOT NULL,
+  object_id TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX transactions_merchant ON transactions (environment, merchant_id, seq);
+
+CREATE TABLE outbox_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  object_type TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  dispatched_at INTEGER
+);
+CREATE INDEX outbox_events_object ON outbox_events (object_type, object_id);
+
+CREATE TABLE jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  run_at INTEGER NOT NULL,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX jobs_due ON jobs (state, run_at, seq);
+`,
+  },
+];

@@ -1,0 +1,25 @@
+// Upstream reason codes, in the words a merchant can act on. The raw code is kept beside it.
+const REASONS: Record<string, string> = {
+  NOT_ENOUGH_FUNDS: 'insufficient_funds',
+  INTERNAL_PROCESSING_ERROR: 'insufficient_funds', // MTN: "predominantly" insufficient funds
+  PAYER_LIMIT_REACHED: 'limit_reached',
+  PAYER_NOT_FOUND: 'account_not_found',
+  PAYEE_NOT_FOUND: 'account_not_found',
+  APPROVAL_REJECTED: 'declined_by_customer',
+  PAYMENT_NOT_APPROVED: 'declined_by_customer',
+  EXPIRED: 'expired',
+  COULD_NOT_PERFORM_TRANSACTION: 'expired',
+  TRANSACTION_CANCELED: 'declined_by_customer',
+  '2001': 'insufficient_funds', // Hubtel: insufficient funds, wrong PIN, USSD timeout...
+  '3050': 'account_not_found',
+  '4075': 'provider_balance_low',
+  '51': 'insufficient_funds', // bank rail
+  '25': 'account_not_found',
+  insufficient_funds: 'insufficient_funds',
+  account_not_found: 'account_not_found',
+};
+
+export function failureReason(providerReason: string): string {
+  const code = providerReason.split(/[\s:]/)[0] ?? providerReason;
+  return REASONS[code] ?? REASONS[providerReason] ?? 'provider_declined';
+}

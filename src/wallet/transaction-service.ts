@@ -1,0 +1,60 @@
+import type { AuthContext } from '../auth/api-key-service.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
+import { iso } from '../kernel/clock.ts';
+import type { Db } from '../store/db.ts';
+import type { z } from 'zod';
+import type { transactionItemSchema } from './wallet.schemas.ts';
+
+type TransactionItem = z.infer<typeof transactionItemSchema>;
+
+interface Row {
+  seq: number;
+  object_type: 'charge' | 'transfer';
+  id: string;
+  status: string;
+  amount: number;
+  fees: number;
+  channel: string;
+  provider: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Charges and transfers (and, later, trades) in one newest-first keyset-paged list. */
+export class TransactionService {
+  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; type?: 'charge' | 'transfer' }) {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const rows = await db.all<Row>(
+      `SELECT t.seq, t.object_type, t.object_id AS id,
+              COALESCE(c.status, f.status) AS status, COALESCE(c.amount, f.amount) AS amount,
+              COALESCE(c.fees, f.fees) AS fees, COALESCE(c.channel, f.channel) AS channel,
+              COALESCE(c.provider, f.provider) AS provider,
+              COALESCE(c.created_at, f.created_at) AS created_at, COALESCE(c.updated_at, f.updated_at) AS updated_at
+         FROM transactions t
+         LEFT JOIN charges c ON t.object_type = 'charge' AND c.id = t.object_id
+         LEFT JOIN transfers f ON t.object_type = 'transfer' AND f.id = t.object_id
+        WHERE t.environment = ? AND t.merchant_id = ? AND (? IS NULL OR t.seq < ?) AND (? IS NULL OR t.object_type = ?)
+        ORDER BY t.seq DESC LIMIT ?`,
+      [auth.environment, auth.merchantId, before ?? null, before ?? null, query.type ?? null, query.type ?? null, pageSize + 1],
+    );
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: items.map(present), nextCursor };
+  }
+}
+
+function present(row: Row): TransactionItem {
+  return {
+    id: row.id,
+    type: row.object_type,
+    direction: row.object_type === 'charge' ? 'credit' : 'debit',
+    status: row.status,
+    amount: row.amount,
+    fees: row.fees,
+    currency: 'GHS',
+    channel: row.channel,
+    provider: row.provider,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}

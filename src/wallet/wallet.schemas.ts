@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { GHIPSS_BANKS } from '../kernel/banks.ts';
+import { MAX_AMOUNT } from '../kernel/money.ts';
+import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
+
+export const amountSchema = z
+  .number({ error: (i) => (i.input === undefined ? 'amount is required' : 'amount must be a number of minor units (pesewas)') })
+  .int('amount must be a whole number of minor units (pesewas)')
+  .positive('amount must be greater than zero')
+  .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT} minor units`)
+  .describe('Integer minor units (pesewas): 110.50 GHS is 11050');
+
+export const msisdnSchema = z
+  .string({ error: (i) => (i.input === undefined ? 'msisdn is required' : 'msisdn must be a string') })
+  .max(20, 'msisdn is too long')
+  .refine((v) => normaliseMsisdn(v) !== null, 'msisdn must be a Ghana mobile number: 0XXXXXXXXX, 233XXXXXXXXX or +233XXXXXXXXX')
+  .describe('Ghana mobile number as 0XXXXXXXXX, 233XXXXXXXXX or +233XXXXXXXXX; stored as 233XXXXXXXXX');
+
+const currency = z.literal('GHS', { error: 'currency must be GHS' });
+const network = z.enum(NETWORKS, { error: 'network must be one of MTN, TELECEL, AT' }).describe('Overrides the network inferred from the number prefix (ported numbers)');
+
+export const createChargeBody = z.strictObject({
+  amount: amountSchema,
+  currency,
+  channel: z.literal('momo', { error: 'channel must be momo' }),
+  msisdn: msisdnSchema,
+  network: network.optional(),
+});
+export type CreateChargeBody = z.infer<typeof createChargeBody>;
+
+export const bankCodeSchema = z
+  .string({ error: 'bank_code must be a string' })
+  .refine((v) => v in GHIPSS_BANKS, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)')
+  .describe('GhIPSS institution code, e.g. 040100 for GCB');
+export const accountNumberSchema = z
+  .string({ error: 'account_number must be a string' })
+  .regex(/^\d{6,20}$/, 'account_number must be 6 to 20 digits');
+
+const momoTransfer = z.strictObject({
+  amount: amountSchema,
+  currency,
+  channel: z.literal('momo'),
+  msisdn: msisdnSchema,
+  network: network.optional(),
+});
+const bankTransfer = z.strictObject({
+  amount: amountSchema,
+  currency,
+  channel: z.literal('bank'),
+  account_number: accountNumberSchema,
+  bank_code: bankCodeSchema,
+  bank_account_name: z.string().trim().min(1, 'bank_account_name is required').max(100),
+});
+export const createTransferBody = z.discriminatedUnion('channel', [momoTransfer, bankTransfer], {
+  error: 'channel must be momo or bank',
+});
+export type CreateTransferBody = z.infer<typeof createTransferBody>;
+
+export const resolveMomoBody = z.strictObject({ msisdn: msisdnSchema, network: network.optional() });
+export const resolveBankBody = z.strictObject({ account_number: accountNumberSchema, bank_code: bankCodeSchema });
+
+export const idParams = (prefix: string) =>
+  z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`), `id must look like ${prefix}_ followed by 20 characters`) });
+
+const timestamp = z.string().describe('ISO 8601, UTC');
+
+export const chargeSchema = z.object({
+  id: z.string().describe('chg_...'),
+  object: z.literal('charge'),
+  status: z.enum(['pending_provider', 'success', 'failed']),
+  amount: z.number().int(),
+  currency: z.literal('GHS'),
+  fees: z.number().int(),
+  amount_settled: z.number().int().describe('amount - fees: what the wallet is credited on success'),
+  channel: z.literal('momo'),
+  msisdn: z.string(),
+  network: z.enum(NETWORKS),
+  provider: z.string().nullable().describe('The provider that served the request; null until one accepts it'),
+  failure_reason: z.string().nullable(),
+  provider_reason: z.string().nullable().describe("The upstream's own reason code"),
+  livemode: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Charge = z.infer<typeof chargeSchema>;
+
+export const transferSchema = z.object({
+  id: z.string().describe('trf_...'),
+  object: z.literal('transfer'),
+  status: z.enum(['pending', 'success', 'failed']),
+  amount: z.number().int(),
+  fees: z.number().int(),
+  total_debited: z.number().int().describe('amount + fees, reserved at initiation'),
+  currency: z.literal('GHS'),
+  channel: z.enum(['momo', 'bank']),
+  msisdn: z.string().nullable(),
+  network: z.enum(NETWORKS).nullable(),
+  account_number: z.string().nullable(),
+  bank_code: z.string().nullable(),
+  bank_name: z.string().nullable(),
+  bank_account_name: z.string().nullable(),
+  provider: z.string().nullable(),
+  failure_reason: z.string().nullable(),
+  provider_reason: z.string().nullable(),
+  livemode: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Transfer = z.infer<typeof transferSchema>;
+
+export const nameResolutionSchema = z.object({
+  name: z.string(),
+  instrument: z.string().describe('The resolved wallet (233XXXXXXXXX) or account number'),
+  channel: z.enum(['momo', 'bank']),
+  provider: z.string(),
+  network: z.enum(NETWORKS).optional(),
+  bank_code: z.string().optional(),
+});
+
+export const walletSchema = z.object({
+  currency: z.literal('GHS'),
+  available: z.number().int(),
+  reserved: z.number().int().describe('Held for pending transfers'),
+});
+
+export const transactionItemSchema = z.object({
+  id: z.string(),
+  type: z.enum(['charge', 'transfer']),
+  direction: z.enum(['credit', 'debit']),
+  status: z.string(),
+  amount: z.number().int(),
+  fees: z.number().int(),
+  currency: z.literal('GHS'),
+  channel: z.string(),
+  provider: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export function envelopeOf<T extends z.ZodType>(data: T) {
+  return z.object({ status: z.literal(true), message: z.string(), data });
+}
+export function listEnvelopeOf<T extends z.ZodType>(item: T) {
+  return z.object({ status: z.literal(true), message: z.string(), data: z.array(item), meta: z.object({ next_cursor: z.string().nullable() }) });
+}
