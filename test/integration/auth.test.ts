@@ -1,0 +1,184 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/auth/request-signature.ts';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+let sb: TestSandbox;
+beforeEach(async () => {
+  sb = await startTestSandbox();
+});
+afterEach(() => sb.close());
+
+async function issueKey(environment: 'test' | 'live', scopes: string[]) {
+  const res = await sb.post('/api/v1/sandbox/keys', { environment, scopes });
+  expect(res.status).toBe(201);
+  return res.body.data as { key: string; signing_secret: string; id: string };
+}
+
+const momoTransfer = { amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' };
+
+describe('API keys', () => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['a non-Bearer scheme', 'Basic abc'],
+    ['a key of the wrong shape', 'Bearer pk_test_abcdefghijklmnopqrstu'],
+    ['an unknown test key', 'Bearer sk_test_unknownunknownunknown'],
+    ['an unknown live key', 'Bearer sk_live_unknownunknownunknown'],
+  ])('rejects %s with 401 unauthorized', async (_name, header) => {
+    const req = sb.http.get('/api/v1/wallet');
+    const res = header ? await req.set('Authorization', header) : await req;
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ status: false, error: { code: 'unauthorized' } });
+    expect(typeof res.body.message).toBe('string');
+  });
+
+  it('stores keys only as hashes', async () => {
+    const issued = await issueKey('test', ['read']);
+    const rows = await sb.ry.store.all<{ key_hash: string }>('SELECT key_hash FROM api_keys');
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(issued.key);
+    expect(dump).not.toContain(sb.key);
+  });
+
+  it('answers 403 forbidden, naming the scope, when the key lacks it', async () => {
+    const readOnly = await issueKey('test', ['read']);
+    const charge = await sb.charge({ amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: readOnly.key });
+    expect(charge.status).toBe(403);
+    expect(charge.body.error).toEqual({ code: 'forbidden', details: { required_scope: 'collections:write' } });
+
+    const transfer = await sb.transfer(momoTransfer, { key: readOnly.key, signingSecret: readOnly.signing_secret });
+    expect(transfer.status).toBe(403);
+    expect(transfer.body.error.details.required_scope).toBe('transfers:write');
+
+    const collectOnly = await issueKey('test', ['collections:write']);
+    const read = await sb.get('/api/v1/wallet', collectOnly.key);
+    expect(read.status).toBe(403);
+    expect(read.body.error.details.required_scope).toBe('read');
+    const resolve = await sb.post('/api/v1/resolve/momo-name', { msisdn: '0551234987' }, { key: collectOnly.key });
+    expect(resolve.status).toBe(403);
+  });
+
+  it('lets a key grant only scopes it holds', async () => {
+    const readOnly = await issueKey('test', ['read']);
+    const res = await sb.post('/api/v1/sandbox/keys', { environment: 'test', scopes: ['read', 'transfers:write'] }, { key: readOnly.key });
+    expect(res.status).toBe(403);
+    expect(res.body.error.details.scopes).toEqual(['transfers:write']);
+  });
+
+  it('refuses a live key on every sandbox helper with 403', async () => {
+    const live = await issueKey('live', ['read', 'collections:write', 'transfers:write']);
+    for (const [method, path, body] of [
+      ['post', '/api/v1/sandbox/wallet/fund', { amount: 100 }],
+      ['post', '/api/v1/sandbox/clock/advance', { seconds: 1 }],
+      ['get', '/api/v1/sandbox/clock', undefined],
+      ['get', '/api/v1/sandbox/providers', undefined],
+      ['post', '/api/v1/sandbox/providers/hubtel/outage', { down: true }],
+      ['post', '/api/v1/sandbox/keys', { environment: 'live', scopes: ['read'] }],
+    ] as const) {
+      const res = method === 'get' ? await sb.get(path, live.key) : await sb.post(path, body, { key: live.key });
+      expect(res.status, path).toBe(403);
+      expect(res.body.error.code, path).toBe('forbidden');
+    }
+  });
+
+  it('keeps test and live data apart', async () => {
+    const live = await issueKey('live', ['read', 'collections:write']);
+    await sb.fund(10_000);
+    const testCharge = await sb.charge({ amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
+    expect(testCharge.status).toBe(201);
+    expect(testCharge.body.data.livemode).toBe(false);
+
+    expect(await sb.wallet(live.key)).toEqual({ currency: 'GHS', available: 0, reserved: 0 });
+    const liveList = await sb.get('/api/v1/transactions', live.key);
+    expect(liveList.body.data).toEqual([]);
+    const crossRead = await sb.get(`/api/v1/charges/${testCharge.body.data.id}`, live.key);
+    expect(crossRead.status).toBe(404);
+
+    const liveCharge = await sb.charge({ amount: 2000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: live.key });
+    expect(liveCharge.status).toBe(201);
+    expect(liveCharge.body.data.livemode).toBe(true);
+    await sb.advance(10);
+    expect((await sb.wallet(live.key)).available).toBe(2000 - liveCharge.body.data.fees);
+    expect((await sb.wallet()).available).toBe(10_000 + 1000 - testCharge.body.data.fees);
+    const testList = await sb.get('/api/v1/transactions');
+    expect(testList.body.data.map((t: { id: string }) => t.id)).toEqual([testCharge.body.data.id]);
+  });
+});
+
+describe('request signing on POST /api/v1/transfers', () => {
+  beforeEach(() => sb.fund(100_000));
+
+  it('accepts a correctly signed request', async () => {
+    const res = await sb.transfer(momoTransfer);
+    expect(res.status).toBe(201);
+  });
+
+  it('rejects a missing signature with 401 invalid_signature', async () => {
+    const res = await sb.transfer(momoTransfer, { sign: false });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toEqual({ code: 'invalid_signature', details: { reason: 'missing' } });
+  });
+
+  it.each([
+    ['301 s in the past', -301],
+    ['301 s in the future', 301],
+  ])('rejects a stale timestamp (%s)', async (_name, offset) => {
+    const res = await sb.transfer(momoTransfer, { timestamp: Math.floor(sb.ry.clock.now() / 1000) + offset });
+    expect(res.status).toBe(401);
+    expect(res.body.error.details.reason).toBe('stale');
+  });
+
+  it('accepts a timestamp at the edge of the 300 s window', async () => {
+    const res = await sb.transfer(momoTransfer, { timestamp: Math.floor(sb.ry.clock.now() / 1000) - 300 });
+    expect(res.status).toBe(201);
+  });
+
+  it('rejects a tampered body, path or secret, and changes nothing', async () => {
+    const ts = String(Math.floor(sb.ry.clock.now() / 1000));
+    const signedBody = JSON.stringify(momoTransfer);
+    const signature = signRequest(sb.signingSecret, ts, 'POST', '/api/v1/transfers', signedBody);
+    const tampered = await sb.http
+      .post('/api/v1/transfers')
+      .set('Authorization', `Bearer ${sb.key}`)
+      .set('Idempotency-Key', 'tamper-1')
+      .set('X-Service-Timestamp', ts)
+      .set('X-Service-Signature', signature)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ ...momoTransfer, amount: 99_000 }));
+    expect(tampered.status).toBe(401);
+    expect(tampered.body.error.details.reason).toBe('mismatch');
+
+    const wrongPath = await sb.http
+      .post('/api/v1/transfers?x=1')
+      .set('Authorization', `Bearer ${sb.key}`)
+      .set('Idempotency-Key', 'tamper-2')
+      .set('X-Service-Timestamp', ts)
+      .set('X-Service-Signature', signature)
+      .set('Content-Type', 'application/json')
+      .send(signedBody);
+    expect(wrongPath.status).toBe(401);
+
+    const wrongSecret = await sb.transfer(momoTransfer, { signingSecret: 'sig_test_not_the_right_secret_at_all' });
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.body.error.details.reason).toBe('mismatch');
+
+    expect(await sb.wallet()).toMatchObject({ available: 100_000, reserved: 0 });
+    expect((await sb.get('/api/v1/transactions')).body.data).toEqual([]);
+  });
+
+  it('rejects a replayed signature, even with a new Idempotency-Key', async () => {
+    const ts = Math.floor(sb.ry.clock.now() / 1000);
+    const first = await sb.transfer(momoTransfer, { timestamp: ts, idempotencyKey: 'replay-a' });
+    expect(first.status).toBe(201);
+    const replay = await sb.transfer(momoTransfer, { timestamp: ts, idempotencyKey: 'replay-a' });
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.details.reason).toBe('replayed');
+    const replayOtherKey = await sb.transfer(momoTransfer, { timestamp: ts, idempotencyKey: 'replay-b' });
+    expect(replayOtherKey.status).toBe(401);
+    expect(replayOtherKey.body.error.details.reason).toBe('replayed');
+  });
+
+  it('checks the signature before the scope-free body validation, so an unsigned bad body is 401 not 400', async () => {
+    const res = await sb.transfer({ amount: 'lots' }, { sign: false });
+    expect(res.status).toBe(401);
+  });
+});

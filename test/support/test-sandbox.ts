@@ -1,0 +1,120 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import supertest from 'supertest';
+import { createApp, type Railyard } from '../../src/app.ts';
+import { signRequest } from '../../src/auth/request-signature.ts';
+import { buildConfig } from '../../src/config/config.ts';
+import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
+
+export const SANDBOX_SCENARIOS = resolve(import.meta.dirname, '../../scenarios/sandbox.yaml');
+
+export interface TestSandbox {
+  ry: Railyard;
+  server: Server;
+  baseUrl: string;
+  key: string;
+  signingSecret: string;
+  /** Unauthenticated supertest agent against the listening server. */
+  http: ReturnType<typeof supertest>;
+  get(path: string, key?: string): supertest.Test;
+  /** POST with the key; idempotencyKey and signing are opt-in. */
+  post(path: string, body: unknown, opts?: PostOptions): supertest.Test;
+  /** POST /api/v1/transfers, signed, with a fresh Idempotency-Key unless given. */
+  transfer(body: unknown, opts?: PostOptions): supertest.Test;
+  /** POST /api/v1/charges with a fresh Idempotency-Key unless given. */
+  charge(body: unknown, opts?: PostOptions): supertest.Test;
+  fund(amount: number, key?: string): Promise<void>;
+  advance(seconds: number): Promise<void>;
+  wallet(key?: string): Promise<{ available: number; reserved: number }>;
+  trialBalance(environment?: 'test' | 'live'): Promise<Record<string, number>>;
+  events(objectId: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface PostOptions {
+  key?: string;
+  signingSecret?: string;
+  idempotencyKey?: string | null;
+  sign?: boolean;
+  timestamp?: number;
+  rawBody?: string;
+}
+
+let idemCounter = 0;
+
+export async function startTestSandbox(
+  overrides: Record<string, unknown> = {},
+  rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
+): Promise<TestSandbox> {
+  const config = buildConfig({
+    db: ':memory:',
+    clock: 'virtual',
+    seed: 7,
+    log_requests: false,
+    ...overrides,
+    rails: { timeout_ms: 250, max_hold_ms: 3_000, poll_after_seconds: 60, poll_interval_seconds: 60, default_callback_seconds: 3, ...(overrides.rails as object) },
+  });
+  const ry = await createApp(config, { rules });
+  const server = createServer(ry.app);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ry.setBaseUrl(baseUrl);
+  const http = supertest(baseUrl);
+  const key = ry.sandbox.key;
+  const signingSecret = ry.sandbox.signingSecret;
+
+  const post = (path: string, body: unknown, opts: PostOptions = {}) => {
+    const raw = opts.rawBody ?? JSON.stringify(body);
+    let req = http.post(path).set('Authorization', `Bearer ${opts.key ?? key}`).set('Content-Type', 'application/json');
+    if (opts.idempotencyKey) req = req.set('Idempotency-Key', opts.idempotencyKey);
+    if (opts.sign) {
+      const ts = String(opts.timestamp ?? Math.floor(ry.clock.now() / 1000));
+      req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(opts.signingSecret ?? signingSecret, ts, 'POST', path, raw));
+    }
+    return req.send(raw);
+  };
+  const fresh = (opts: PostOptions) => (opts.idempotencyKey === null ? undefined : (opts.idempotencyKey ?? `idem-${++idemCounter}`));
+
+  const sandbox: TestSandbox = {
+    ry,
+    server,
+    baseUrl,
+    key,
+    signingSecret,
+    http,
+    get: (path, k = key) => http.get(path).set('Authorization', `Bearer ${k}`),
+    post,
+    transfer: (body, opts = {}) => post('/api/v1/transfers', body, { sign: true, ...opts, idempotencyKey: fresh(opts) }),
+    charge: (body, opts = {}) => post('/api/v1/charges', body, { ...opts, idempotencyKey: fresh(opts) }),
+    async fund(amount, k = key) {
+      const res = await post('/api/v1/sandbox/wallet/fund', { amount }, { key: k });
+      if (res.status !== 200) throw new Error(`fund failed: ${res.status} ${JSON.stringify(res.body)}`);
+    },
+    async advance(seconds) {
+      await ry.scheduler.advanceBy(seconds * 1000);
+    },
+    async wallet(k = key) {
+      const res = await http.get('/api/v1/wallet').set('Authorization', `Bearer ${k}`);
+      return res.body.data;
+    },
+    trialBalance: (environment = 'test') => ry.ledger.trialBalance(ry.store, environment),
+    async events(objectId) {
+      return (await ry.outbox.forObject(ry.store, objectId)).map((e) => e.type);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      await ry.close();
+    },
+  };
+  return sandbox;
+}
+
+/** Every currency nets to zero across all postings. */
+export function expectBalanced(trial: Record<string, number>): void {
+  for (const [currency, total] of Object.entries(trial)) {
+    if (total !== 0) throw new Error(`ledger does not balance in ${currency}: ${total}`);
+  }
+}
