@@ -58,7 +58,7 @@ export async function startTestSandbox(
   });
   const ry = await createApp(config, { rules });
   const server = createServer(ry.app);
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ry.setBaseUrl(baseUrl);
   const http = supertest(baseUrl);

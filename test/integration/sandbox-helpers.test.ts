@@ -1,0 +1,101 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+let sb: TestSandbox;
+beforeEach(async () => {
+  sb = await startTestSandbox();
+});
+afterEach(() => sb.close());
+
+describe('sandbox helpers', () => {
+  it('funds the test wallet with a balanced journal', async () => {
+    const res = await sb.post('/api/v1/sandbox/wallet/fund', { amount: 12_345 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ currency: 'GHS', available: 12_345, reserved: 0 });
+    expect(await sb.trialBalance()).toEqual({ GHS: 0 });
+  });
+
+  it('reports the virtual clock and advances it, running due jobs in order', async () => {
+    const before = await sb.get('/api/v1/sandbox/clock');
+    expect(before.body.data).toEqual({ mode: 'virtual', now: '2026-01-01T00:00:00.000Z', pending_jobs: 0, next_job_at: null });
+    const a = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }); // settles at +5 s
+    await sb.post('/api/v1/sandbox/clock/advance', { seconds: 2 });
+    const b = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234988' }); // fails at +7 s
+    const mid = await sb.get('/api/v1/sandbox/clock');
+    expect(mid.body.data).toMatchObject({ now: '2026-01-01T00:00:02.000Z', next_job_at: '2026-01-01T00:00:05.000Z' });
+
+    const res = await sb.post('/api/v1/sandbox/clock/advance', { seconds: 10 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ mode: 'virtual', now: '2026-01-01T00:00:12.000Z', jobs_run: 2 });
+    const first = (await sb.get(`/api/v1/charges/${a.body.data.id}`)).body.data;
+    const second = (await sb.get(`/api/v1/charges/${b.body.data.id}`)).body.data;
+    expect(first).toMatchObject({ status: 'success', updated_at: '2026-01-01T00:00:05.000Z' });
+    expect(second).toMatchObject({ status: 'failed', updated_at: '2026-01-01T00:00:07.000Z' });
+  });
+
+  it('refuses to advance a system clock', async () => {
+    await sb.close();
+    sb = await startTestSandbox({ clock: 'system' });
+    const res = await sb.post('/api/v1/sandbox/clock/advance', { seconds: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect((await sb.get('/api/v1/sandbox/clock')).body.data.mode).toBe('system');
+  });
+
+  it('lists providers with channels, networks, priority, status and base URL', async () => {
+    const res = await sb.get('/api/v1/sandbox/providers');
+    expect(res.body.data).toEqual([
+      { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock' },
+      { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock' },
+      { name: 'hubtel', channels: ['momo'], networks: ['MTN', 'TELECEL', 'AT'], priority: 2, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/hubtel`, upstream: 'mock' },
+    ]);
+  });
+
+  it('shows a real upstream when an adapter is pointed at one by configuration', async () => {
+    await sb.close();
+    sb = await startTestSandbox({ providers: { 'mtn-momo': { base_url: 'https://sandbox.momodeveloper.mtn.com', currency: 'EUR' } } });
+    const mtn = (await sb.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo');
+    expect(mtn).toMatchObject({ base_url: 'https://sandbox.momodeveloper.mtn.com', upstream: 'real' });
+  });
+
+  it('takes a provider down and brings it back', async () => {
+    const down = await sb.post('/api/v1/sandbox/providers/hubtel/outage', { down: true });
+    expect(down.body.data).toMatchObject({ name: 'hubtel', status: 'down' });
+    // The mock itself answers 503 while down, as the real upstream would.
+    const mock = await sb.http.get('/mocks/hubtel/txnstatus/transactions/2017101/status?clientReference=x');
+    expect(mock.status).toBe(503);
+    const up = await sb.post('/api/v1/sandbox/providers/hubtel/outage', { down: false });
+    expect(up.body.data.status).toBe('up');
+  });
+
+  it('answers 404 for an unknown provider', async () => {
+    const res = await sb.post('/api/v1/sandbox/providers/paystack/outage', { down: true });
+    expect(res.status).toBe(404);
+  });
+
+  it('issues restricted keys whose signing secret signs transfers', async () => {
+    const res = await sb.post('/api/v1/sandbox/keys', { environment: 'test', scopes: ['transfers:write'] });
+    expect(res.status).toBe(201);
+    const issued = res.body.data;
+    expect(issued.key).toMatch(/^sk_test_[A-Za-z0-9]{16,}$/);
+    expect(issued.signing_secret).toMatch(/^sig_test_/);
+    expect(issued.scopes).toEqual(['transfers:write']);
+    await sb.fund(10_000);
+    const transfer = await sb.transfer({ amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: issued.key, signingSecret: issued.signing_secret });
+    expect(transfer.status).toBe(201);
+  });
+});
+
+describe('service basics', () => {
+  it('answers /healthz', async () => {
+    const res = await sb.http.get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', clock: 'virtual' });
+  });
+
+  it('answers unknown routes with the not_found envelope', async () => {
+    const res = await sb.get('/api/v1/nope');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ status: false, message: 'No route for GET /api/v1/nope', error: { code: 'not_found' } });
+  });
+});
