@@ -11,7 +11,8 @@ export class YamlSourceError extends Error {
 
 interface Located {
   data: unknown;
-  locate(path: readonly PropertyKey[]): { line: number; col: number };
+  /** Position of the value at `path`, or of its key when `atKey` (unknown fields). */
+  locate(path: readonly PropertyKey[], atKey?: boolean): { line: number; col: number };
 }
 
 /** Parses YAML, keeping positions so a schema error can point at its line and column. */
@@ -21,21 +22,21 @@ export function parseYamlSource(text: string, file: string): Located {
   if (doc.errors.length) {
     throw new YamlSourceError(
       doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return `${file}:${pos?.line ?? 1}:${pos?.col ?? 1}: ${e.message.split('\n')[0]}`;
+        const pos = lineCounter.linePos(e.pos[0]);
+        return `${file}:${pos.line}:${pos.col}: ${e.message.split('\n')[0]}`;
       }),
     );
   }
-  const locate = (path: readonly PropertyKey[]) => {
+  const locate = (path: readonly PropertyKey[], atKey = false) => {
     let node: unknown = doc.contents;
     let best = node as Node | null;
-    for (const key of path) {
+    for (const [i, key] of path.entries()) {
       if (isMap(node)) {
         const pair = node.items.find((p) => String((p.key as { value?: unknown })?.value ?? p.key) === String(key));
         if (!pair) break;
-        // Point at the value when there is one, else at the key.
+        const last = i === path.length - 1;
         node = pair.value ?? pair.key;
-        best = (pair.value ?? pair.key) as Node;
+        best = ((last && atKey) || !pair.value ? pair.key : pair.value) as Node;
       } else if (isSeq(node) && typeof key === 'number') {
         node = node.items[key];
         if (!node) break;
@@ -57,7 +58,7 @@ export function parseYamlWith<T>(schema: z.ZodType<T>, text: string, file: strin
   throw new YamlSourceError(
     result.error.issues.map((issue) => {
       const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-      const { line, col } = source.locate(path);
+      const { line, col } = source.locate(path, issue.code === 'unrecognized_keys');
       const where = path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
       const what = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : issue.message;
       return `${file}:${line}:${col}: ${where}: ${what}`;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/kernel/clock.ts';
+import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
+import { fromMajor, toMajorString } from '../../src/kernel/money.ts';
+import { inferNetwork, normaliseMsisdn } from '../../src/kernel/msisdn.ts';
+import { safeEqual } from '../../src/kernel/secrets.ts';
+
+describe('MSISDN', () => {
+  it.each([
+    ['0551234987', '233551234987'],
+    ['233551234987', '233551234987'],
+    ['+233551234987', '233551234987'],
+    ['055-123-4987', '233551234987'],
+    ['0201234567', '233201234567'],
+  ])('normalises %s to %s', (input, expected) => {
+    expect(normaliseMsisdn(input)).toBe(expected);
+  });
+
+  it.each(['055123498', '05512349877', '0111234567', '+2340551234987', 'abcdefghij', '', '46733123450'])('rejects %j', (input) => {
+    expect(normaliseMsisdn(input)).toBeNull();
+  });
+
+  it('infers networks from prefixes and leaves unknown ones to the caller', () => {
+    expect(inferNetwork('233241234567')).toBe('MTN');
+    expect(inferNetwork('233531234567')).toBe('MTN');
+    expect(inferNetwork('233501234567')).toBe('TELECEL');
+    expect(inferNetwork('233561234567')).toBe('AT');
+    expect(inferNetwork('233231234567')).toBeNull();
+  });
+});
+
+describe('money', () => {
+  it('converts minor units to and from major-unit strings exactly', () => {
+    expect(toMajorString(11050, 'GHS')).toBe('110.50');
+    expect(toMajorString(5, 'GHS')).toBe('0.05');
+    expect(toMajorString(1, 'USDT')).toBe('0.000001');
+    expect(fromMajor('110.5', 'GHS')).toBe(11050);
+    expect(fromMajor(0.85, 'GHS')).toBe(85);
+    expect(() => fromMajor('1.005', 'GHS')).toThrow(RangeError);
+  });
+});
+
+describe('ids', () => {
+  it('are prefixed, time-ordered and identical for the same seed and clock', () => {
+    const make = () => {
+      const ids = new IdGenerator(new VirtualClock(1_700_000_000_000), new SeededRandom(42));
+      return [ids.next('chg'), ids.next('chg'), ids.uuid()];
+    };
+    const a = make();
+    expect(a).toEqual(make());
+    expect(a[0]).toMatch(/^chg_[0-9a-z]{20}$/);
+    expect(a[0]! < a[1]!).toBe(true);
+    expect(a[2]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('safeEqual', () => {
+  it('compares secrets of any length without throwing', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+    expect(safeEqual('', '')).toBe(true);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { decide } from '../../src/scenarios/rule-engine.ts';
+import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
+import { YamlSourceError } from '../../src/kernel/yaml-source.ts';
+import { SANDBOX_SCENARIOS } from '../support/test-sandbox.ts';
+
+function problems(text: string): string[] {
+  try {
+    parseScenario(text, 'qa.yaml');
+  } catch (err) {
+    if (err instanceof YamlSourceError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected the scenario to be rejected');
+}
+
+describe('scenario files', () => {
+  it('loads the shipped sandbox scenarios', () => {
+    const loaded = loadScenarios([SANDBOX_SCENARIOS]);
+    expect(loaded.files[0]!.scenario.name).toBe('sandbox');
+    expect(loaded.rules.map((r) => r.match)).toContainEqual({ msisdn: '0551234989' });
+  });
+
+  it('reports a bad indent with file:line:column', () => {
+    const text = ['version: 1', 'name: x', 'rules:', '  - name: a', '    match: { msisdn: "0551234987" }', '   collect: {}'].join('\n');
+    expect(problems(text)[0]).toMatch(/^qa\.yaml:6:\d+: /);
+  });
+
+  it('reports an unknown field with file:line:column, naming it', () => {
+    const text = ['version: 1', 'name: x', 'rules:', '  - name: a', '    match: { msisdn: "0551234987" }', '    colect:', '      any: { respond: accept }'].join('\n');
+    expect(problems(text)).toEqual(['qa.yaml:6:5: rules[0].colect: unknown field "colect"']);
+  });
+
+  it('reports a wrong type with file:line:column and the path', () => {
+    const text = ['version: 1', 'name: x', 'rules:', '  - name: a', '    match: { msisdn: "0551234987" }', '    collect:', '      any: { respond: accept, latency_ms: soon }'].join('\n');
+    const [problem] = problems(text);
+    expect(problem).toMatch(/^qa\.yaml:7:43: rules\[0\]\.collect\.any\.latency_ms: /);
+  });
+
+  it('reports a bad enum value at its position', () => {
+    const text = ['version: 1', 'name: x', 'rules:', '  - name: a', '    match: { msisdn: "0551234987" }', '    collect:', '      any: { respond: maybe }'].join('\n');
+    expect(problems(text)[0]).toMatch(/^qa\.yaml:7:23: rules\[0\]\.collect\.any\.respond: /);
+  });
+
+  it('refuses a rule that matches everything by accident', () => {
+    const text = ['version: 1', 'name: x', 'rules:', '  - name: a', '    match: {}', '    collect: { any: {} }'].join('\n');
+    expect(problems(text)[0]).toMatch(/^qa\.yaml:5:12: rules\[0\]\.match: match needs at least one field/);
+  });
+});
+
+describe('rule engine', () => {
+  const { rules } = loadScenarios([SANDBOX_SCENARIOS]);
+
+  it('matches a number in any of its forms, provider by provider, first match winning', () => {
+    const q = { operation: 'collect' as const, channel: 'momo' as const, msisdn: '233551234989' };
+    expect(decide(rules, { ...q, provider: 'mtn-momo' })?.behaviour.respond).toBe('timeout');
+    expect(decide(rules, { ...q, provider: 'hubtel' })?.behaviour).toMatchObject({ respond: 'accept', callback: { status: 'success', after_seconds: 5 } });
+  });
+
+  it('answers undefined when no rule speaks for the call, so the mock uses its upstream default', () => {
+    expect(decide(rules, { provider: 'mtn-momo', operation: 'collect', channel: 'momo', msisdn: '233241234567' })).toBeUndefined();
+    expect(decide(rules, { provider: 'bank-rail', operation: 'collect', channel: 'bank', account_number: '1000000001', bank_code: '040100' })).toBeUndefined();
+  });
+
+  it('needs every match field to agree', () => {
+    expect(decide(rules, { provider: 'bank-rail', operation: 'resolve', channel: 'bank', account_number: '1000000001', bank_code: '130100' })).toBeUndefined();
+  });
+});
