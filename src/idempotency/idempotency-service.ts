@@ -86,9 +86,9 @@ export class IdempotencyService {
       [claim.scope.environment, claim.scope.merchantId, claim.key, claim.requestHash, resourceId, now, now + IDEMPOTENCY_RETENTION_MS],
     );
     if (inserted.changes === 0) {
-      // Lost a race with a concurrent request that used the same key.
-      const existing = await this.lookup(tx, claim);
-      if (existing) throw new IdempotencyConflictError(claim.key);
+      // Lost a race with a concurrent request that used the same key: lookup names the clash
+      // (a different request); otherwise the other one is, or just was, in flight.
+      await this.lookup(tx, claim);
       throw new IdempotencyConflictError(claim.key);
     }
   }

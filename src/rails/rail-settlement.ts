@@ -95,10 +95,9 @@ export class RailSettlement {
     if (!row || (row.status !== 'pending_provider' && row.status !== 'pending')) return;
     if (!row.provider || !row.provider_reference) {
       // No provider ever accepted it: the process stopped between recording and routing.
-      await this.deps.store.transaction(async (tx) => {
-        if (payload.object === 'charge') await this.deps.charges.fail(tx, payload.id, 'initiation_interrupted', null);
-        else await this.deps.transfers.fail(tx, payload.id, 'initiation_interrupted', null);
-      });
+      await this.deps.store.transaction((tx) =>
+        payload.object === 'charge' ? this.deps.charges.abandon(tx, payload.id) : this.deps.transfers.abandon(tx, payload.id),
+      );
       return;
     }
     const provider = this.deps.router.get(row.provider);

@@ -211,6 +211,16 @@ export class ChargeService {
     });
   }
 
+  /**
+   * Recovery for a charge no provider ever accepted (the process stopped mid-initiation): fail
+   * it and finish its Idempotency-Key with that answer, so a retry gets a reply, not a 409.
+   */
+  async abandon(tx: Db, chargeId: string): Promise<void> {
+    await this.fail(tx, chargeId, 'initiation_interrupted', null);
+    const charge = presentCharge((await this.row(tx, chargeId))!);
+    await this.deps.idempotency.completeForResource(tx, chargeId, { status: 201, body: ok('Charge failed: initiation was interrupted', charge) });
+  }
+
   /** pending_provider -> failed, with its event. No posting: nothing moved. */
   async fail(tx: Db, chargeId: string, reason: string, providerReason: string | null): Promise<void> {
     const now = this.deps.clock.now();

@@ -204,6 +204,13 @@ export class TransferService {
     });
   }
 
+  /** As ChargeService.abandon: fail it (refunding the reservation) and finish its Idempotency-Key. */
+  async abandon(tx: Db, transferId: string): Promise<void> {
+    await this.fail(tx, transferId, 'initiation_interrupted', null);
+    const transfer = presentTransfer((await this.row(tx, transferId))!);
+    await this.deps.idempotency.completeForResource(tx, transferId, { status: 201, body: ok('Transfer failed: initiation was interrupted; the reservation was refunded', transfer) });
+  }
+
   /** pending -> failed: the reservation goes back to available, and transfer.failed is emitted. */
   async fail(tx: Db, transferId: string, reason: string, providerReason: string | null): Promise<void> {
     const changed = await tx.run(

@@ -72,3 +72,30 @@ describe('durability', () => {
     })();
   });
 });
+
+describe('recovery from a stop in the middle of an initiation', () => {
+  it('fails the transfer no provider accepted, refunds it, and answers its Idempotency-Key', async () => {
+    const sb = await startTestSandbox();
+    sandboxes.push(sb);
+    await sb.fund(20_000);
+    // What the first transaction of POST /transfers leaves behind when the process dies before
+    // any provider answers: a pending transfer with no provider, a reservation, a key in flight.
+    const ok = await sb.transfer({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'crash-key' });
+    await sb.ry.store.run("UPDATE transfers SET provider = NULL, provider_reference = NULL WHERE id = ?", [ok.body.data.id]);
+    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL");
+    await sb.ry.store.run("DELETE FROM jobs WHERE kind LIKE 'mock.%'");
+    await sb.advance(1);
+    const inFlight = await sb.transfer({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'crash-key' });
+    expect(inFlight.status).toBe(409);
+
+    await sb.advance(60); // the status poll finds no provider ever took it
+    const transfer = (await sb.get(`/api/v1/transfers/${ok.body.data.id}`)).body.data;
+    expect(transfer).toMatchObject({ status: 'failed', failure_reason: 'initiation_interrupted' });
+    expect(await sb.wallet()).toMatchObject({ available: 20_000, reserved: 0 });
+    const retry = await sb.transfer({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'crash-key' });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body.data).toMatchObject({ id: ok.body.data.id, status: 'failed' });
+    expectBalanced(await sb.trialBalance());
+  });
+});

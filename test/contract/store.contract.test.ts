@@ -1,0 +1,332 @@
+// The Store port contract (src/store/db.ts). Every adapter runs the same suite: add a PostgreSQL
+// adapter to `adapters` and it must pass unchanged.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Db, Store } from '../../src/store/db.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+interface OpenedStore {
+  store: Store;
+  /** Closes nothing; opens the same database again (persistent adapters only). */
+  reopen?: () => Promise<Store>;
+  /** Removes whatever the adapter created on disk; the store is already closed. */
+  cleanup(): void;
+}
+
+interface StoreAdapter {
+  name: string;
+  /** Data survives closing and reopening the store. */
+  persistent: boolean;
+  open(): Promise<OpenedStore>;
+}
+
+const adapters: StoreAdapter[] = [
+  {
+    name: 'SqliteStore on a temp file',
+    persistent: true,
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'railyard-'));
+      const path = join(dir, 'railyard.db');
+      return {
+        store: new SqliteStore(path),
+        reopen: async () => new SqliteStore(path),
+        cleanup: () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: "SqliteStore on ':memory:'",
+    persistent: false,
+    async open() {
+      return { store: new SqliteStore(':memory:'), cleanup: () => undefined };
+    },
+  },
+];
+
+/** A promise with its resolver outside: lets a test hold a transaction open at a known point. */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+const SCRATCH_DDL = [
+  'CREATE TABLE contract_items (id INTEGER PRIMARY KEY, label TEXT NOT NULL, qty BIGINT NOT NULL)',
+  'CREATE TABLE contract_counter (id TEXT PRIMARY KEY, n BIGINT NOT NULL)',
+  'CREATE TABLE contract_numbers (id INTEGER PRIMARY KEY, v BIGINT NOT NULL)',
+];
+
+describe.each(adapters)('Store contract: $name', (adapter) => {
+  let opened: OpenedStore;
+  let store: Store;
+  const extraStores: Store[] = [];
+
+  beforeEach(async () => {
+    opened = await adapter.open();
+    store = opened.store;
+    for (const ddl of SCRATCH_DDL) await store.run(ddl);
+  });
+
+  afterEach(async () => {
+    for (const s of extraStores.splice(0)) await s.close();
+    await store.close();
+    opened.cleanup();
+  });
+
+  const count = async (db: Db, table: string) => Number((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n);
+
+  describe('migrations', () => {
+    it('applies every migration exactly once when a store is opened', async () => {
+      const rows = await store.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => [Number(r.version), r.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+    });
+
+    it('leaves the migrated schema ready to use: the foundation tables exist and start empty', async () => {
+      for (const table of ['merchants', 'api_keys', 'ledger_journals', 'ledger_postings', 'charges', 'transfers', 'transactions', 'jobs']) {
+        expect(await count(store, table), table).toBe(0);
+      }
+    });
+
+    if (adapter.persistent) {
+      it('keeps its data across close and reopen, and does not run the migrations again', async () => {
+        await store.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?)', ['mch_contract', 'Contract Merchant', 1]);
+        await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'kept', 42]);
+        await store.close();
+
+        store = await opened.reopen!();
+        const merchant = await store.get<{ id: string; name: string }>('SELECT id, name FROM merchants WHERE id = ?', ['mch_contract']);
+        expect(merchant).toEqual({ id: 'mch_contract', name: 'Contract Merchant' });
+        expect(await store.get('SELECT label, qty FROM contract_items WHERE id = 1')).toEqual({ label: 'kept', qty: 42 });
+        const versions = await store.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+        expect(versions.map((v) => Number(v.version))).toEqual(MIGRATIONS.map((m) => m.version));
+      });
+    }
+  });
+
+  describe('run, get and all', () => {
+    it('run reports how many rows a statement changed', async () => {
+      expect(await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'a', 1])).toEqual({ changes: 1 });
+      await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [2, 'b', 1]);
+      expect(await store.run('UPDATE contract_items SET qty = qty + 1')).toEqual({ changes: 2 });
+      expect(await store.run('DELETE FROM contract_items WHERE id = ?', [99])).toEqual({ changes: 0 });
+    });
+
+    it('get returns the first row as a plain object, or undefined when nothing matches', async () => {
+      await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [7, 'seven', 70]);
+      expect(await store.get('SELECT id, label, qty FROM contract_items WHERE id = ?', [7])).toEqual({ id: 7, label: 'seven', qty: 70 });
+      expect(await store.get('SELECT id FROM contract_items WHERE id = ?', [8])).toBeUndefined();
+    });
+
+    it('all returns every row in the order the query asks for, and an empty array when none match', async () => {
+      for (const [id, label] of [[3, 'c'], [1, 'a'], [2, 'b']] as const) {
+        await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [id, label, id * 10]);
+      }
+      expect(await store.all('SELECT id, label FROM contract_items ORDER BY id DESC')).toEqual([
+        { id: 3, label: 'c' },
+        { id: 2, label: 'b' },
+        { id: 1, label: 'a' },
+      ]);
+      expect(await store.all('SELECT id FROM contract_items WHERE qty > ?', [1000])).toEqual([]);
+    });
+
+    it('binds positional ? parameters as values, never as SQL', async () => {
+      const hostile = "x'); DROP TABLE contract_items; --";
+      await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, hostile, 1]);
+      expect(await store.get('SELECT label FROM contract_items WHERE label = ?', [hostile])).toEqual({ label: hostile });
+      expect(await count(store, 'contract_items')).toBe(1);
+    });
+
+    it('stores NULL and reads it back as null', async () => {
+      await store.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?)', ['mch_n', 'N', 1]);
+      await store.run(
+        `INSERT INTO api_keys (id, merchant_id, environment, key_hash, key_hint, scopes, signing_secret, created_at, revoked_at)
+         VALUES (?, ?, 'test', ?, ?, '[]', ?, ?, ?)`,
+        ['key_n', 'mch_n', 'hash', 'hint', 'secret', 1, null],
+      );
+      expect(await store.get('SELECT revoked_at FROM api_keys WHERE id = ?', ['key_n'])).toEqual({ revoked_at: null });
+    });
+  });
+
+  describe('integers', () => {
+    it('round-trips every integer exactly, up to Number.MAX_SAFE_INTEGER in both directions, as a number', async () => {
+      let id = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(fc.maxSafeInteger(), fc.constantFrom(0, 1, -1, 2 ** 31, 2 ** 32 + 1, 2 ** 53 - 1, -(2 ** 53 - 1))), async (v) => {
+          id++;
+          await store.run('INSERT INTO contract_numbers (id, v) VALUES (?, ?)', [id, v]);
+          const row = await store.get<{ v: unknown }>('SELECT v FROM contract_numbers WHERE id = ?', [id]);
+          expect(typeof row!.v).toBe('number');
+          expect(row!.v).toBe(v);
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('accepts bigint parameters and reads them back as exact numbers', async () => {
+      await store.run('INSERT INTO contract_numbers (id, v) VALUES (?, ?)', [1, BigInt(Number.MAX_SAFE_INTEGER)]);
+      await store.run('INSERT INTO contract_numbers (id, v) VALUES (?, ?)', [2, -BigInt(Number.MAX_SAFE_INTEGER)]);
+      expect(await store.all('SELECT v FROM contract_numbers ORDER BY id')).toEqual([{ v: Number.MAX_SAFE_INTEGER }, { v: -Number.MAX_SAFE_INTEGER }]);
+    });
+
+    it('sums integers exactly (SUM of amounts is how the ledger derives balances)', async () => {
+      const values = [1_000_000_000_000, 999_999_999_999, -1, 4_503_599_627_370_496, 1];
+      for (const [i, v] of values.entries()) await store.run('INSERT INTO contract_numbers (id, v) VALUES (?, ?)', [i + 1, v]);
+      const row = await store.get<{ total: number }>('SELECT SUM(v) AS total FROM contract_numbers');
+      expect(Number(row!.total)).toBe(values.reduce((a, b) => a + b, 0));
+    });
+  });
+
+  describe('transactions', () => {
+    it('returns the value its work returns', async () => {
+      expect(await store.transaction(async (tx) => (await tx.get<{ two: number }>('SELECT 1 + 1 AS two'))!.two)).toBe(2);
+    });
+
+    it('commits all of its writes together: every one is visible afterwards', async () => {
+      await store.transaction(async (tx) => {
+        await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'one', 1]);
+        await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [2, 'two', 2]);
+        await tx.run('UPDATE contract_items SET qty = qty * 10 WHERE id = ?', [2]);
+        await tx.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', ['c', 5]);
+        // Inside the transaction, its own writes are visible.
+        expect(await count(tx, 'contract_items')).toBe(2);
+      });
+      expect(await store.all('SELECT id, qty FROM contract_items ORDER BY id')).toEqual([
+        { id: 1, qty: 1 },
+        { id: 2, qty: 20 },
+      ]);
+      expect(await store.get('SELECT n FROM contract_counter WHERE id = ?', ['c'])).toEqual({ n: 5 });
+    });
+
+    it('rolls back every write when its work throws, and rejects with that same error', async () => {
+      await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'before', 1]);
+      const boom = new Error('boom');
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [2, 'doomed', 2]);
+          await tx.run('UPDATE contract_items SET label = ? WHERE id = ?', ['changed', 1]);
+          await tx.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', ['c', 1]);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await store.all('SELECT id, label, qty FROM contract_items')).toEqual([{ id: 1, label: 'before', qty: 1 }]);
+      expect(await count(store, 'contract_counter')).toBe(0);
+    });
+
+    it('rolls back every write when a statement inside it fails (a constraint violation)', async () => {
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'first', 1]);
+          await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'duplicate key', 1]);
+        }),
+      ).rejects.toThrow();
+      expect(await count(store, 'contract_items')).toBe(0);
+    });
+
+    it('stays usable after a rolled-back transaction', async () => {
+      await expect(store.transaction(async () => Promise.reject(new Error('first fails')))).rejects.toThrow('first fails');
+      await store.transaction((tx) => tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'after', 1]));
+      expect(await count(store, 'contract_items')).toBe(1);
+    });
+
+    it('serialises concurrent transactions: two read-then-write loops of 50 increments each end at 100, without interleaving', async () => {
+      await store.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', ['counter', 0]);
+      const trail: string[] = [];
+      const incrementFiftyTimes = (who: string) =>
+        store.transaction(async (tx) => {
+          for (let i = 0; i < 50; i++) {
+            const row = await tx.get<{ n: number }>('SELECT n FROM contract_counter WHERE id = ?', ['counter']);
+            trail.push(who);
+            await tx.run('UPDATE contract_counter SET n = ? WHERE id = ?', [Number(row!.n) + 1, 'counter']);
+          }
+        });
+      await Promise.all([incrementFiftyTimes('A'), incrementFiftyTimes('B')]);
+      expect(await store.get('SELECT n FROM contract_counter WHERE id = ?', ['counter'])).toEqual({ n: 100 });
+      const runs = trail.join('').replace(/(.)\1*/g, '$1');
+      expect(['AB', 'BA']).toContain(runs);
+    });
+
+    it('serialises many concurrent transactions: every increment lands', async () => {
+      await store.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', ['counter', 0]);
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.transaction(async (tx) => {
+            const row = await tx.get<{ n: number }>('SELECT n FROM contract_counter WHERE id = ?', ['counter']);
+            await tx.run('UPDATE contract_counter SET n = ? WHERE id = ?', [Number(row!.n) + 1, 'counter']);
+          }),
+        ),
+      );
+      expect(await store.get('SELECT n FROM contract_counter WHERE id = ?', ['counter'])).toEqual({ n: 20 });
+    });
+
+    it('never lets a statement outside the transaction see its uncommitted writes (they roll back unseen)', async () => {
+      const inserted = gate();
+      const release = gate();
+      const tx = store.transaction(async (t) => {
+        await t.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'uncommitted', 1]);
+        inserted.open();
+        await release.promise;
+        throw new Error('roll it back');
+      });
+      await inserted.promise;
+      // Issued while the transaction holds an uncommitted row.
+      const outsideGet = store.get('SELECT label FROM contract_items WHERE id = ?', [1]);
+      const outsideAll = store.all('SELECT id FROM contract_items');
+      const outsideCount = count(store, 'contract_items');
+      release.open();
+      await expect(tx).rejects.toThrow('roll it back');
+      expect(await outsideGet).toBeUndefined();
+      expect(await outsideAll).toEqual([]);
+      expect(await outsideCount).toBe(0);
+    });
+
+    it('lets a statement issued during a transaction see all of it once committed, never a part of it', async () => {
+      const halfway = gate();
+      const release = gate();
+      const tx = store.transaction(async (t) => {
+        await t.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'one', 1]);
+        halfway.open();
+        await release.promise;
+        await t.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [2, 'two', 2]);
+      });
+      await halfway.promise;
+      const outside = count(store, 'contract_items');
+      release.open();
+      await tx;
+      expect(await outside).toBe(2);
+    });
+  });
+
+  describe('close', () => {
+    it('rejects every call after close()', async () => {
+      await store.close();
+      await expect(store.run('INSERT INTO contract_items (id, label, qty) VALUES (1, ?, 1)', ['x'])).rejects.toThrow();
+      await expect(store.get('SELECT 1 AS one')).rejects.toThrow();
+      await expect(store.all('SELECT 1 AS one')).rejects.toThrow();
+      await expect(store.transaction(async (tx) => tx.get('SELECT 1 AS one'))).rejects.toThrow();
+    });
+
+    it('can be called twice', async () => {
+      await store.close();
+      await expect(store.close()).resolves.toBeUndefined();
+    });
+
+    it('lets work already queued finish before it closes', async () => {
+      const committed = store.transaction((tx) => tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'queued', 1]));
+      const read = store.get<{ n: number }>('SELECT COUNT(*) AS n FROM contract_items');
+      await store.close();
+      await expect(committed).resolves.toEqual({ changes: 1 });
+      expect(Number((await read)!.n)).toBe(1);
+      if (adapter.persistent) {
+        const again = await opened.reopen!();
+        extraStores.push(again);
+        expect(await count(again, 'contract_items')).toBe(1);
+      }
+    });
+  });
+});
