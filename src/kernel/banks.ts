@@ -28,6 +28,10 @@ export const GHIPSS_BANKS: Readonly<Record<string, string>> = {
   '390100': 'GHL',
 };
 
+export function isGhipssCode(code: string): boolean {
+  return Object.hasOwn(GHIPSS_BANKS, code);
+}
+
 export function bankName(code: string): string | undefined {
-  return GHIPSS_BANKS[code];
+  return isGhipssCode(code) ? GHIPSS_BANKS[code] : undefined;
 }

@@ -11,15 +11,16 @@ export class UnbalancedJournalError extends Error {}
 
 export function assertBalanced(postings: readonly Posting[]): void {
   if (postings.length < 2) throw new UnbalancedJournalError('a journal needs at least two postings');
-  const totals = new Map<string, number>();
+  // BigInt sums: float addition near the safe-integer limit can make an unbalanced journal look balanced.
+  const totals = new Map<string, bigint>();
   for (const p of postings) {
     if (!Number.isSafeInteger(p.amount) || p.amount === 0) {
       throw new UnbalancedJournalError(`posting to ${p.account} has a bad amount ${p.amount}`);
     }
-    totals.set(p.currency, (totals.get(p.currency) ?? 0) + p.amount);
+    totals.set(p.currency, (totals.get(p.currency) ?? 0n) + BigInt(p.amount));
   }
   for (const [currency, total] of totals) {
-    if (total !== 0) throw new UnbalancedJournalError(`journal does not net to zero in ${currency}: ${total}`);
+    if (total !== 0n) throw new UnbalancedJournalError(`journal does not net to zero in ${currency}: ${total}`);
   }
 }
 

@@ -62,7 +62,7 @@
  * the mock's default callback delay.
  */
 import express from 'express';
-import { GHIPSS_BANKS } from '../kernel/banks.ts';
+import { isGhipssCode } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import { isMinorAmount } from '../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
@@ -316,7 +316,7 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     const bankCode = str(body.destinationBankCode);
     const accountNumber = str(body.accountNumber);
     if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId is required');
-    if (!bankCode || !GHIPSS_BANKS[bankCode]) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
+    if (!bankCode || !isGhipssCode(bankCode)) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
     if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
       return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
     }
@@ -359,7 +359,7 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
       return refuse(res, 400, '13', 'amount must be a positive integer number of pesewas', { sessionId });
     }
     if (body.currency !== 'GHS') return refuse(res, 400, '30', 'currency must be GHS', { sessionId });
-    if (!bankCode || !GHIPSS_BANKS[bankCode]) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
+    if (!bankCode || !isGhipssCode(bankCode)) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
     if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
       return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
     }

@@ -1,23 +1,23 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import type { Config } from '../config/config.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
-import { failure } from '../http/envelope.ts';
 import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency-service.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
-import { NotFoundError, ProviderUnavailableError, ValidationError } from '../kernel/errors.ts';
+import { NotFoundError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { inferNetwork, normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment, Ledger } from '../ledger/ledger.ts';
-import { RailError, type RailOutcome } from '../rails/provider-port.ts';
+import type { RailOutcome } from '../rails/provider-port.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
 import { failureReason } from './failure-reason.ts';
 import { feeFor } from './fees.ts';
+import { runInitiation } from './rail-initiation.ts';
 import type { Charge, CreateChargeBody } from './wallet.schemas.ts';
 
 interface ChargeRow {
@@ -92,7 +92,7 @@ export class ChargeService {
   constructor(private readonly deps: ChargeDeps) {}
 
   async create(body: CreateChargeBody, auth: AuthContext, claim: IdempotencyClaim): Promise<RouteResult> {
-    const { store, clock, ids, router, outbox, idempotency } = this.deps;
+    const { store, clock, ids, router, idempotency } = this.deps;
     const { msisdn, network } = resolveNetwork(body.msisdn, body.network);
     const fees = feeFor(this.deps.config.fees.collection.momo, body.amount);
     if (fees >= body.amount) {
@@ -119,44 +119,21 @@ export class ChargeService {
       });
     });
 
-    try {
-      const { provider, result } = await router.route(
-        { environment: auth.environment, channel: 'momo', network, operation: 'collect', refType: 'charge', refId: id },
-        (p) => p.collect({ reference: id, amount: body.amount, currency: 'GHS', msisdn, network, description: `railyard charge ${id}` }),
-      );
-      return await store.transaction(async (tx) => {
-        await tx.run('UPDATE charges SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ?', [
-          provider.name, result.providerReference, clock.now(), id,
-        ]);
-        const charge = presentCharge((await this.row(tx, id))!);
-        if (charge.status === 'pending_provider') {
-          await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'charge.pending', objectType: 'charge', object: charge });
-        }
-        const response = { status: 201, body: ok(CHARGE_INITIATED, charge) };
-        await idempotency.complete(tx, claim, response);
-        return response;
-      });
-    } catch (err) {
-      if (err instanceof ProviderUnavailableError) {
-        return store.transaction(async (tx) => {
-          await this.fail(tx, id, 'provider_unavailable', null);
-          const response = { status: 502, body: failure(err.code, err.message, { ...err.details, charge_id: id }) };
-          await idempotency.complete(tx, claim, response);
-          return response;
-        });
-      }
-      if (err instanceof RailError) {
-        // Refused on its merits (4xx): the charge fails at once; no other provider would take it.
-        return store.transaction(async (tx) => {
-          const reason = err.detail.providerCode ?? 'rejected';
-          await this.fail(tx, id, failureReason(reason), reason);
-          const response = { status: 201, body: ok('Charge declined by the provider', presentCharge((await this.row(tx, id))!)) };
-          await idempotency.complete(tx, claim, response);
-          return response;
-        });
-      }
-      throw err;
-    }
+    return runInitiation(this.deps, {
+      object: 'charge',
+      id,
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      claim,
+      pendingStatus: 'pending_provider',
+      messages: { initiated: CHARGE_INITIATED, declined: 'Charge declined by the provider' },
+      route: () =>
+        router.route({ environment: auth.environment, channel: 'momo', network, operation: 'collect', refType: 'charge', refId: id }, (p) =>
+          p.collect({ reference: id, amount: body.amount, currency: 'GHS', msisdn, network, description: `railyard charge ${id}` }),
+        ),
+      present: async (tx) => presentCharge((await this.row(tx, id))!),
+      fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
+    });
   }
 
   async get(db: Db, auth: AuthContext, id: string): Promise<Charge> {

@@ -1,18 +1,19 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { failure, ok } from '../http/envelope.ts';
+import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { bankName } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
-import { NotFoundError, ProviderUnavailableError } from '../kernel/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import { RailError, type RailOutcome } from '../rails/provider-port.ts';
+import type { RailOutcome } from '../rails/provider-port.ts';
 import type { Db } from '../store/db.ts';
 import { resolveNetwork, type ChargeDeps } from './charge-service.ts';
 import { failureReason } from './failure-reason.ts';
 import { feeFor } from './fees.ts';
+import { runInitiation } from './rail-initiation.ts';
 import type { CreateTransferBody, Transfer } from './wallet.schemas.ts';
 
 interface TransferRow {
@@ -69,7 +70,7 @@ export class TransferService {
   constructor(private readonly deps: ChargeDeps) {}
 
   async create(body: CreateTransferBody, auth: AuthContext, claim: IdempotencyClaim): Promise<RouteResult> {
-    const { store, clock, ids, router, outbox, idempotency, ledger } = this.deps;
+    const { store, clock, ids, router, idempotency, ledger } = this.deps;
     const recipient =
       body.channel === 'momo'
         ? { ...resolveNetwork(body.msisdn, body.network), account_number: null, bank_code: null, bank_account_name: null }
@@ -107,53 +108,34 @@ export class TransferService {
       });
     });
 
-    try {
-      const { provider, result } = await router.route(
-        { environment: auth.environment, channel: body.channel, network: recipient.network, operation: 'payout', refType: 'transfer', refId: id },
-        (p) =>
-          p.payout({
-            reference: id,
-            amount: body.amount,
-            currency: 'GHS',
-            channel: body.channel,
-            msisdn: recipient.msisdn ?? undefined,
-            network: recipient.network,
-            accountNumber: recipient.account_number ?? undefined,
-            bankCode: recipient.bank_code ?? undefined,
-            accountName: recipient.bank_account_name ?? undefined,
-            description: `railyard transfer ${id}`,
-          }),
-      );
-      return await store.transaction(async (tx) => {
-        await tx.run('UPDATE transfers SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ?', [provider.name, result.providerReference, clock.now(), id]);
-        const transfer = presentTransfer((await this.row(tx, id))!);
-        if (transfer.status === 'pending') {
-          await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'transfer.pending', objectType: 'transfer', object: transfer });
-        }
-        const response = { status: 201, body: ok(TRANSFER_INITIATED, transfer) };
-        await idempotency.complete(tx, claim, response);
-        return response;
-      });
-    } catch (err) {
-      if (err instanceof ProviderUnavailableError) {
-        return store.transaction(async (tx) => {
-          await this.fail(tx, id, 'provider_unavailable', null);
-          const response = { status: 502, body: failure(err.code, err.message, { ...err.details, transfer_id: id }) };
-          await idempotency.complete(tx, claim, response);
-          return response;
-        });
-      }
-      if (err instanceof RailError) {
-        return store.transaction(async (tx) => {
-          const reason = err.detail.providerCode ?? 'rejected';
-          await this.fail(tx, id, failureReason(reason), reason);
-          const response = { status: 201, body: ok('Transfer declined by the provider; the reservation was refunded', presentTransfer((await this.row(tx, id))!)) };
-          await idempotency.complete(tx, claim, response);
-          return response;
-        });
-      }
-      throw err;
-    }
+    return runInitiation(this.deps, {
+      object: 'transfer',
+      id,
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      claim,
+      pendingStatus: 'pending',
+      messages: { initiated: TRANSFER_INITIATED, declined: 'Transfer declined by the provider; the reservation was refunded' },
+      route: () =>
+        router.route(
+          { environment: auth.environment, channel: body.channel, network: recipient.network, operation: 'payout', refType: 'transfer', refId: id },
+          (p) =>
+            p.payout({
+              reference: id,
+              amount: body.amount,
+              currency: 'GHS',
+              channel: body.channel,
+              msisdn: recipient.msisdn ?? undefined,
+              network: recipient.network,
+              accountNumber: recipient.account_number ?? undefined,
+              bankCode: recipient.bank_code ?? undefined,
+              accountName: recipient.bank_account_name ?? undefined,
+              description: `railyard transfer ${id}`,
+            }),
+        ),
+      present: async (tx) => presentTransfer((await this.row(tx, id))!),
+      fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
+    });
   }
 
   async get(db: Db, auth: AuthContext, id: string): Promise<Transfer> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GHIPSS_BANKS } from '../kernel/banks.ts';
+import { isGhipssCode } from '../kernel/banks.ts';
 import { MAX_AMOUNT } from '../kernel/money.ts';
 import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
 
@@ -30,7 +30,7 @@ export type CreateChargeBody = z.infer<typeof createChargeBody>;
 
 export const bankCodeSchema = z
   .string({ error: 'bank_code must be a string' })
-  .refine((v) => v in GHIPSS_BANKS, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)')
+  .refine(isGhipssCode, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)')
   .describe('GhIPSS institution code, e.g. 040100 for GCB');
 export const accountNumberSchema = z
   .string({ error: 'account_number must be a string' })

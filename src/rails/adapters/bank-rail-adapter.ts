@@ -15,6 +15,7 @@ import {
   type ResolveRequest,
   type StatusQuery,
 } from '../provider-port.ts';
+import { callUpstream } from '../upstream-call.ts';
 
 // Adapter for the GhIPSS Instant Pay-style bank rail. The wire format (endpoints, HMAC request
 // signing, response codes) is described at the top of src/mocks/bank-rail-mock.ts.
@@ -64,13 +65,6 @@ function header(headers: InboundCallback['headers'], name: string): string | und
 
 function sign(secret: string, timestamp: string, method: string, path: string, rawBody: string): string {
   return hmacSha256Hex(secret, `${timestamp}.${method.toUpperCase()}.${path}.${rawBody}`);
-}
-
-function transportError(err: unknown): RailError {
-  const name = (err as { name?: string })?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') return new RailError('timeout', 'bank-rail did not answer in time');
-  const cause = (err as { cause?: { code?: string } })?.cause;
-  return new RailError('connection', `bank-rail could not be reached${cause?.code ? ` (${cause.code})` : ''}`);
 }
 
 function outcomeFrom(body: Json): RailOutcome {
@@ -214,19 +208,8 @@ export class BankRailAdapter implements RailProvider {
     };
     if (payload !== undefined) headers['content-type'] = 'application/json';
 
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(url, {
-        method,
-        headers,
-        ...(payload === undefined ? {} : { body: rawBody }),
-        signal: AbortSignal.timeout(this.ctx.timeoutMs),
-      });
-      text = await res.text();
-    } catch (err) {
-      throw transportError(err);
-    }
+    const res = await callUpstream('bank-rail', url, { method, headers, ...(payload === undefined ? {} : { body: rawBody }) }, this.ctx.timeoutMs);
+    const text = res.text;
 
     let body: unknown;
     try {

@@ -15,6 +15,7 @@ import {
   type ResolveRequest,
   type StatusQuery,
 } from '../provider-port.ts';
+import { callUpstream } from '../upstream-call.ts';
 
 // Hubtel: Direct Receive Money (collect), Direct Send Money (payout), their status checks and
 // the Verification API (name enquiry). Each lives on its own host.
@@ -282,10 +283,10 @@ export class HubtelAdapter implements RailProvider {
   /** One upstream call: 2xx JSON object back, or the RailError that classifies the failure. */
   private async call(method: 'GET' | 'POST', url: string, body?: Json): Promise<Json> {
     const auth = Buffer.from(`${this.config.clientId}:${this.config.clientSecret}`).toString('base64');
-    let status: number;
-    let raw: string;
-    try {
-      const res = await fetch(url, {
+    const { status, text: raw } = await callUpstream(
+      'hubtel',
+      url,
+      {
         method,
         headers: {
           authorization: `Basic ${auth}`,
@@ -293,17 +294,9 @@ export class HubtelAdapter implements RailProvider {
           ...(body ? { 'content-type': 'application/json' } : {}),
         },
         ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(this.ctx.timeoutMs),
-      });
-      status = res.status;
-      raw = await res.text();
-    } catch (err) {
-      const name = (err as { name?: string }).name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new RailError('timeout', `hubtel did not answer ${method} ${pathOf(url)} within ${this.ctx.timeoutMs} ms`);
-      }
-      throw new RailError('connection', `hubtel unreachable for ${method} ${pathOf(url)}: ${causeOf(err)}`);
-    }
+      },
+      this.ctx.timeoutMs,
+    );
     let parsed: unknown;
     try {
       parsed = raw ? JSON.parse(raw) : undefined;
@@ -342,7 +335,3 @@ function pathOf(url: string): string {
   return URL.canParse(url) ? new URL(url).pathname : url;
 }
 
-function causeOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? String(err);
-}

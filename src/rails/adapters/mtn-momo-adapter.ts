@@ -15,6 +15,7 @@ import {
   type ResolveRequest,
   type StatusQuery,
 } from '../provider-port.ts';
+import { callUpstream, type UpstreamResponse } from '../upstream-call.ts';
 
 // Speaks MTN's MoMo Open API (reference/upstream-providers.md §1): Collection for collect and
 // name enquiry, Disbursement for payouts, each product with its own subscription key and token.
@@ -37,11 +38,6 @@ export interface MtnMomoAdapterConfig {
 }
 
 type Product = 'collection' | 'disbursement';
-
-interface UpstreamResponse {
-  status: number;
-  text: string;
-}
 
 // MTN answers these with HTTP 500 although they refuse the request on its merits: no other
 // provider would do better by retrying it, so they do not fail over.
@@ -220,18 +216,8 @@ export class MtnMomoAdapter implements RailProvider {
     return product === 'collection' ? this.config.collectionSubscriptionKey : this.config.disbursementSubscriptionKey;
   }
 
-  private async send(url: string, init: RequestInit): Promise<UpstreamResponse> {
-    try {
-      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(this.ctx.timeoutMs) });
-      return { status: response.status, text: await response.text() };
-    } catch (err) {
-      const name = (err as { name?: string } | null)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new RailError('timeout', `mtn-momo did not answer within ${this.ctx.timeoutMs} ms`);
-      }
-      const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
-      throw new RailError('connection', `mtn-momo could not be reached: ${cause?.code ?? cause?.message ?? String(err)}`);
-    }
+  private send(url: string, init: RequestInit): Promise<UpstreamResponse> {
+    return callUpstream(PROVIDER, url, init, this.ctx.timeoutMs);
   }
 }
 
