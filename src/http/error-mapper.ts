@@ -33,12 +33,13 @@ export function toErrorResponse(err: unknown, logger: Logger): { status: number;
   if (e?.type === 'entity.too.large') {
     return { status: 400, body: failure('validation_error', 'The request body is larger than 100 kB', { fields: [{ field: 'body', message: 'too large' }] }) };
   }
-  if (e?.type && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    return { status: 400, body: failure('validation_error', 'The request body could not be read', { fields: [{ field: 'body', message: String(e.type) }] }) };
-  }
-  // express's own client errors, such as a path segment that is not valid percent-encoding.
-  if (err instanceof URIError || (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)) {
+  // A path segment that is not valid percent-encoding.
+  if (err instanceof URIError) {
     return { status: 400, body: failure('validation_error', 'The request URL could not be decoded', { fields: [{ field: 'path', message: 'malformed percent-encoding' }] }) };
+  }
+  // Other client errors from reading the body: a corrupt gzip stream, an unknown charset...
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return { status: 400, body: failure('validation_error', 'The request body could not be read', { fields: [{ field: 'body', message: String(e.type ?? (e as { code?: string }).code ?? 'unreadable') }] }) };
   }
   logger.error('unhandled error', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
   return { status: 500, body: failure('internal_error', 'Something went wrong inside railyard; nothing was changed') };

@@ -6,11 +6,12 @@ export const MAX_PAGE_SIZE = 100;
 
 export const pageQuery = {
   cursor: z.string().max(200).optional().describe('Opaque cursor from meta.next_cursor of the previous page'),
-  page_size: z.coerce
-    .number({ error: 'page_size must be a whole number' })
-    .int('page_size must be a whole number')
-    .min(1, 'page_size must be at least 1')
-    .max(MAX_PAGE_SIZE, `page_size must be at most ${MAX_PAGE_SIZE}`)
+  // Plain decimal digits only: no 0x10, 1e1 or 10.0.
+  page_size: z
+    .string()
+    .regex(/^\d{1,15}$/, 'page_size must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(1, 'page_size must be at least 1').max(MAX_PAGE_SIZE, `page_size must be at most ${MAX_PAGE_SIZE}`))
     .optional()
     .describe(`Items per page, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}`),
 };
@@ -24,7 +25,7 @@ export function encodeCursor(seq: number): string {
 export function decodeCursor(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined;
   const match = /^v1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new ValidationError('cursor is not one this API issued', [{ field: 'cursor', message: 'invalid cursor' }]);
+  if (!match) throw new ValidationError('cursor is not one this API issued', [{ field: 'query.cursor', message: 'invalid cursor' }]);
   return Number(match[1]);
 }
 
