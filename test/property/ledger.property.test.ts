@@ -1,9 +1,9 @@
 // Ledger invariants under random traffic, and the pure rules of journals and money.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_AMOUNT, bpsOf, fromMajor, toMajorString, type Currency } from '../../src/kernel/money.ts';
 import { assertBalanced, reversePostings, type Posting } from '../../src/ledger/journal.ts';
-import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { expectBalanced, withSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 const MERCHANT = 'mch_sandbox';
 const SUCCESS_MSISDN = '0551234987';
@@ -53,22 +53,6 @@ interface SentRequest {
   response: unknown;
 }
 
-const open = new Set<TestSandbox>();
-afterEach(async () => {
-  for (const sb of open) await sb.close();
-  open.clear();
-});
-
-async function withSandbox<T>(run: (sb: TestSandbox) => Promise<T>): Promise<T> {
-  const sb = await startTestSandbox();
-  open.add(sb);
-  try {
-    return await run(sb);
-  } finally {
-    open.delete(sb);
-    await sb.close();
-  }
-}
 
 const num = (v: unknown) => Number(v ?? 0);
 

@@ -1,28 +1,12 @@
 // Cursor pagination of GET /api/v1/transactions: keyset on an insertion sequence, newest first.
 // Cursors are stable under inserts: a walk returns exactly the rows that existed when it started.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { describe, expect, it } from 'vitest';
+import { withSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 const MERCHANT = 'mch_sandbox';
 const SUCCESS_MSISDN = '0551234987';
 
-const open = new Set<TestSandbox>();
-afterEach(async () => {
-  for (const sb of open) await sb.close();
-  open.clear();
-});
-
-async function withSandbox<T>(run: (sb: TestSandbox) => Promise<T>): Promise<T> {
-  const sb = await startTestSandbox();
-  open.add(sb);
-  try {
-    return await run(sb);
-  } finally {
-    open.delete(sb);
-    await sb.close();
-  }
-}
 
 type Kind = 'charge' | 'transfer';
 

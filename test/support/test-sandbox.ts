@@ -118,3 +118,13 @@ export function expectBalanced(trial: Record<string, number>): void {
     if (total !== 0) throw new Error(`ledger does not balance in ${currency}: ${total}`);
   }
 }
+
+/** A fresh sandbox for one run of a property, closed whatever happens. */
+export async function withSandbox<T>(run: (sb: TestSandbox) => Promise<T>, overrides: Record<string, unknown> = {}): Promise<T> {
+  const sb = await startTestSandbox(overrides);
+  try {
+    return await run(sb);
+  } finally {
+    await sb.close();
+  }
+}

@@ -1,3 +1,4 @@
+import { captureCallbacks } from '../../support/callback-capture.ts';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -79,17 +80,7 @@ async function harness(): Promise<Harness> {
       CREDENTIALS,
     ),
   );
-  app.use('/internal/callbacks/hubtel', express.text({ type: '*/*' }), (req, res) => {
-    const rawBody = typeof req.body === 'string' ? req.body : '';
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      body = undefined;
-    }
-    callbacks.push({ method: req.method, subpath: req.path, headers: req.headers, rawBody, body });
-    res.status(200).end();
-  });
+  app.use('/internal/callbacks/hubtel', ...captureCallbacks(callbacks));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -1,3 +1,4 @@
+import { captureCallbacks } from '../../support/callback-capture.ts';
 import express from 'express';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
@@ -86,17 +87,7 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
     },
     mock,
   );
-  app.use('/internal/callbacks/mtn-momo', express.text({ type: '*/*' }), (req, res) => {
-    const rawBody = typeof req.body === 'string' ? req.body : '';
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      body = undefined;
-    }
-    callbacks.push({ method: req.method, subpath: req.path, headers: req.headers, rawBody, body });
-    res.status(200).end();
-  });
+  app.use('/internal/callbacks/mtn-momo', ...captureCallbacks(callbacks));
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
