@@ -26,6 +26,14 @@ import type { RailAdapterContext } from './rails/provider-port.ts';
 import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { Compliance } from './trading/compliance.ts';
+import { marketRoutes } from './trading/market.routes.ts';
+import { PriceFeed } from './trading/price-feed.ts';
+import { QuoteService } from './trading/quote-service.ts';
+import { TradeService } from './trading/trade-service.ts';
+import { TradingLimits } from './trading/trading-limits.ts';
+import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
+import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine } from './scenarios/rule-engine.ts';
 import type { ScenarioRule } from './scenarios/scenario-schema.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
@@ -57,6 +65,7 @@ export interface Railyard {
   outbox: EventOutbox;
   router: RailRouter;
   health: ProviderHealth;
+  feed: PriceFeed;
   scenarios: RuleEngine;
   routes: RouteSpec[];
   sandbox: { merchantId: string; key: string; signingSecret: string };
@@ -133,6 +142,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 
+  // Trading: a simulated USD market and an admin FX leg, quotes, trades, limits, compliance.
+  const feed = new PriceFeed({ store, clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()), market: config.trading.market });
+  await feed.init();
+  const compliance = new Compliance(config.trading);
+  const limits = new TradingLimits({ clock, ledger, config: config.trading });
+  const quotes = new QuoteService({ store, clock, ids, feed, outbox, scheduler, compliance, limits, config });
+  const trades = new TradeService({ store, clock, ids, ledger, outbox, scheduler, idempotency, feed, quotes, compliance, limits, logger, config });
+  await trades.seedTreasury();
+
   // Seed the sandbox merchant and its test key (re-keyed if the configured key changed).
   await store.transaction(async (tx) => {
     await tx.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name', [
@@ -152,7 +170,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const routes: RouteSpec[] = [
     ...walletRoutes({ store, ledger, charges, transfers, nameEnquiry, transactions }),
+    ...tradingRoutes({ store, quotes, trades }),
     ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys }),
+    ...marketRoutes({ feed, clock, config }),
+    ...tradingSandboxRoutes({ store, trades }),
   ];
   const openapi = buildOpenApi(routes, { version: VERSION });
 
@@ -236,6 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     outbox,
     router,
     health,
+    feed,
     scenarios,
     routes,
     sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret },

@@ -21,6 +21,50 @@ const provider = {
   callback_token: z.string().min(16).optional(),
 };
 
+const rateText = z.string().regex(/^\d{1,12}(\.\d{1,8})?$/, 'a decimal rate with at most 8 decimal places, as a string');
+const perNetwork = z.record(z.string(), z.number().int().min(0));
+
+const trading = z
+  .strictObject({
+    spread_bps: z.number().int().min(0).max(5_000).default(150).describe('Spread each side of the benchmark, in basis points'),
+    quote_ttl_seconds: z.number().int().min(1).max(3_600).default(45),
+    usd_max_age_seconds: z.number().int().min(1).default(90),
+    fx_max_age_seconds: z.number().int().min(1).default(24 * 3600),
+    market_tolerance_bps: z.number().int().min(0).max(10_000).default(50).describe('Execute refuses with rate_expired when the benchmark moved more than this since the quote'),
+    market: z
+      .strictObject({
+        interval_seconds: z.number().int().min(1).max(3_600).default(10),
+        volatility_bps: z.number().int().min(0).max(1_000).default(5).describe('Largest move of one step'),
+        usd_start: z.strictObject({ USDT: rateText.default('1'), USDC: rateText.default('1') }).prefault({}),
+        fx_rate: rateText.default('15.5').describe('Initial USD/GHS, admin-managed'),
+        fx_auto_restamp: z.boolean().default(true).describe('Treat the configured FX rate as re-confirmed at each UTC midnight until an admin sets one'),
+      })
+      .prefault({}),
+    confirmations: z.record(z.string(), z.number().int().min(1).max(1_000)).default({ TRC20: 19, ERC20: 12, SOL: 32 }),
+    block_seconds: z.record(z.string(), z.number().min(0.1).max(600)).default({ TRC20: 3, ERC20: 12, SOL: 0.5 }),
+    deposit_window_seconds: z.number().int().min(1).default(3_600).describe('A sell whose deposit has not arrived by then fails'),
+    limits: z
+      .strictObject({
+        per_trade: z.number().int().min(1).default(50_000_000).describe('GHS minor units'),
+        daily: z.number().int().min(1).default(200_000_000),
+        monthly: z.number().int().min(1).default(2_000_000_000),
+      })
+      .prefault({}),
+    inventory: z
+      .record(z.string(), perNetwork)
+      .default({ USDT: { TRC20: 2_000_000_000_000, ERC20: 1_000_000_000_000 }, USDC: { ERC20: 1_000_000_000_000, SOL: 500_000_000_000 } })
+      .describe('Treasury inventory per asset and network at first start, in asset minor units'),
+    exposure_cap: z
+      .record(z.string(), z.number().int().min(0))
+      .default({ USDT: 100_000_000, USDC: 50_000_000 })
+      .describe('Largest single buy per asset, in GHS minor units, when inventory is full; it shrinks in proportion as inventory depletes'),
+    screening: z
+      .strictObject({ blocked: z.array(z.string()).default([]), review: z.array(z.string()).default([]) })
+      .prefault({}),
+  })
+  .prefault({});
+export type TradingConfig = z.infer<typeof trading>;
+
 export const configSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(4010),
   host: z.string().default('0.0.0.0'),
@@ -87,6 +131,7 @@ export const configSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  trading,
   fees: z
     .strictObject({
       collection: z.strictObject({ momo: feeRule.prefault({}) }).prefault({ momo: { bps: 100 } }),

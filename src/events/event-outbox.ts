@@ -7,8 +7,9 @@ export interface EventInput {
   environment: Environment;
   merchantId: string;
   type: string; // e.g. charge.success
-  objectType: string; // charge | transfer | ...
-  object: { id: string } & Record<string, unknown>;
+  objectType: string; // charge | transfer | quote | trade
+  /** The snapshot; charges and transfers carry `id`, quotes and trades `reference`. */
+  object: ({ id: string } | { reference: string }) & Record<string, unknown>;
 }
 
 export interface RailyardEvent {
@@ -38,7 +39,7 @@ export class EventOutbox {
     };
     await tx.run(
       'INSERT INTO outbox_events (id, environment, merchant_id, type, object_type, object_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [event.id, input.environment, input.merchantId, input.type, input.objectType, input.object.id, JSON.stringify(event), now],
+      [event.id, input.environment, input.merchantId, input.type, input.objectType, String(input.object.id ?? input.object.reference), JSON.stringify(event), now],
     );
     return event;
   }

@@ -94,3 +94,21 @@ export class IdempotencyKeyReusedError extends RailyardError {
     );
   }
 }
+
+export class RateExpiredError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('rate_expired', message, details);
+  }
+}
+
+export class LimitExceededError extends RailyardError {
+  constructor(message: string, details: { limit: string; limit_amount: number; used: number; requested: number; remaining: number; currency: string }) {
+    super('limit_exceeded', message, details);
+  }
+}
+
+export class ComplianceBlockError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('compliance_block', message, details);
+  }
+}

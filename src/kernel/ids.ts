@@ -64,6 +64,11 @@ export class IdGenerator {
     return `${prefix}_${time}${rand}`;
   }
 
+  /** A raw draw from the same source, for simulated data (addresses, transaction ids). */
+  nextUint32(): number {
+    return this.random.nextUint32();
+  }
+
   /** A UUID v4 (MTN's X-Reference-Id must be one), drawn from the same source. */
   uuid(): string {
     const bytes = Buffer.alloc(16);

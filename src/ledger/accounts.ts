@@ -8,8 +8,17 @@ export const accounts = {
   providerSettlement: (provider: string) => `external:provider:${provider}`,
   sandboxFunding: () => 'external:sandbox:funding',
   feeRevenue: () => 'revenue:fees',
+  spreadRevenue: () => 'revenue:spread',
+  /** The house's cedis that back trades (buys pay into it, sells pay out of it). */
+  treasuryCedis: () => 'treasury:cedis',
+  treasuryInventory: (asset: string, network: string) => `treasury:inventory:${asset}:${network}`,
+  treasuryFunding: () => 'external:treasury:funding',
+  /** Assets on chain, outside the house: delivered to buyers, or deposited by sellers. */
+  chain: (network: string) => `external:chain:${network}`,
+  /** A seller's overpayment, held for them. */
+  merchantExcess: (merchantId: string, asset: string, network: string) => `merchant:${merchantId}:excess:${asset}:${network}`,
 } as const;
 
 export function isNonNegativeAccount(account: string): boolean {
-  return account.startsWith('merchant:');
+  return account.startsWith('merchant:') || account.startsWith('treasury:inventory:');
 }

@@ -36,11 +36,11 @@ export class Ledger {
       if (p.amount < 0 && isNonNegativeAccount(p.account)) {
         const balance = await this.balance(tx, input.environment, p.account, p.currency);
         if (balance + p.amount < 0) {
-          throw new InsufficientFundsError('The wallet balance is too low for this operation', {
-            available: balance,
-            required: -p.amount,
-            currency: p.currency,
-          });
+          const inventory = p.account.startsWith('treasury:inventory:');
+          throw new InsufficientFundsError(
+            inventory ? 'Treasury inventory is too low to fill this trade' : 'The wallet balance is too low for this operation',
+            { available: balance, required: -p.amount, currency: p.currency, ...(inventory ? { source: 'inventory' } : {}) },
+          );
         }
       }
     }

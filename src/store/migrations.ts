@@ -162,4 +162,81 @@ CREATE TABLE jobs (
 CREATE INDEX jobs_due ON jobs (state, run_at, seq);
 `,
   },
+  {
+    version: 2,
+    name: 'trading',
+    sql: `
+ALTER TABLE merchants ADD COLUMN trading_stage TEXT NOT NULL DEFAULT 'sandbox' CHECK (trading_stage IN ('none', 'requested', 'sandbox', 'live'));
+
+-- Pinned or admin-set price legs (USDT, USDC: USD price; FX: USD/GHS). Rates are 8-decimal
+-- fixed-point integers kept as text, so no float ever holds one.
+CREATE TABLE market_legs (
+  leg TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  as_of INTEGER NOT NULL,
+  pinned INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE market_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  frozen_at INTEGER
+);
+
+CREATE TABLE quotes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  side TEXT NOT NULL CHECK (side IN ('buy', 'sell')),
+  asset TEXT NOT NULL,
+  network TEXT NOT NULL,
+  asset_amount INTEGER NOT NULL,
+  net_fiat_amount INTEGER NOT NULL,
+  applied_rate TEXT NOT NULL,
+  benchmark_rate TEXT NOT NULL,
+  usd_price TEXT NOT NULL,
+  fx_rate TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('created', 'consumed', 'expired')),
+  trade_id TEXT,
+  expires_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE trades (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  quote_id TEXT NOT NULL UNIQUE REFERENCES quotes(id),
+  side TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  network TEXT NOT NULL,
+  status TEXT NOT NULL,
+  asset_amount INTEGER NOT NULL,
+  net_fiat_amount INTEGER NOT NULL,
+  applied_rate TEXT NOT NULL,
+  benchmark_rate TEXT NOT NULL,
+  delivery_address TEXT,
+  deposit_address TEXT,
+  transaction_id TEXT,
+  deposited_amount INTEGER,
+  deposited_at INTEGER,
+  excess_amount INTEGER,
+  settled_fiat_amount INTEGER,
+  confirmations INTEGER NOT NULL DEFAULT 0,
+  failure_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX trades_merchant ON trades (environment, merchant_id, seq);
+
+CREATE TABLE trade_status_history (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  trade_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  note TEXT,
+  at INTEGER NOT NULL
+);
+CREATE INDEX trade_status_history_trade ON trade_status_history (trade_id, seq);
+`,
+  },
 ];

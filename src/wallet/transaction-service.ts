@@ -9,7 +9,8 @@ type TransactionItem = z.infer<typeof transactionItemSchema>;
 
 interface Row {
   seq: number;
-  object_type: 'charge' | 'transfer';
+  object_type: 'charge' | 'transfer' | 'trade';
+  side: 'buy' | 'sell' | null;
   id: string;
   status: string;
   amount: number;
@@ -22,18 +23,19 @@ interface Row {
 
 /** Charges and transfers (and, later, trades) in one newest-first keyset-paged list. */
 export class TransactionService {
-  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; type?: 'charge' | 'transfer' }) {
+  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; type?: 'charge' | 'transfer' | 'trade' }) {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
     const rows = await db.all<Row>(
-      `SELECT t.seq, t.object_type, t.object_id AS id,
-              COALESCE(c.status, f.status) AS status, COALESCE(c.amount, f.amount) AS amount,
-              COALESCE(c.fees, f.fees) AS fees, COALESCE(c.channel, f.channel) AS channel,
+      `SELECT t.seq, t.object_type, t.object_id AS id, r.side,
+              COALESCE(c.status, f.status, r.status) AS status, COALESCE(c.amount, f.amount, r.net_fiat_amount) AS amount,
+              COALESCE(c.fees, f.fees, 0) AS fees, COALESCE(c.channel, f.channel, r.asset || ':' || r.network) AS channel,
               COALESCE(c.provider, f.provider) AS provider,
-              COALESCE(c.created_at, f.created_at) AS created_at, COALESCE(c.updated_at, f.updated_at) AS updated_at
+              COALESCE(c.created_at, f.created_at, r.created_at) AS created_at, COALESCE(c.updated_at, f.updated_at, r.updated_at) AS updated_at
          FROM transactions t
          LEFT JOIN charges c ON t.object_type = 'charge' AND c.id = t.object_id
          LEFT JOIN transfers f ON t.object_type = 'transfer' AND f.id = t.object_id
+         LEFT JOIN trades r ON t.object_type = 'trade' AND r.id = t.object_id
         WHERE t.environment = ? AND t.merchant_id = ? AND (? IS NULL OR t.seq < ?) AND (? IS NULL OR t.object_type = ?)
         ORDER BY t.seq DESC LIMIT ?`,
       [auth.environment, auth.merchantId, before ?? null, before ?? null, query.type ?? null, query.type ?? null, pageSize + 1],
@@ -47,7 +49,8 @@ function present(row: Row): TransactionItem {
   return {
     id: row.id,
     type: row.object_type,
-    direction: row.object_type === 'charge' ? 'credit' : 'debit',
+    // Money into the wallet is a credit: a charge, or a sell's proceeds.
+    direction: row.object_type === 'charge' || row.side === 'sell' ? 'credit' : 'debit',
     status: row.status,
     amount: row.amount,
     fees: row.fees,

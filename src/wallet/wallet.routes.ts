@@ -127,10 +127,10 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       method: 'get',
       path: '/api/v1/transactions',
       operationId: 'listTransactions',
-      summary: 'Charges and transfers, newest first, cursor-paginated',
+      summary: 'Charges, transfers and trades, newest first, cursor-paginated',
       tag: 'Transactions',
       scope: 'read',
-      query: z.strictObject({ ...pageQuery, type: z.enum(['charge', 'transfer']).optional().describe('Only this kind') }),
+      query: z.strictObject({ ...pageQuery, type: z.enum(['charge', 'transfer', 'trade']).optional().describe('Only this kind') }),
       response: { status: 200, description: 'A page of transactions; meta.next_cursor is null on the last page', schema: listEnvelopeOf(transactionItemSchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {

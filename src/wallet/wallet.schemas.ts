@@ -124,14 +124,14 @@ export const walletSchema = z.object({
 });
 
 export const transactionItemSchema = z.object({
-  id: z.string(),
-  type: z.enum(['charge', 'transfer']),
+  id: z.string().describe('chg_, trf_ or trd_'),
+  type: z.enum(['charge', 'transfer', 'trade']),
   direction: z.enum(['credit', 'debit']),
   status: z.string(),
   amount: z.number().int(),
   fees: z.number().int(),
   currency: z.literal('GHS'),
-  channel: z.string(),
+  channel: z.string().describe('momo or bank; for trades ASSET:NETWORK, e.g. USDT:TRC20'),
   provider: z.string().nullable(),
   created_at: timestamp,
   updated_at: timestamp,

@@ -28,7 +28,7 @@ describe('POST /api/v1/charges', () => {
     });
     expect(res.body.data.id).toMatch(/^chg_[0-9a-z]{20}$/);
     expect(await sb.wallet()).toMatchObject({ available: 0, reserved: 0 });
-    expect(await sb.ry.store.all('SELECT * FROM ledger_journals')).toHaveLength(0);
+    expect(await sb.ry.store.all("SELECT * FROM ledger_journals WHERE ref_type = 'charge'")).toHaveLength(0);
 
     await sb.advance(4);
     expect((await sb.get(`/api/v1/charges/${res.body.data.id}`)).body.data.status).toBe('pending_provider');
@@ -47,7 +47,7 @@ describe('POST /api/v1/charges', () => {
     const failed = (await sb.get(`/api/v1/charges/${res.body.data.id}`)).body.data;
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds', provider_reason: 'NOT_ENOUGH_FUNDS' });
     expect(await sb.wallet()).toMatchObject({ available: 0, reserved: 0 });
-    expect(await sb.ry.store.all('SELECT * FROM ledger_journals')).toHaveLength(0);
+    expect(await sb.ry.store.all("SELECT * FROM ledger_journals WHERE ref_type = 'charge'")).toHaveLength(0);
     expect(await sb.events(res.body.data.id)).toEqual(['charge.pending', 'charge.failed']);
   });
 

@@ -1,0 +1,178 @@
+import type { AuthContext } from '../auth/api-key-service.ts';
+import type { Config } from '../config/config.ts';
+import type { EventOutbox } from '../events/event-outbox.ts';
+import { iso, type Clock } from '../kernel/clock.ts';
+import { RateExpiredError, ValidationError } from '../kernel/errors.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import type { Scheduler } from '../scheduler/scheduler.ts';
+import type { Db, Store } from '../store/db.ts';
+import { NETWORKS_BY_ASSET } from './assets.ts';
+import type { Compliance } from './compliance.ts';
+import { legAgeSeconds, type Asset, type Benchmark, type PriceFeed } from './price-feed.ts';
+import { applyBps, assetForFiat, fiatForAsset, formatRate, rateToNumber } from './rate-math.ts';
+import type { TradingLimits } from './trading-limits.ts';
+import type { Quote, QuoteBody } from './trading.schemas.ts';
+
+export interface QuoteRow {
+  id: string;
+  environment: Environment;
+  merchant_id: string;
+  side: 'buy' | 'sell';
+  asset: Asset;
+  network: string;
+  asset_amount: number;
+  net_fiat_amount: number;
+  applied_rate: string;
+  benchmark_rate: string;
+  usd_price: string;
+  fx_rate: string;
+  status: Quote['status'];
+  trade_id: string | null;
+  expires_at: number;
+  created_at: number;
+}
+
+export function presentQuote(row: QuoteRow): Quote {
+  return {
+    reference: row.id,
+    object: 'quote',
+    status: row.status,
+    side: row.side,
+    asset: row.asset,
+    network: row.network,
+    applied_rate: rateToNumber(BigInt(row.applied_rate)),
+    benchmark_rate: rateToNumber(BigInt(row.benchmark_rate)),
+    usd_price: rateToNumber(BigInt(row.usd_price)),
+    fx_rate: rateToNumber(BigInt(row.fx_rate)),
+    asset_amount: row.asset_amount,
+    net_fiat_amount: row.net_fiat_amount,
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at),
+    livemode: row.environment === 'live',
+  };
+}
+
+/**
+ * The amounts of a quote, in the house's favour: a buy rounds the asset delivered down and the
+ * cedis charged up; a sell rounds the cedis paid down and the asset required up.
+ */
+export function priceQuote(side: 'buy' | 'sell', benchmark: bigint, spreadBps: number, amount: { fiat?: number; asset?: number }) {
+  const rate = side === 'buy' ? applyBps(benchmark, spreadBps, 'up') : applyBps(benchmark, -spreadBps, 'down');
+  let asset: bigint;
+  let fiat: bigint;
+  if (amount.fiat !== undefined) {
+    fiat = BigInt(amount.fiat);
+    asset = assetForFiat(fiat, rate, side === 'buy' ? 'down' : 'up');
+  } else {
+    asset = BigInt(amount.asset!);
+    fiat = fiatForAsset(asset, rate, side === 'buy' ? 'up' : 'down');
+  }
+  return { rate, asset, fiat };
+}
+
+export class QuoteService {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      ids: IdGenerator;
+      feed: PriceFeed;
+      outbox: EventOutbox;
+      scheduler: Scheduler;
+      compliance: Compliance;
+      limits: TradingLimits;
+      config: Pick<Config, 'trading'>;
+    },
+  ) {
+    deps.scheduler.register('quote.expire', (payload: { id: string }) => this.expire(payload.id));
+  }
+
+  /** Both legs fresh, or rate_expired naming the stale one. */
+  assertFresh(benchmark: Benchmark): void {
+    const { usd_max_age_seconds, fx_max_age_seconds } = this.deps.config.trading;
+    const now = this.deps.clock.now();
+    for (const [leg, max] of [
+      [benchmark.usd, usd_max_age_seconds],
+      [benchmark.fx, fx_max_age_seconds],
+    ] as const) {
+      const age = Math.floor(legAgeSeconds(leg, now));
+      if (age > max) {
+        throw new RateExpiredError(`The ${leg.name === 'FX' ? 'USD/GHS' : `${leg.name}/USD`} price is ${age} s old (at most ${max} s): quoting is halted`, {
+          leg: leg.name,
+          as_of: iso(leg.asOf),
+          age_seconds: age,
+          max_age_seconds: max,
+        });
+      }
+    }
+  }
+
+  async create(auth: AuthContext, body: QuoteBody): Promise<Quote> {
+    const { store, clock, ids, feed, outbox, scheduler, config } = this.deps;
+    if (!NETWORKS_BY_ASSET[body.asset].includes(body.network)) {
+      throw new ValidationError(`${body.asset} trades on ${NETWORKS_BY_ASSET[body.asset].join(' and ')}, not ${body.network}`, [
+        { field: 'network', message: `must be one of ${NETWORKS_BY_ASSET[body.asset].join(', ')} for ${body.asset}` },
+      ]);
+    }
+    await this.deps.compliance.assertTradingEnabled(store, auth);
+    const benchmark = await feed.benchmark(body.asset);
+    this.assertFresh(benchmark);
+    const priced = priceQuote(body.side, benchmark.rate, config.trading.spread_bps, { fiat: body.fiat_amount, asset: body.asset_amount });
+    if (priced.asset <= 0n || priced.fiat <= 0n) {
+      const field = body.fiat_amount !== undefined ? 'fiat_amount' : 'asset_amount';
+      throw new ValidationError(`${field} is too small to trade at ${formatRate(priced.rate)} GHS per ${body.asset}`, [{ field, message: 'too small to trade' }]);
+    }
+    if (priced.fiat > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new ValidationError('asset_amount is too large', [{ field: 'asset_amount', message: 'too large' }]);
+    }
+    const fiat = Number(priced.fiat);
+    await this.deps.limits.check(store, auth, { side: body.side, asset: body.asset, network: body.network, fiat });
+
+    const now = clock.now();
+    const row: QuoteRow = {
+      id: ids.next('qt'),
+      environment: auth.environment,
+      merchant_id: auth.merchantId,
+      side: body.side,
+      asset: body.asset,
+      network: body.network,
+      asset_amount: Number(priced.asset),
+      net_fiat_amount: fiat,
+      applied_rate: priced.rate.toString(),
+      benchmark_rate: benchmark.rate.toString(),
+      usd_price: benchmark.usd.value.toString(),
+      fx_rate: benchmark.fx.value.toString(),
+      status: 'created',
+      trade_id: null,
+      expires_at: now + config.trading.quote_ttl_seconds * 1000,
+      created_at: now,
+    };
+    await store.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO quotes (id, environment, merchant_id, side, asset, network, asset_amount, net_fiat_amount, applied_rate,
+           benchmark_rate, usd_price, fx_rate, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [row.id, row.environment, row.merchant_id, row.side, row.asset, row.network, row.asset_amount, row.net_fiat_amount, row.applied_rate,
+          row.benchmark_rate, row.usd_price, row.fx_rate, row.status, row.expires_at, row.created_at],
+      );
+      await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: presentQuote(row) });
+      await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id } });
+    });
+    return presentQuote(row);
+  }
+
+  row(db: Db, id: string): Promise<QuoteRow | undefined> {
+    return db.get<QuoteRow>('SELECT * FROM quotes WHERE id = ?', [id]);
+  }
+
+  /** created -> expired when its time is up unexecuted, with quote.expired. */
+  private async expire(id: string): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      const changed = await tx.run("UPDATE quotes SET status = 'expired' WHERE id = ? AND status = 'created'", [id]);
+      if (changed.changes === 0) return;
+      const row = (await this.row(tx, id))!;
+      await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: 'quote.expired', objectType: 'quote', object: presentQuote(row) });
+    });
+  }
+}
+

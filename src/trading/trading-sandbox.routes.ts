@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { ok } from '../http/envelope.ts';
+import { defineRoute, type RouteSpec } from '../http/route.ts';
+import type { Store } from '../store/db.ts';
+import { envelopeOf } from '../wallet/wallet.schemas.ts';
+import type { TradeService } from './trade-service.ts';
+import { MAX_ASSET_AMOUNT, tradeSchema } from './trading.schemas.ts';
+
+const referenceParams = z.strictObject({
+  reference: z.string().regex(/^trd_[0-9a-z]{20}$/, 'reference must look like trd_ followed by 20 characters'),
+});
+
+/** Sandbox helpers for trading: deposits, reviews, reversals and the service ladder. */
+export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService }): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/deposits',
+      operationId: 'sandboxSimulateDeposit',
+      summary: "Simulate the merchant's on-chain deposit for a sell",
+      description: 'The trade moves to pending_confirmation and settles once the network has its confirmations (on the clock). Less than quoted settles pro rata; more is settled as quoted and the excess held.',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      body: z.strictObject({
+        trade_reference: z.string().regex(/^trd_[0-9a-z]{20}$/, 'trade_reference must look like trd_ followed by 20 characters'),
+        asset_amount: z.number().int('asset_amount must be whole minor units').positive('asset_amount must be greater than zero').max(MAX_ASSET_AMOUNT),
+      }),
+      response: { status: 200, description: 'The trade', schema: envelopeOf(tradeSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ body, auth }) => ({ status: 200, body: ok('Deposit seen on chain', await deps.trades.recordDeposit(auth, body)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/trades/:reference/review',
+      operationId: 'sandboxReviewTrade',
+      summary: 'Approve or reject a trade parked for compliance review',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      params: referenceParams,
+      body: z.strictObject({ decision: z.enum(['approve', 'reject'], { error: 'decision must be approve or reject' }) }),
+      response: { status: 200, description: 'The trade, settled or failed', schema: envelopeOf(tradeSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, body, auth }) => ({ status: 200, body: ok(`Review: ${body.decision}`, await deps.trades.review(auth, params.reference, body.decision)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/trades/:reference/reverse',
+      operationId: 'sandboxReverseTrade',
+      summary: 'Reverse a settled trade with reversing journals',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      params: referenceParams,
+      response: { status: 200, description: 'The trade, reversed', schema: envelopeOf(tradeSchema) },
+      errors: ['forbidden', 'not_found', 'insufficient_funds'],
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Trade reversed', await deps.trades.reverse(auth, params.reference)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/merchant/trading',
+      operationId: 'sandboxSetTradingStage',
+      summary: "Move the merchant along the service ladder: none, requested, sandbox, live",
+      description: 'Test keys trade from the sandbox stage on, live keys only at live; otherwise quotes and trades answer compliance_block.',
+      tag: 'Sandbox',
+      sandboxOnly: true,
+      body: z.strictObject({ stage: z.enum(['none', 'requested', 'sandbox', 'live'], { error: 'stage must be none, requested, sandbox or live' }) }),
+      response: { status: 200, description: 'The stage', schema: envelopeOf(z.object({ stage: z.string() })) },
+      errors: ['forbidden'],
+      handler: async ({ body, auth }) => {
+        await deps.store.run('UPDATE merchants SET trading_stage = ? WHERE id = ?', [body.stage, auth.merchantId]);
+        return { status: 200, body: ok('Trading stage set', { stage: body.stage }) };
+      },
+    }),
+  ];
+}
