@@ -36,7 +36,7 @@ beforeAll(async () => {
   blocks.forEach((block, i) => {
     script += `${block}\necho __BLOCK_${i}__\n`;
   });
-  const run = spawnSync('bash', ['-c', script], { env: { ...process.env, BASE: `http://127.0.0.1:${port}` }, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync('bash', ['-c', script], { env: { ...process.env, BASE: `http://127.0.0.1:${port}` }, encoding: 'utf8', timeout: 90_000 });
   expect(run.status, run.stderr).toBe(0);
   let rest = run.stdout;
   for (let i = 0; i < blocks.length; i++) {
@@ -44,7 +44,7 @@ beforeAll(async () => {
     outputs.push(head!);
     rest = tail;
   }
-}, 60_000);
+}, 100_000);
 
 afterAll(() => {
   server?.kill('SIGTERM');
@@ -52,7 +52,7 @@ afterAll(() => {
 
 describe('the README tour', () => {
   it('has the blocks this test expects', () => {
-    expect(blocks).toHaveLength(6);
+    expect(blocks).toHaveLength(8);
   });
 
   it('funds the wallet', () => {
@@ -85,5 +85,18 @@ describe('the README tour', () => {
 
   it('lists transactions with a cursor', () => {
     expect(outputs[5]).toMatch(/"meta":\{"next_cursor":"[^"]+"\}/);
+  });
+
+  it('quotes and executes a signed buy that settles at once', () => {
+    expect(outputs[6]).toMatch(/"object":"quote","status":"created","side":"buy","asset":"USDT","network":"TRC20"/);
+    expect(outputs[6]).toMatch(/"object":"trade","status":"settled","side":"buy"/);
+    expect(outputs[6]).toContain('"delivery_address":"TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"');
+  });
+
+  it('sells, deposits, and settles after the confirmations', () => {
+    expect(outputs[7]).toMatch(/"status":"pending_payment","side":"sell","asset":"USDC","network":"SOL"/);
+    expect(outputs[7]).toMatch(/"deposit_address":"[1-9A-HJ-NP-Za-km-z]{32,44}"/);
+    expect(outputs[7]).toContain('"status":"pending_confirmation"');
+    expect(outputs[7]).toMatch(/"status":"settled","side":"sell".*"settled_fiat_amount":\d+/);
   });
 });
