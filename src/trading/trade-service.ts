@@ -214,10 +214,10 @@ export class TradeService {
     if (screening === 'blocked') {
       throw new ComplianceBlockError('The delivery address is blocked by screening', { reason: 'blocked_address', delivery_address: body.delivery_address });
     }
-    await this.deps.limits.check(store, auth, { side: quote.side, asset: quote.asset, network: quote.network, fiat: quote.net_fiat_amount });
-
     const id = this.deps.ids.next('trd');
     return store.transaction(async (tx) => {
+      // Inside the transaction, so two executes at once cannot both fit under one limit.
+      await this.deps.limits.check(tx, auth, { side: quote.side, asset: quote.asset, network: quote.network, fiat: quote.net_fiat_amount });
       await this.deps.idempotency.claim(tx, claim, id);
       const consumed = await tx.run("UPDATE quotes SET status = 'consumed', trade_id = ? WHERE id = ? AND status = 'created'", [id, quote.id]);
       if (consumed.changes === 0) {

@@ -35,8 +35,8 @@ interface Case {
   expect: Expectation;
 }
 
-const IDEMPOTENT = new Set(['/api/v1/charges', '/api/v1/transfers']);
-const SIGNED = new Set(['/api/v1/transfers']);
+const IDEMPOTENT = new Set(['/api/v1/charges', '/api/v1/transfers', '/api/v1/trades']);
+const SIGNED = new Set(['/api/v1/transfers', '/api/v1/trades']);
 
 // ---------------------------------------------------------------------------------------------
 // Valid requests, per endpoint: every case below breaks exactly one thing in one of them.
@@ -52,6 +52,11 @@ const VALID = {
   advance: { seconds: 1 },
   outage: { down: false },
   keys: { environment: 'test', scopes: ['read'] },
+  quote: { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 },
+  execute: { quote_reference: 'qt_0000000000aaaaaaaaaa', delivery_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' },
+  deposit: { trade_reference: 'trd_0000000000aaaaaaaaaa', asset_amount: 1_000_000 },
+  review: { decision: 'approve' },
+  stage: { stage: 'sandbox' },
 } as const satisfies Record<string, Record<string, unknown>>;
 
 interface PostEndpoint {
@@ -71,6 +76,11 @@ const POSTS: PostEndpoint[] = [
   { label: 'POST /api/v1/sandbox/clock/advance', path: '/api/v1/sandbox/clock/advance', valid: VALID.advance, firstRequired: 'seconds' },
   { label: 'POST /api/v1/sandbox/providers/:name/outage', path: '/api/v1/sandbox/providers/mtn-momo/outage', valid: VALID.outage, firstRequired: 'down' },
   { label: 'POST /api/v1/sandbox/keys', path: '/api/v1/sandbox/keys', valid: VALID.keys, firstRequired: 'environment' },
+  { label: 'POST /api/v1/trades/quote', path: '/api/v1/trades/quote', valid: VALID.quote, firstRequired: 'side' },
+  { label: 'POST /api/v1/trades', path: '/api/v1/trades', valid: VALID.execute, firstRequired: 'quote_reference' },
+  { label: 'POST /api/v1/sandbox/deposits', path: '/api/v1/sandbox/deposits', valid: VALID.deposit, firstRequired: 'trade_reference' },
+  { label: 'POST /api/v1/sandbox/trades/:reference/review', path: '/api/v1/sandbox/trades/trd_0000000000aaaaaaaaaa/review', valid: VALID.review, firstRequired: 'decision' },
+  { label: 'POST /api/v1/sandbox/merchant/trading', path: '/api/v1/sandbox/merchant/trading', valid: VALID.stage, firstRequired: 'stage' },
 ];
 
 const bad = (field: string | RegExp): Expectation => ({ status: 400, code: 'validation_error', field });
@@ -275,6 +285,11 @@ const fund = POSTS[4]!;
 const advance = POSTS[5]!;
 const outage = POSTS[6]!;
 const keys = POSTS[7]!;
+const quote = POSTS[8]!;
+const execute = POSTS[9]!;
+const deposit = POSTS[10]!;
+const review = POSTS[11]!;
+const stage = POSTS[12]!;
 const transfersBank = { path: transfers.path, valid: VALID.transferBank };
 
 const TABLE: { endpoint: string; cases: Case[] }[] = [
@@ -446,6 +461,71 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
       ...fieldCases(keys, 'scopes', [['holding an unknown scope', ['admin']], ['holding a number', [1]]], bad('scopes.0')),
       { name: 'a scope the calling key does not hold', method: 'post', path: keys.path, body: { environment: 'test', scopes: ['transfers:write'] }, auth: 'read-only', expect: { status: 403, code: 'forbidden' } },
       { name: 'a live key', method: 'post', path: keys.path, body: VALID.keys, auth: 'live', expect: { status: 403, code: 'forbidden' } },
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/trades/quote',
+    cases: [
+      ...bodyShapeCases(quote),
+      ...fieldCases(quote, 'side', [['missing', undefined], ['hold', 'hold'], ['in upper case', 'BUY'], ['a number', 1], ['null', null]]),
+      ...fieldCases(quote, 'asset', [['missing', undefined], ['BTC', 'BTC'], ['in lower case', 'usdt'], ['a number', 1]]),
+      ...fieldCases(quote, 'network', [['missing', undefined], ['BEP20', 'BEP20'], ['in lower case', 'trc20'], ['null', null]]),
+      { name: 'a network the asset does not trade on (USDT on SOL)', method: 'post', path: quote.path, body: { ...VALID.quote, network: 'SOL' }, expect: bad('network') },
+      ...fieldCases(quote, 'fiat_amount', AMOUNTS.filter(([label]) => label !== 'missing')),
+      { name: 'neither fiat_amount nor asset_amount', method: 'post', path: quote.path, body: { side: 'buy', asset: 'USDT', network: 'TRC20' }, expect: bad('fiat_amount') },
+      { name: 'both fiat_amount and asset_amount', method: 'post', path: quote.path, body: { ...VALID.quote, asset_amount: 1_000_000 }, expect: bad('fiat_amount') },
+      ...fieldCases({ path: quote.path, valid: { side: 'sell', asset: 'USDT', network: 'TRC20' } }, 'asset_amount', [
+        ['zero', 0],
+        ['negative', -1],
+        ['fractional', 1.5],
+        ['huge (1e21)', 1e21],
+        ['as a string', '1000000'],
+      ]),
+      { name: 'a live key while trading is not live', method: 'post', path: quote.path, body: VALID.quote, auth: 'live', expect: { status: 403, code: 'compliance_block' } },
+      ...authCases('post', quote.path, VALID.quote),
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/trades (signed)',
+    cases: [
+      ...bodyShapeCases(execute),
+      ...fieldCases(execute, 'quote_reference', [['missing', undefined], ['of the wrong shape', 'quote-1'], ['a trade reference', 'trd_0000000000aaaaaaaaaa'], ['a number', 1], ['null', null]]),
+      { name: 'a quote that does not exist', method: 'post', path: execute.path, body: VALID.execute, expect: bad('quote_reference') },
+      ...fieldCases(execute, 'delivery_address', [['empty', ''], ['a number', 42], ['longer than 128 characters', 'T'.repeat(129)]]),
+      ...idempotencyCases(execute),
+      { name: 'no signature', method: 'post', path: execute.path, body: VALID.execute, signature: { omit: true }, expect: { status: 401, code: 'invalid_signature' } },
+      { name: 'a stale signature', method: 'post', path: execute.path, body: VALID.execute, signature: { timestamp: 'past' }, expect: { status: 401, code: 'invalid_signature' } },
+      { name: 'a signature over another body', method: 'post', path: execute.path, body: VALID.execute, signature: { signBody: '{}' }, expect: { status: 401, code: 'invalid_signature' } },
+      { name: 'a key without trades:write', method: 'post', path: execute.path, body: VALID.execute, auth: 'read-only', expect: { status: 403, code: 'forbidden' } },
+      ...authCases('post', execute.path, VALID.execute),
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/sandbox/deposits',
+    cases: [
+      ...bodyShapeCases(deposit),
+      ...fieldCases(deposit, 'trade_reference', [['missing', undefined], ['of the wrong shape', 'trade-1'], ['null', null]]),
+      ...fieldCases(deposit, 'asset_amount', [['missing', undefined], ['zero', 0], ['negative', -5], ['fractional', 0.5], ['huge (1e21)', 1e21], ['as a string', '5']]),
+      { name: 'a trade that does not exist', method: 'post', path: deposit.path, body: VALID.deposit, expect: { status: 404, code: 'not_found' } },
+      { name: 'a live key', method: 'post', path: deposit.path, body: VALID.deposit, auth: 'live', expect: { status: 403, code: 'forbidden' } },
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/sandbox/trades/:reference/review',
+    cases: [
+      ...bodyShapeCases(review),
+      ...fieldCases(review, 'decision', [['missing', undefined], ['maybe', 'maybe'], ['in upper case', 'APPROVE'], ['true', true]]),
+      { name: 'a reference of the wrong shape', method: 'post', path: '/api/v1/sandbox/trades/nope/review', body: VALID.review, expect: bad('path.reference') },
+      { name: 'a trade that does not exist', method: 'post', path: review.path, body: VALID.review, expect: { status: 404, code: 'not_found' } },
+      { name: 'a live key', method: 'post', path: review.path, body: VALID.review, auth: 'live', expect: { status: 403, code: 'forbidden' } },
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/sandbox/merchant/trading',
+    cases: [
+      ...bodyShapeCases(stage),
+      ...fieldCases(stage, 'stage', [['missing', undefined], ['production', 'production'], ['in upper case', 'LIVE'], ['null', null]]),
+      { name: 'a live key', method: 'post', path: stage.path, body: VALID.stage, auth: 'live', expect: { status: 403, code: 'forbidden' } },
     ],
   },
 ];
