@@ -4,11 +4,7 @@ import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { TradeService } from './trade-service.ts';
-import { MAX_ASSET_AMOUNT, tradeSchema } from './trading.schemas.ts';
-
-const referenceParams = z.strictObject({
-  reference: z.string().regex(/^trd_[0-9a-z]{20}$/, 'reference must look like trd_ followed by 20 characters'),
-});
+import { MAX_ASSET_AMOUNT, tradeReference, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 
 /** Sandbox helpers for trading: deposits, reviews, reversals and the service ladder. */
 export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService }): RouteSpec[] {
@@ -22,7 +18,7 @@ export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService 
       tag: 'Sandbox',
       sandboxOnly: true,
       body: z.strictObject({
-        trade_reference: z.string().regex(/^trd_[0-9a-z]{20}$/, 'trade_reference must look like trd_ followed by 20 characters'),
+        trade_reference: tradeReference,
         asset_amount: z.number().int('asset_amount must be whole minor units').positive('asset_amount must be greater than zero').max(MAX_ASSET_AMOUNT),
       }),
       response: { status: 200, description: 'The trade', schema: envelopeOf(tradeSchema) },
@@ -36,7 +32,7 @@ export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService 
       summary: 'Approve or reject a trade parked for compliance review',
       tag: 'Sandbox',
       sandboxOnly: true,
-      params: referenceParams,
+      params: tradeReferenceParams,
       body: z.strictObject({ decision: z.enum(['approve', 'reject'], { error: 'decision must be approve or reject' }) }),
       response: { status: 200, description: 'The trade, settled or failed', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'not_found'],
@@ -49,7 +45,7 @@ export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService 
       summary: 'Reverse a settled trade with reversing journals',
       tag: 'Sandbox',
       sandboxOnly: true,
-      params: referenceParams,
+      params: tradeReferenceParams,
       response: { status: 200, description: 'The trade, reversed', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'not_found', 'insufficient_funds'],
       handler: async ({ params, auth }) => ({ status: 200, body: ok('Trade reversed', await deps.trades.reverse(auth, params.reference)) }),

@@ -6,11 +6,7 @@ import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { TradeService } from './trade-service.ts';
-import { executeBody, quoteBody, quoteSchema, TRADE_STATUSES, tradeSchema } from './trading.schemas.ts';
-
-const referenceParams = z.strictObject({
-  reference: z.string().regex(/^trd_[0-9a-z]{20}$/, 'reference must look like trd_ followed by 20 characters'),
-});
+import { executeBody, quoteBody, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 
 export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades: TradeService }): RouteSpec[] {
   return [
@@ -50,7 +46,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       summary: 'One trade order, with its status history',
       tag: 'Trading',
       scope: 'read',
-      params: referenceParams,
+      params: tradeReferenceParams,
       response: { status: 200, description: 'The trade', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({ status: 200, body: ok('Trade', await deps.trades.get(deps.store, auth, params.reference)) }),

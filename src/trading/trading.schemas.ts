@@ -28,6 +28,9 @@ export const quoteBody = z
   });
 export type QuoteBody = z.infer<typeof quoteBody>;
 
+export const tradeReference = z.string().regex(/^trd_[0-9a-z]{20}$/, 'must look like trd_ followed by 20 characters');
+export const tradeReferenceParams = z.strictObject({ reference: tradeReference });
+
 export const executeBody = z.strictObject({
   quote_reference: z.string({ error: 'quote_reference is required' }).regex(/^qt_[0-9a-z]{20}$/, 'quote_reference must look like qt_ followed by 20 characters'),
   delivery_address: z.string().min(1).max(128).optional().describe('Buys: where the asset is delivered, valid for the quote network'),
