@@ -59,6 +59,8 @@ export function presentQuote(row: QuoteRow): Quote {
  */
 export function priceQuote(side: 'buy' | 'sell', benchmark: bigint, spreadBps: number, amount: { fiat?: number; asset?: number }) {
   const rate = side === 'buy' ? applyBps(benchmark, spreadBps, 'up') : applyBps(benchmark, -spreadBps, 'down');
+  // A price so low the sell rate rounds to nothing: no amount can be traded at it.
+  if (rate <= 0n) return { rate, asset: 0n, fiat: 0n };
   let asset: bigint;
   let fiat: bigint;
   if (amount.fiat !== undefined) {

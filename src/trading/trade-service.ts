@@ -145,15 +145,14 @@ export class TradeService {
     return row;
   }
 
-  /** Moves a trade to `status`, records it in the history and announces a change of status. */
+  /** Moves a trade to `status`, records it in the history and announces it. */
   private async transition(tx: Db, id: string, status: Status, fields: Record<string, string | number | null> = {}, note: string | null = null): Promise<TradeRow> {
     const now = this.deps.clock.now();
-    const before = await tx.get<{ status: Status }>('SELECT status FROM trades WHERE id = ?', [id]);
     const sets = Object.keys(fields).map((k) => `${k} = ?`);
     await tx.run(`UPDATE trades SET ${['status = ?', 'updated_at = ?', ...sets].join(', ')} WHERE id = ?`, [status, now, ...Object.values(fields), id]);
     await tx.run('INSERT INTO trade_status_history (trade_id, status, note, at) VALUES (?, ?, ?, ?)', [id, status, note, now]);
     const row = (await this.row(tx, id))!;
-    if (ANNOUNCED.has(status) && before?.status !== status) {
+    if (ANNOUNCED.has(status)) {
       await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: `trade.${status}`, objectType: 'trade', object: await this.present(tx, row) });
     }
     return row;
@@ -275,7 +274,8 @@ export class TradeService {
     const wallet = from === 'available' ? accounts.walletAvailable(trade.merchant_id) : accounts.walletReserved(trade.merchant_id);
     await this.deps.ledger.post(tx, this.journal(trade.environment, id, 'trade.settled', `buy ${trade.asset} on ${trade.network}`, [
       { account: wallet, currency: 'GHS', amount: -trade.net_fiat_amount },
-      { account: accounts.treasuryCedis(), currency: 'GHS', amount: atBenchmark },
+      // A trade worth less than a pesewa at the benchmark is all spread.
+      ...(atBenchmark > 0 ? [{ account: accounts.treasuryCedis(), currency: 'GHS', amount: atBenchmark }] : []),
       ...(spread > 0 ? [{ account: accounts.spreadRevenue(), currency: 'GHS', amount: spread }] : []),
       { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset, amount: -trade.asset_amount },
       { account: accounts.chain(trade.network), currency: trade.asset, amount: trade.asset_amount },
@@ -317,13 +317,15 @@ export class TradeService {
       const excess = deposited - used;
       const credited = used === trade.asset_amount ? trade.net_fiat_amount : Number(fiatForAsset(BigInt(used), BigInt(trade.applied_rate), 'down'));
       const atBenchmark = Number(fiatForAsset(BigInt(used), BigInt(trade.benchmark_rate), 'down'));
-      const confirmed = await this.transition(tx, id, 'pending_confirmation', { confirmations: this.requiredConfirmations(trade.network) }, 'deposit confirmed');
+      // Confirmed is an event, not a status: the trade stays pending_confirmation until credited.
+      await tx.run('UPDATE trades SET confirmations = ?, updated_at = ? WHERE id = ?', [this.requiredConfirmations(trade.network), this.deps.clock.now(), id]);
+      const confirmed = (await this.row(tx, id))!;
       await this.deps.outbox.emit(tx, { environment: trade.environment, merchantId: trade.merchant_id, type: 'deposit.confirmed', objectType: 'trade', object: await this.present(tx, confirmed) });
       await this.deps.ledger.post(tx, this.journal(trade.environment, id, 'trade.settled', `sell ${trade.asset} on ${trade.network}`, [
         { account: accounts.chain(trade.network), currency: trade.asset, amount: -deposited },
         { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset, amount: used },
         ...(excess > 0 ? [{ account: accounts.merchantExcess(trade.merchant_id, trade.asset, trade.network), currency: trade.asset, amount: excess }] : []),
-        { account: accounts.treasuryCedis(), currency: 'GHS', amount: -atBenchmark },
+        ...(atBenchmark > 0 ? [{ account: accounts.treasuryCedis(), currency: 'GHS', amount: -atBenchmark }] : []),
         ...(credited > 0 ? [{ account: accounts.walletAvailable(trade.merchant_id), currency: 'GHS', amount: credited }] : []),
         ...(atBenchmark - credited > 0 ? [{ account: accounts.spreadRevenue(), currency: 'GHS', amount: atBenchmark - credited }] : []),
       ]));

@@ -11,8 +11,9 @@ const COUNTED = "status NOT IN ('failed', 'reversed')";
 
 /**
  * Per-merchant per-trade, daily and monthly limits (GHS, UTC calendar days and months), and the
- * treasury exposure cap on buys: exposure_cap[asset] × inventory_now / inventory_at_start for
- * the quote's network, rounded down. The cap shrinks in step with the inventory.
+ * treasury exposure cap on buys: min(exposure_cap[asset], exposure_cap[asset] × inventory_now /
+ * inventory_at_start) for the quote's network, rounded down. The cap shrinks in step with the
+ * inventory and never grows past its configured value.
  */
 export class TradingLimits {
   constructor(private readonly deps: { clock: Clock; ledger: Ledger; config: Pick<TradingConfig, 'limits' | 'inventory' | 'exposure_cap'> }) {}
@@ -57,6 +58,7 @@ export class TradingLimits {
     const initial = this.deps.config.inventory[asset]?.[network] ?? 0;
     if (initial <= 0 || base <= 0) return 0;
     const now = await this.deps.ledger.balance(db, environment, accounts.treasuryInventory(asset, network), asset);
-    return Number((BigInt(base) * BigInt(Math.max(0, now))) / BigInt(initial));
+    // Sells can lift inventory above its start; the cap never rises above its configured value.
+    return Math.min(base, Number((BigInt(base) * BigInt(Math.max(0, now))) / BigInt(initial)));
   }
 }

@@ -28,7 +28,7 @@ export class TransactionService {
     const before = decodeCursor(query.cursor);
     const rows = await db.all<Row>(
       `SELECT t.seq, t.object_type, t.object_id AS id, r.side,
-              COALESCE(c.status, f.status, r.status) AS status, COALESCE(c.amount, f.amount, r.net_fiat_amount) AS amount,
+              COALESCE(c.status, f.status, r.status) AS status, COALESCE(c.amount, f.amount, r.settled_fiat_amount, r.net_fiat_amount) AS amount,
               COALESCE(c.fees, f.fees, 0) AS fees, COALESCE(c.channel, f.channel, r.asset || ':' || r.network) AS channel,
               COALESCE(c.provider, f.provider) AS provider,
               COALESCE(c.created_at, f.created_at, r.created_at) AS created_at, COALESCE(c.updated_at, f.updated_at, r.updated_at) AS updated_at

@@ -199,6 +199,16 @@ describe('POST /api/v1/trades/quote: validation_error', () => {
     expect(res.body.error).toEqual({ code: 'validation_error', details: { fields: [{ field: 'asset_amount', message: 'too small to trade' }] } });
   });
 
+  it('answers validation_error, not an internal error, to a sell by fiat_amount when the sell rate rounds to zero', async () => {
+    // benchmark 0.00000001 GHS per USDT: minus 150 bps it rounds down to 0
+    await sb.http.put('/api/v1/sandbox/rates/usd/USDT').set('Authorization', `Bearer ${sb.key}`).send({ price: '0.00000001' });
+    await sb.http.put('/api/v1/sandbox/rates/fx').set('Authorization', `Bearer ${sb.key}`).send({ rate: '1' });
+    const res = await quote({ side: 'sell', asset: 'USDT', network: 'TRC20', fiat_amount: 100 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(await quoteCount()).toBe(0);
+  });
+
   it('charges at least one pesewa for the smallest buy rather than nothing', async () => {
     const res = await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', asset_amount: 1 });
     expect(res.status).toBe(201);
@@ -212,7 +222,7 @@ describe('POST /api/v1/trades/quote: stale benchmark legs halt quoting with rate
   });
   afterEach(() => sb.close());
 
-  const put = (path: string, body: unknown) => sb.http.put(path).set('Authorization', `Bearer ${sb.key}`).send(body);
+  const put = (path: string, body: object) => sb.http.put(path).set('Authorization', `Bearer ${sb.key}`).send(body);
   const buy = (asset = 'USDT', network = 'TRC20') => quote({ side: 'buy', asset, network, fiat_amount: 10_000 });
 
   it('still quotes a frozen market at exactly 90 s and refuses at 91 s, naming the USD leg', async () => {
