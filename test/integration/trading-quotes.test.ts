@@ -2,7 +2,7 @@
 // staleness of each benchmark leg, the 45 s lifetime on the virtual clock, the per-trade limit
 // and the service ladder. Trades (execute) are in trading-trades.test.ts and trading-sells.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { expectBalanced, startTestSandbox, type PostOptions, type TestSandbox } from '../support/test-sandbox.ts';
 
 // With volatility 0 the simulated USD market sits at exactly 1 and is always fresh; the FX leg is
 // the configured 15.5 re-stamped at each UTC midnight. Benchmark 15.5 GHS per asset; with the
@@ -12,18 +12,8 @@ const STILL_MARKET = { trading: { market: { volatility_bps: 0 } } };
 const TRC20 = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 
 let sb: TestSandbox;
-let counter = 0;
 
-/** A signed execute with a fresh Idempotency-Key and a timestamp that keeps signatures unique. */
-function execute(body: Record<string, unknown>, opts: { key?: string; signingSecret?: string } = {}) {
-  counter++;
-  return sb.post('/api/v1/trades', body, {
-    sign: true,
-    idempotencyKey: `k-quotes-${counter}`,
-    timestamp: Math.floor(sb.ry.clock.now() / 1000) - (counter % 250),
-    ...opts,
-  });
-}
+const execute = (body: Record<string, unknown>, opts: PostOptions = {}) => sb.execute(body, opts);
 
 const quote = (body: Record<string, unknown>, key?: string) => sb.post('/api/v1/trades/quote', body, key ? { key } : {});
 

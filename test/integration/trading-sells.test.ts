@@ -3,7 +3,7 @@
 // underpayment (pro rata at the quoted rate, rounded down), overpayment (excess held for the
 // merchant), deposits on trades not awaiting one, and reversal of a settled sell.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { expectBalanced, startTestSandbox, type PostOptions, type TestSandbox } from '../support/test-sandbox.ts';
 
 // Volatility 0: USD legs at exactly 1 and always fresh; FX 15.5. Sells at 15.2675, buys at 15.7325.
 const MARKET = { volatility_bps: 0 };
@@ -12,17 +12,8 @@ const MERCHANT = 'mch_sandbox';
 const INITIAL_USDT_TRC20 = 2_000_000_000_000;
 
 let sb: TestSandbox;
-let counter = 0;
 
-function execute(body: Record<string, unknown>, opts: { key?: string; signingSecret?: string } = {}) {
-  counter++;
-  return sb.post('/api/v1/trades', body, {
-    sign: true,
-    idempotencyKey: `k-sells-${counter}`,
-    timestamp: Math.floor(sb.ry.clock.now() / 1000) - (counter % 250),
-    ...opts,
-  });
-}
+const execute = (body: Record<string, unknown>, opts: PostOptions = {}) => sb.execute(body, opts);
 
 async function quote(body: Record<string, unknown>): Promise<string> {
   const res = await sb.post('/api/v1/trades/quote', body);

@@ -3,7 +3,7 @@
 // per-trade/daily/monthly limits and the shrinking exposure cap at quote and execute, and
 // reading trades back (GET one, GET the list with filters and cursors, /transactions).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { expectBalanced, startTestSandbox, type PostOptions, type TestSandbox } from '../support/test-sandbox.ts';
 
 // Volatility 0: USD legs at exactly 1 and always fresh; FX 15.5. Benchmark 15.5, buys at 15.7325.
 const MARKET = { volatility_bps: 0 };
@@ -20,7 +20,6 @@ const MERCHANT = 'mch_sandbox';
 const INVENTORY_USDT_TRC20 = 'treasury:inventory:USDT:TRC20';
 
 let sb: TestSandbox;
-let counter = 0;
 
 async function sandbox(trading: Record<string, unknown> = {}): Promise<TestSandbox> {
   sb = await startTestSandbox({
@@ -29,23 +28,7 @@ async function sandbox(trading: Record<string, unknown> = {}): Promise<TestSandb
   return sb;
 }
 
-interface ExecOptions {
-  key?: string;
-  signingSecret?: string;
-  idempotencyKey?: string;
-  timestamp?: number;
-}
-
-/** A signed execute; a fresh Idempotency-Key and a varied timestamp keep every signature unique. */
-function execute(body: Record<string, unknown>, opts: ExecOptions = {}) {
-  counter++;
-  return sb.post('/api/v1/trades', body, {
-    sign: true,
-    idempotencyKey: `k-trades-${counter}`,
-    timestamp: Math.floor(sb.ry.clock.now() / 1000) - (counter % 250),
-    ...opts,
-  });
-}
+const execute = (body: Record<string, unknown>, opts: PostOptions = {}) => sb.execute(body, opts);
 
 async function quote(body: Record<string, unknown>, key?: string): Promise<string> {
   const res = await sb.post('/api/v1/trades/quote', body, key ? { key } : {});

@@ -23,6 +23,8 @@ export interface TestSandbox {
   post(path: string, body: unknown, opts?: PostOptions): supertest.Test;
   /** POST /api/v1/transfers, signed, with a fresh Idempotency-Key unless given. */
   transfer(body: unknown, opts?: PostOptions): supertest.Test;
+  /** POST /api/v1/trades, signed, with a fresh Idempotency-Key and a signature never used before. */
+  execute(body: unknown, opts?: PostOptions): supertest.Test;
   /** POST /api/v1/charges with a fresh Idempotency-Key unless given. */
   charge(body: unknown, opts?: PostOptions): supertest.Test;
   fund(amount: number, key?: string): Promise<void>;
@@ -43,6 +45,7 @@ export interface PostOptions {
 }
 
 let idemCounter = 0;
+let signatureCounter = 0;
 
 export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
@@ -87,6 +90,15 @@ export async function startTestSandbox(
     get: (path, k = key) => http.get(path).set('Authorization', `Bearer ${k}`),
     post,
     transfer: (body, opts = {}) => post('/api/v1/transfers', body, { sign: true, ...opts, idempotencyKey: fresh(opts) }),
+    // Identical bodies signed in the same second would be replays: step the timestamp back
+    // through the 300 s window so each signature is new.
+    execute: (body, opts = {}) =>
+      post('/api/v1/trades', body, {
+        sign: true,
+        timestamp: Math.floor(ry.clock.now() / 1000) - (++signatureCounter % 250),
+        ...opts,
+        idempotencyKey: fresh(opts),
+      }),
     charge: (body, opts = {}) => post('/api/v1/charges', body, { ...opts, idempotencyKey: fresh(opts) }),
     async fund(amount, k = key) {
       const res = await post('/api/v1/sandbox/wallet/fund', { amount }, { key: k });
