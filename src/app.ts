@@ -44,6 +44,11 @@ import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
 import { TransferService } from './wallet/transfer-service.ts';
 import { walletRoutes } from './wallet/wallet.routes.ts';
+import { EventStream } from './webhooks/event-stream.ts';
+import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { WebhookEndpointService } from './webhooks/webhook-endpoint-service.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
 export const VERSION = '0.1.0';
 export const SANDBOX_MERCHANT_ID = 'mch_sandbox';
@@ -53,12 +58,18 @@ export interface AppOptions {
   logger?: Logger;
   /** Scenario rules, already loaded and validated (main.ts loads files; tests pass rules). */
   rules?: readonly ScenarioRule[];
+  /**
+   * Real time, for timestamps a party outside checks against its own clock: inbound request
+   * signatures and outbound webhook signatures. Business time (the virtual clock) governs the rest.
+   */
+  wallClock?: Clock;
 }
 
 export interface Railyard {
   app: Express;
   config: Config;
   clock: Clock;
+  wallClock: Clock;
   store: Store;
   scheduler: Scheduler;
   ledger: Ledger;
@@ -68,7 +79,9 @@ export interface Railyard {
   feed: PriceFeed;
   scenarios: RuleEngine;
   routes: RouteSpec[];
-  sandbox: { merchantId: string; key: string; signingSecret: string };
+  sandbox: { merchantId: string; key: string; signingSecret: string; webhookSecret: string | null };
+  stream: EventStream;
+  dispatcher: WebhookDispatcher;
   /** Tells the app its own address once it listens: adapters reach the in-process mocks there. */
   setBaseUrl(url: string): void;
   baseUrl(): string;
@@ -81,13 +94,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const clock: Clock =
     config.clock === 'virtual' ? new VirtualClock(config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH) : new SystemClock();
   const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(config.seed ?? 1) : new CryptoRandom();
+  const wallClock = options.wallClock ?? new SystemClock();
   const ids = new IdGenerator(clock, random);
   const store: Store = new SqliteStore(config.db);
   const scheduler = new Scheduler({ store, clock, ids, logger });
   const ledger = new Ledger({ clock, ids });
   const outbox = new EventOutbox({ clock, ids });
   const apiKeys = new ApiKeyService({ clock, ids });
-  const signatures = new RequestSignatureVerifier({ clock, store });
+  const signatures = new RequestSignatureVerifier({ clock: wallClock, store });
   const idempotency = new IdempotencyService({ clock });
   const health = new ProviderHealth();
   const scenarios = new RuleEngine(options.rules ?? []);
@@ -168,12 +182,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
   });
 
+  // Webhooks: the outbox fans out into signed deliveries with retries on the clock.
+  const stream = new EventStream();
+  const endpoints = new WebhookEndpointService({ store, clock, ids, config });
+  const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config });
+  const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
+
   const routes: RouteSpec[] = [
     ...walletRoutes({ store, ledger, charges, transfers, nameEnquiry, transactions }),
     ...tradingRoutes({ store, quotes, trades }),
     ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys }),
     ...marketRoutes({ feed, clock, config }),
     ...tradingSandboxRoutes({ store, trades }),
+    ...webhookRoutes({ endpoints, dispatcher }),
   ];
   const openapi = buildOpenApi(routes, { version: VERSION });
 
@@ -239,6 +260,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       },
     }),
   );
+  api.use(eventStreamRouter({ store, apiKeys, stream, logger }));
   mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
   app.use(api);
   app.use((req, res) => {
@@ -251,6 +273,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     app,
     config,
     clock,
+    wallClock,
     store,
     scheduler,
     ledger,
@@ -260,7 +283,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     feed,
     scenarios,
     routes,
-    sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret },
+    sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret, webhookSecret: sandboxWebhookSecret },
+    stream,
+    dispatcher,
     setBaseUrl(url: string) {
       selfBaseUrl = config.base_url ?? url;
     },

@@ -39,6 +39,7 @@ async function serve(): Promise<void> {
     `  signing secret   ${railyard.sandbox.signingSecret}`,
     `  clock            ${config.clock}${config.clock === 'virtual' ? ' (POST /api/v1/sandbox/clock/advance moves it)' : ''}`,
     `  store            ${config.db}`,
+    ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
     `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${f.path}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
     `  openapi          ${base}/openapi.json`,
     '',

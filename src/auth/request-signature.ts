@@ -25,7 +25,8 @@ export function signRequest(secret: string, timestamp: string, method: string, p
 
 /**
  * X-Service-Signature = hex HMAC-SHA256(signing secret, payload); X-Service-Timestamp within
- * ±300 s of the business clock; a signature already seen inside that window is a replay.
+ * ±300 s of real time (merchants sign with their own clocks, even when the sandbox runs on a
+ * virtual one); a signature already seen inside that window is a replay.
  */
 export class RequestSignatureVerifier {
   constructor(private readonly deps: { clock: Clock; store: Store }) {}

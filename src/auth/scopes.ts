@@ -1,2 +1,2 @@
-export const SCOPES = ['read', 'trades:write', 'collections:write', 'transfers:write'] as const;
+export const SCOPES = ['read', 'trades:write', 'collections:write', 'transfers:write', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];

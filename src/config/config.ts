@@ -132,6 +132,19 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   trading,
+  webhooks: z
+    .strictObject({
+      timeout_ms: z.number().int().min(10).max(60_000).default(10_000).describe('Real-time timeout of one delivery attempt'),
+      retry_schedule_seconds: z
+        .array(z.number().int().min(0))
+        .min(0)
+        .max(50)
+        .default([5, 300, 1_800, 7_200, 18_000, 36_000, 36_000])
+        .describe('Delays after each failed attempt, on the business clock; after the last, the delivery fails'),
+      rotation_grace_seconds: z.number().int().min(0).default(86_400).describe('How long a rotated-out secret still signs deliveries'),
+      sandbox_url: z.url().optional().describe('Registers this URL for the seeded sandbox merchant at start-up'),
+    })
+    .prefault({}),
   fees: z
     .strictObject({
       collection: z.strictObject({ momo: feeRule.prefault({}) }).prefault({ momo: { bps: 100 } }),
@@ -183,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (env.RAILYARD_SANDBOX_SIGNING_SECRET) set(['sandbox', 'signing_secret'], env.RAILYARD_SANDBOX_SIGNING_SECRET);
   if (env.RAILYARD_SCENARIOS) set(['scenarios'], env.RAILYARD_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean));
   if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
+  if (env.RAILYARD_WEBHOOK_URL) set(['webhooks', 'sandbox_url'], env.RAILYARD_WEBHOOK_URL);
   if (env.RAILYARD_LOG_REQUESTS) set(['log_requests'], env.RAILYARD_LOG_REQUESTS !== 'false');
   return buildConfig(merged);
 }

@@ -28,6 +28,7 @@ export interface ScheduledJob {
  */
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly tickHooks: (() => Promise<void>)[] = [];
   private running: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
 
@@ -38,6 +39,14 @@ export class Scheduler {
   register(kind: string, handler: JobHandler): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} is already registered`);
     this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Work to do before every look for due jobs, such as fanning committed outbox events out into
+   * webhook deliveries (which are themselves jobs, due now).
+   */
+  onTick(hook: () => Promise<void>): void {
+    this.tickHooks.push(hook);
   }
 
   async schedule(db: Db, job: ScheduledJob): Promise<string> {
@@ -105,7 +114,8 @@ export class Scheduler {
     }
   }
 
-  private nextDue(until: number): Promise<JobRow | undefined> {
+  private async nextDue(until: number): Promise<JobRow | undefined> {
+    for (const hook of this.tickHooks) await hook();
     return this.deps.store.get<JobRow>(
       "SELECT id, kind, run_at, payload FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT 1",
       [until],

@@ -239,4 +239,58 @@ CREATE TABLE trade_status_history (
 CREATE INDEX trade_status_history_trade ON trade_status_history (trade_id, seq);
 `,
   },
+  {
+    version: 3,
+    name: 'webhooks',
+    sql: `
+CREATE TABLE webhook_endpoints (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  event_types TEXT,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_secret_expires_at INTEGER,
+  failing INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  deleted_at INTEGER
+);
+CREATE INDEX webhook_endpoints_merchant ON webhook_endpoints (environment, merchant_id);
+
+CREATE TABLE webhook_deliveries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (event_id, endpoint_id)
+);
+CREATE INDEX webhook_deliveries_merchant ON webhook_deliveries (environment, merchant_id, seq);
+
+CREATE TABLE webhook_attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  trigger TEXT NOT NULL CHECK (trigger IN ('automatic', 'redelivery')),
+  at INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  http_status INTEGER,
+  latency_ms INTEGER NOT NULL,
+  response_excerpt TEXT,
+  error TEXT
+);
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id, seq);
+`,
+  },
 ];

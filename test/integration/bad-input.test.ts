@@ -619,7 +619,7 @@ function send(c: Case) {
     if (key !== null) req = req.set('Idempotency-Key', key as string); // an array sends the header twice
   }
   if (SIGNED.has(c.path) && !c.signature?.omit) {
-    const now = Math.floor(sb.ry.clock.now() / 1000);
+    const now = Math.floor(sb.ry.wallClock.now() / 1000);
     // Vary the timestamp within the tolerance so no two cases share a signature (replay guard).
     const fresh = String(now - (timestampSkew++ % 250));
     const ts =

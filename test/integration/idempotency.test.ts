@@ -84,7 +84,8 @@ describe('Idempotency-Key', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('insufficient_funds');
     await sb.fund(5000);
-    await sb.advance(1); // a retry is signed afresh: the same signature twice is a replay
+    // The retry is signed afresh (the harness gives each signature its own timestamp): the
+    // same signature twice would be a replay.
     const retried = await sb.transfer(transfer, { idempotencyKey: 'broke-1' });
     expect(retried.status).toBe(201);
   });

@@ -590,8 +590,9 @@ describe('Idempotent execution', () => {
 
   it('treats an identical signed request in the same second as a replayed signature', async () => {
     const body = { quote_reference: await buyQuote(10_000), delivery_address: TRC20 };
-    expect((await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same' })).status).toBe(201);
-    const res = await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same' });
+    const timestamp = Math.floor(sb.ry.wallClock.now() / 1000);
+    expect((await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same', timestamp })).status).toBe(201);
+    const res = await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same', timestamp });
     expect(res.status).toBe(401);
     expect(res.body.error).toMatchObject({ code: 'invalid_signature', details: { reason: 'replayed' } });
   });

@@ -73,7 +73,9 @@ export async function startTestSandbox(
     let req = http.post(path).set('Authorization', `Bearer ${opts.key ?? key}`).set('Content-Type', 'application/json');
     if (opts.idempotencyKey) req = req.set('Idempotency-Key', opts.idempotencyKey);
     if (opts.sign) {
-      const ts = String(opts.timestamp ?? Math.floor(ry.clock.now() / 1000));
+      // Signatures are checked against real time. Identical bodies signed in the same second
+      // would be replays, so step the timestamp back through the 300 s window: each is new.
+      const ts = String(opts.timestamp ?? Math.floor(ry.wallClock.now() / 1000) - (++signatureCounter % 250));
       req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(opts.signingSecret ?? signingSecret, ts, 'POST', path, raw));
     }
     return req.send(raw);
@@ -90,15 +92,7 @@ export async function startTestSandbox(
     get: (path, k = key) => http.get(path).set('Authorization', `Bearer ${k}`),
     post,
     transfer: (body, opts = {}) => post('/api/v1/transfers', body, { sign: true, ...opts, idempotencyKey: fresh(opts) }),
-    // Identical bodies signed in the same second would be replays: step the timestamp back
-    // through the 300 s window so each signature is new.
-    execute: (body, opts = {}) =>
-      post('/api/v1/trades', body, {
-        sign: true,
-        timestamp: Math.floor(ry.clock.now() / 1000) - (++signatureCounter % 250),
-        ...opts,
-        idempotencyKey: fresh(opts),
-      }),
+    execute: (body, opts = {}) => post('/api/v1/trades', body, { sign: true, ...opts, idempotencyKey: fresh(opts) }),
     charge: (body, opts = {}) => post('/api/v1/charges', body, { ...opts, idempotencyKey: fresh(opts) }),
     async fund(amount, k = key) {
       const res = await post('/api/v1/sandbox/wallet/fund', { amount }, { key: k });

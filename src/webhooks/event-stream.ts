@@ -1,0 +1,23 @@
+import { EventEmitter } from 'node:events';
+import type { RailyardEvent } from '../events/event-outbox.ts';
+import type { Environment } from '../ledger/ledger.ts';
+
+export interface PublishedEvent {
+  environment: Environment;
+  merchantId: string;
+  event: RailyardEvent;
+}
+
+/** In-process fan-out of committed events to live listeners (the SSE stream behind `railyard listen`). */
+export class EventStream {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  publish(published: PublishedEvent): void {
+    this.emitter.emit('event', published);
+  }
+
+  subscribe(listener: (published: PublishedEvent) => void): () => void {
+    this.emitter.on('event', listener);
+    return () => this.emitter.off('event', listener);
+  }
+}

@@ -1,0 +1,250 @@
+import { performance } from 'node:perf_hooks';
+import type { AuthContext } from '../auth/api-key-service.ts';
+import type { Config } from '../config/config.ts';
+import type { RailyardEvent } from '../events/event-outbox.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
+import { iso, type Clock } from '../kernel/clock.ts';
+import { NotFoundError } from '../kernel/errors.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import type { Scheduler } from '../scheduler/scheduler.ts';
+import type { Db, Store } from '../store/db.ts';
+import type { EventStream } from './event-stream.ts';
+import type { EndpointRow, WebhookEndpointService } from './webhook-endpoint-service.ts';
+import { webhookHeaders } from './webhook-signer.ts';
+import type { z } from 'zod';
+import type { deliverySchema } from './webhook.schemas.ts';
+
+type Delivery = z.infer<typeof deliverySchema>;
+
+interface DeliveryRow {
+  seq: number;
+  id: string;
+  environment: Environment;
+  merchant_id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  status: Delivery['status'];
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface OutboxRow {
+  seq: number;
+  id: string;
+  environment: Environment;
+  merchant_id: string;
+  type: string;
+  payload: string;
+}
+
+const EXCERPT_CHARS = 500;
+
+/**
+ * Delivers the outbox as signed webhooks, at least once. On every scheduler tick, committed events
+ * not yet dispatched become one delivery per matching endpoint, each a job due now. A failed
+ * attempt (non-2xx, timeout, refused connection) is retried after the next delay of
+ * webhooks.retry_schedule_seconds on the business clock; after the last, the delivery fails and
+ * the endpoint is flagged failing. First attempts go out in event order; retries may overtake.
+ */
+export class WebhookDispatcher {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      /** webhook-timestamp is checked by receivers against their real clocks. */
+      wallClock: Clock;
+      ids: IdGenerator;
+      scheduler: Scheduler;
+      endpoints: WebhookEndpointService;
+      stream: EventStream;
+      logger: Logger;
+      config: Pick<Config, 'webhooks'>;
+    },
+  ) {
+    deps.scheduler.onTick(() => this.fanOut());
+    deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }) => this.deliverScheduled(p.delivery_id));
+  }
+
+  /** Committed events not yet dispatched: one delivery per matching endpoint, then published live. */
+  async fanOut(): Promise<void> {
+    const { store, clock, ids, scheduler } = this.deps;
+    for (;;) {
+      const events = await store.all<OutboxRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100');
+      if (events.length === 0) return;
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        for (const event of events) {
+          const endpoints = await tx.all<EndpointRow>(
+            'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND enabled = 1 AND deleted_at IS NULL ORDER BY seq',
+            [event.environment, event.merchant_id],
+          );
+          for (const endpoint of endpoints) {
+            const types = endpoint.event_types ? (JSON.parse(endpoint.event_types) as string[]) : null;
+            if (types && !types.includes(event.type)) continue;
+            const id = ids.next('wd');
+            await tx.run(
+              `INSERT INTO webhook_deliveries (id, environment, merchant_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+              [id, event.environment, event.merchant_id, event.id, event.type, endpoint.id, now, now, now],
+            );
+            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id } });
+          }
+          await tx.run('UPDATE outbox_events SET dispatched_at = ? WHERE id = ?', [now, event.id]);
+        }
+      });
+      for (const event of events) {
+        this.deps.stream.publish({ environment: event.environment, merchantId: event.merchant_id, event: JSON.parse(event.payload) as RailyardEvent });
+      }
+    }
+  }
+
+  private async deliverScheduled(deliveryId: string): Promise<void> {
+    const delivery = await this.deliveryRow(this.deps.store, deliveryId);
+    if (!delivery || delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    const ok = await this.attempt(delivery, 'automatic');
+    const { store, clock, scheduler, config } = this.deps;
+    await store.transaction(async (tx) => {
+      const now = clock.now();
+      const attempts = delivery.attempts + 1;
+      if (ok) {
+        await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, deliveryId]);
+        await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
+        return;
+      }
+      const delay = config.webhooks.retry_schedule_seconds[attempts - 1];
+      if (delay === undefined) {
+        await tx.run("UPDATE webhook_deliveries SET status = 'failed', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, deliveryId]);
+        await tx.run('UPDATE webhook_endpoints SET failing = 1, updated_at = ? WHERE id = ?', [now, delivery.endpoint_id]);
+        this.deps.logger.warn('webhook delivery failed for good', { delivery: deliveryId, endpoint: delivery.endpoint_id, attempts });
+        return;
+      }
+      const next = now + delay * 1000;
+      await tx.run('UPDATE webhook_deliveries SET attempts = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?', [attempts, next, now, deliveryId]);
+      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId } });
+    });
+  }
+
+  /** One POST to the endpoint, logged whatever happens. True on a 2xx. */
+  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery'): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
+    const event = await store.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ?', [delivery.event_id]);
+    const attemptNo = ((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [delivery.id]))?.n ?? 0) + 1;
+    let status: number | null = null;
+    let excerpt: string | null = null;
+    let error: string | null = null;
+    const started = performance.now();
+    if (!endpoint || endpoint.deleted_at !== null || !event) {
+      error = 'endpoint deleted';
+    } else {
+      const body = event.payload;
+      try {
+        const res = await fetch(endpoint.url, {
+          method: 'POST',
+          headers: webhookHeaders(this.deps.endpoints.secrets(endpoint), delivery.event_id, Math.floor(this.deps.wallClock.now() / 1000), body),
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(this.deps.config.webhooks.timeout_ms),
+        });
+        status = res.status;
+        excerpt = (await res.text()).slice(0, EXCERPT_CHARS);
+      } catch (err) {
+        const name = (err as { name?: string }).name;
+        const cause = (err as { cause?: { code?: string } }).cause;
+        error = name === 'TimeoutError' || name === 'AbortError' ? `timed out after ${this.deps.config.webhooks.timeout_ms} ms` : `connection failed${cause?.code ? ` (${cause.code})` : ''}`;
+      }
+    }
+    await store.run(
+      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [delivery.id, attemptNo, trigger, clock.now(), endpoint?.url ?? '', status, Math.round(performance.now() - started), excerpt, error],
+    );
+    return status !== null && status >= 200 && status < 300;
+  }
+
+  /** Sends a delivery again now, whatever its state; logged as a redelivery. */
+  async redeliver(auth: AuthContext, deliveryId: string): Promise<Delivery> {
+    const delivery = await this.owned(auth, deliveryId);
+    const ok = await this.attempt(delivery, 'redelivery');
+    if (ok) {
+      const now = this.deps.clock.now();
+      await this.deps.store.transaction(async (tx) => {
+        await tx.run("UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [now, deliveryId]);
+        await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
+      });
+    }
+    return this.present(this.deps.store, (await this.deliveryRow(this.deps.store, deliveryId))!);
+  }
+
+  async present(db: Db, row: DeliveryRow): Promise<Delivery> {
+    const attempts = await db.all<{ attempt: number; trigger: 'automatic' | 'redelivery'; at: number; url: string; http_status: number | null; latency_ms: number; response_excerpt: string | null; error: string | null }>(
+      'SELECT attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq',
+      [row.id],
+    );
+    return {
+      id: row.id,
+      object: 'webhook_delivery',
+      event_id: row.event_id,
+      event_type: row.event_type,
+      endpoint_id: row.endpoint_id,
+      status: row.status,
+      attempts: attempts.length,
+      next_attempt_at: row.next_attempt_at === null ? null : iso(row.next_attempt_at),
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+      attempt_log: attempts.map((a) => ({ ...a, at: iso(a.at) })),
+    };
+  }
+
+  private deliveryRow(db: Db, id: string): Promise<DeliveryRow | undefined> {
+    return db.get<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
+  }
+
+  private async owned(auth: AuthContext, id: string): Promise<DeliveryRow> {
+    const row = await this.deps.store.get<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    if (!row) throw new NotFoundError(`No webhook delivery ${id}`, { id });
+    return row;
+  }
+
+  async get(auth: AuthContext, id: string): Promise<Delivery> {
+    return this.present(this.deps.store, await this.owned(auth, id));
+  }
+
+  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; event_id?: string; endpoint_id?: string; status?: Delivery['status'] }) {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const params: (string | number)[] = [auth.environment, auth.merchantId];
+    if (before !== undefined) (where.push('seq < ?'), params.push(before));
+    if (query.event_id) (where.push('event_id = ?'), params.push(query.event_id));
+    if (query.endpoint_id) (where.push('endpoint_id = ?'), params.push(query.endpoint_id));
+    if (query.status) (where.push('status = ?'), params.push(query.status));
+    const rows = await this.deps.store.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, pageSize + 1]);
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: await Promise.all(items.map((r) => this.present(this.deps.store, r))), nextCursor };
+  }
+
+  /** GET /api/v1/events: the outbox, newest first. */
+  async listEvents(auth: AuthContext, query: { cursor?: string; page_size?: number; type?: string }) {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const rows = await this.deps.store.all<OutboxRow>(
+      `SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events
+        WHERE environment = ? AND merchant_id = ? AND (? IS NULL OR seq < ?) AND (? IS NULL OR type = ?)
+        ORDER BY seq DESC LIMIT ?`,
+      [auth.environment, auth.merchantId, before ?? null, before ?? null, query.type ?? null, query.type ?? null, pageSize + 1],
+    );
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: items.map((r) => JSON.parse(r.payload) as RailyardEvent), nextCursor };
+  }
+
+  async getEvent(auth: AuthContext, id: string): Promise<RailyardEvent> {
+    const row = await this.deps.store.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    if (!row) throw new NotFoundError(`No event ${id}`, { id });
+    return JSON.parse(row.payload) as RailyardEvent;
+  }
+}

@@ -1,0 +1,131 @@
+import type { AuthContext } from '../auth/api-key-service.ts';
+import type { Config } from '../config/config.ts';
+import { iso, type Clock } from '../kernel/clock.ts';
+import { NotFoundError } from '../kernel/errors.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import type { Db, Store } from '../store/db.ts';
+import { newWebhookSecret } from './webhook-signer.ts';
+import type { z } from 'zod';
+import type { endpointSchema, endpointWithSecretSchema } from './webhook.schemas.ts';
+
+export interface EndpointRow {
+  id: string;
+  environment: Environment;
+  merchant_id: string;
+  url: string;
+  event_types: string | null;
+  enabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  failing: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+type Endpoint = z.infer<typeof endpointSchema>;
+type EndpointWithSecret = z.infer<typeof endpointWithSecretSchema>;
+
+export const SANDBOX_ENDPOINT_ID = 'we_sandbox0000000000000';
+
+/** Webhook endpoints per merchant and environment, with secret rotation. */
+export class WebhookEndpointService {
+  constructor(private readonly deps: { store: Store; clock: Clock; ids: IdGenerator; config: Pick<Config, 'webhooks'> }) {}
+
+  present(row: EndpointRow): Endpoint {
+    const rotating = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > this.deps.clock.now();
+    return {
+      id: row.id,
+      object: 'webhook_endpoint',
+      url: row.url,
+      event_types: row.event_types ? (JSON.parse(row.event_types) as string[]) : null,
+      enabled: row.enabled === 1,
+      failing: row.failing === 1,
+      secret_rotating_until: rotating ? iso(row.previous_secret_expires_at!) : null,
+      livemode: row.environment === 'live',
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+    };
+  }
+
+  /** The secrets that sign a delivery now: the current one, and the previous during its grace period. */
+  secrets(row: EndpointRow): string[] {
+    const graceful = row.previous_secret && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > this.deps.clock.now();
+    return graceful ? [row.secret, row.previous_secret!] : [row.secret];
+  }
+
+  async create(auth: AuthContext, input: { url: string; event_types?: string[]; enabled: boolean }): Promise<EndpointWithSecret> {
+    const now = this.deps.clock.now();
+    const id = this.deps.ids.next('we');
+    const secret = newWebhookSecret();
+    await this.deps.store.run(
+      `INSERT INTO webhook_endpoints (id, environment, merchant_id, url, event_types, enabled, secret, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, auth.environment, auth.merchantId, input.url, input.event_types ? JSON.stringify([...new Set(input.event_types)]) : null, input.enabled ? 1 : 0, secret, now, now],
+    );
+    return { ...this.present((await this.row(this.deps.store, id))!), secret };
+  }
+
+  async list(auth: AuthContext): Promise<Endpoint[]> {
+    const rows = await this.deps.store.all<EndpointRow>(
+      'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND deleted_at IS NULL ORDER BY seq',
+      [auth.environment, auth.merchantId],
+    );
+    return rows.map((r) => this.present(r));
+  }
+
+  async get(auth: AuthContext, id: string): Promise<Endpoint> {
+    return this.present(await this.owned(auth, id));
+  }
+
+  async remove(auth: AuthContext, id: string): Promise<Endpoint> {
+    const row = await this.owned(auth, id);
+    const now = this.deps.clock.now();
+    await this.deps.store.run('UPDATE webhook_endpoints SET deleted_at = ?, updated_at = ? WHERE id = ?', [now, now, id]);
+    return this.present({ ...row, updated_at: now });
+  }
+
+  async rotate(auth: AuthContext, id: string, graceSeconds?: number): Promise<EndpointWithSecret> {
+    const row = await this.owned(auth, id);
+    const now = this.deps.clock.now();
+    const grace = graceSeconds ?? this.deps.config.webhooks.rotation_grace_seconds;
+    const secret = newWebhookSecret();
+    await this.deps.store.run(
+      'UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_expires_at = ?, updated_at = ? WHERE id = ?',
+      [secret, row.secret, now + grace * 1000, now, id],
+    );
+    return { ...this.present((await this.row(this.deps.store, id))!), secret };
+  }
+
+  row(db: Db, id: string): Promise<EndpointRow | undefined> {
+    return db.get<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?', [id]);
+  }
+
+  private async owned(auth: AuthContext, id: string): Promise<EndpointRow> {
+    const row = await this.deps.store.get<EndpointRow>(
+      'SELECT * FROM webhook_endpoints WHERE id = ? AND environment = ? AND merchant_id = ? AND deleted_at IS NULL',
+      [id, auth.environment, auth.merchantId],
+    );
+    if (!row) throw new NotFoundError(`No webhook endpoint ${id}`, { id });
+    return row;
+  }
+
+  /** RAILYARD_WEBHOOK_URL: one endpoint for the sandbox merchant, its secret kept across restarts. */
+  async ensureSandboxEndpoint(merchantId: string, url: string): Promise<string> {
+    const now = this.deps.clock.now();
+    const existing = await this.row(this.deps.store, SANDBOX_ENDPOINT_ID);
+    if (existing) {
+      await this.deps.store.run('UPDATE webhook_endpoints SET url = ?, deleted_at = NULL, enabled = 1, updated_at = ? WHERE id = ?', [url, now, SANDBOX_ENDPOINT_ID]);
+      return existing.secret;
+    }
+    const secret = newWebhookSecret();
+    await this.deps.store.run(
+      `INSERT INTO webhook_endpoints (id, environment, merchant_id, url, event_types, enabled, secret, created_at, updated_at)
+       VALUES (?, 'test', ?, ?, NULL, 1, ?, ?, ?)`,
+      [SANDBOX_ENDPOINT_ID, merchantId, url, secret, now, now],
+    );
+    return secret;
+  }
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { ok } from '../http/envelope.ts';
+import { pageQuery } from '../http/pagination.ts';
+import { defineRoute, type RouteSpec } from '../http/route.ts';
+import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
+import type { WebhookDispatcher } from './webhook-dispatcher.ts';
+import type { WebhookEndpointService } from './webhook-endpoint-service.ts';
+import {
+  createEndpointBody,
+  deliverySchema,
+  endpointSchema,
+  endpointWithSecretSchema,
+  EVENT_TYPES,
+  eventSchema,
+  rotateBody,
+} from './webhook.schemas.ts';
+
+const idOf = (prefix: string) => z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`), `id must look like ${prefix}_ followed by 20 characters`) });
+
+export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatcher: WebhookDispatcher }): RouteSpec[] {
+  const { endpoints, dispatcher } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/webhook_endpoints',
+      operationId: 'createWebhookEndpoint',
+      summary: 'Register a URL for signed webhooks; the signing secret is shown only now',
+      tag: 'Webhooks',
+      scope: 'webhooks:write',
+      body: createEndpointBody,
+      response: { status: 201, description: 'The endpoint, with its whsec_ secret', schema: envelopeOf(endpointWithSecretSchema) },
+      errors: ['forbidden'],
+      handler: async ({ body, auth }) => ({ status: 201, body: ok('Webhook endpoint created; store the secret now', await endpoints.create(auth, body)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/webhook_endpoints',
+      operationId: 'listWebhookEndpoints',
+      summary: "This environment's webhook endpoints",
+      tag: 'Webhooks',
+      scope: 'webhooks:write',
+      response: { status: 200, description: 'The endpoints (secrets are never listed)', schema: envelopeOf(z.array(endpointSchema)) },
+      errors: ['forbidden'],
+      handler: async ({ auth }) => ({ status: 200, body: ok('Webhook endpoints', await endpoints.list(auth)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/webhook_endpoints/:id',
+      operationId: 'getWebhookEndpoint',
+      summary: 'One webhook endpoint',
+      tag: 'Webhooks',
+      scope: 'webhooks:write',
+      params: idOf('we'),
+      response: { status: 200, description: 'The endpoint', schema: envelopeOf(endpointSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook endpoint', await endpoints.get(auth, params.id)) }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/v1/webhook_endpoints/:id',
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Stop sending to an endpoint; pending retries to it stop too',
+      tag: 'Webhooks',
+      scope: 'webhooks:write',
+      params: idOf('we'),
+      response: { status: 200, description: 'The deleted endpoint', schema: envelopeOf(endpointSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook endpoint deleted', await endpoints.remove(auth, params.id)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/webhook_endpoints/:id/rotate_secret',
+      operationId: 'rotateWebhookSecret',
+      summary: 'Issue a new signing secret; the old one keeps signing for a grace period, so deliveries carry both signatures',
+      tag: 'Webhooks',
+      scope: 'webhooks:write',
+      params: idOf('we'),
+      body: rotateBody,
+      response: { status: 200, description: 'The endpoint with its new secret', schema: envelopeOf(endpointWithSecretSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, body, auth }) => ({ status: 200, body: ok('Secret rotated; store the new secret now', await endpoints.rotate(auth, params.id, body?.grace_seconds)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/events',
+      operationId: 'listEvents',
+      summary: 'Events, newest first, each with a snapshot of its object',
+      tag: 'Webhooks',
+      scope: 'read',
+      query: z.strictObject({ ...pageQuery, type: z.enum(EVENT_TYPES, { error: 'unknown event type' }).optional() }),
+      response: { status: 200, description: 'A page of events', schema: listEnvelopeOf(eventSchema) },
+      errors: ['forbidden'],
+      handler: async ({ query, auth }) => {
+        const { items, nextCursor } = await dispatcher.listEvents(auth, query);
+        return { status: 200, body: ok('Events', items, { next_cursor: nextCursor }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/events/:id',
+      operationId: 'getEvent',
+      summary: 'One event',
+      tag: 'Webhooks',
+      scope: 'read',
+      params: idOf('evt'),
+      response: { status: 200, description: 'The event', schema: envelopeOf(eventSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Event', await dispatcher.getEvent(auth, params.id)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/webhook_deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'The delivery log: every delivery with every attempt (time, URL, HTTP status, latency, response excerpt)',
+      tag: 'Webhooks',
+      scope: 'read',
+      query: z.strictObject({
+        ...pageQuery,
+        event_id: z.string().regex(/^evt_[0-9a-z]{20}$/, 'event_id must look like evt_ followed by 20 characters').optional(),
+        endpoint_id: z.string().regex(/^we_[0-9a-z]{20}$/, 'endpoint_id must look like we_ followed by 20 characters').optional(),
+        status: z.enum(['pending', 'delivered', 'failed']).optional(),
+      }),
+      response: { status: 200, description: 'A page of deliveries', schema: listEnvelopeOf(deliverySchema) },
+      errors: ['forbidden'],
+      handler: async ({ query, auth }) => {
+        const { items, nextCursor } = await dispatcher.list(auth, query);
+        return { status: 200, body: ok('Webhook deliveries', items, { next_cursor: nextCursor }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/webhook_deliveries/:id',
+      operationId: 'getWebhookDelivery',
+      summary: 'One delivery and its attempts',
+      tag: 'Webhooks',
+      scope: 'read',
+      params: idOf('wd'),
+      response: { status: 200, description: 'The delivery', schema: envelopeOf(deliverySchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook delivery', await dispatcher.get(auth, params.id)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/webhook_deliveries/:id/redeliver',
+      operationId: 'redeliverWebhook',
+      summary: 'Send a delivery again now, whatever its state; the attempt is logged as a redelivery',
+      tag: 'Webhooks',
+      scope: 'webhooks:write',
+      params: idOf('wd'),
+      response: { status: 200, description: 'The delivery with the new attempt', schema: envelopeOf(deliverySchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Redelivered', await dispatcher.redeliver(auth, params.id)) }),
+    }),
+  ];
+}
