@@ -104,10 +104,16 @@ export class WebhookDispatcher {
   }
 
   private async deliverScheduled(deliveryId: string): Promise<void> {
-    const delivery = await this.deliveryRow(this.deps.store, deliveryId);
-    if (!delivery || delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
-    const ok = await this.attempt(delivery, 'automatic');
     const { store, clock, scheduler, config } = this.deps;
+    const delivery = await this.deliveryRow(store, deliveryId);
+    if (!delivery || delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
+    if (!endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
+      // The merchant removed or disabled the endpoint: its pending retries stop, quietly.
+      await store.run("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [clock.now(), deliveryId]);
+      return;
+    }
+    const ok = await this.attempt(delivery, 'automatic');
     await store.transaction(async (tx) => {
       const now = clock.now();
       const attempts = delivery.attempts + 1;

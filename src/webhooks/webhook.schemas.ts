@@ -28,7 +28,6 @@ export const createEndpointBody = z.strictObject({
   url: z.url({ error: 'url must be an absolute http(s) URL' }).refine((u) => /^https?:\/\//.test(u), 'url must use http or https').describe('Where events are POSTed'),
   event_types: z.array(z.enum(EVENT_TYPES, { error: 'unknown event type' })).min(1, 'name at least one event type, or leave event_types out for all').optional().describe('Only these events; all when omitted'),
   enabled: z.boolean().default(true),
-  description: z.string().max(200).optional(),
 });
 
 export const rotateBody = z
