@@ -293,6 +293,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       if (closed) return;
       closed = true;
+      stream.close();
       await scheduler.stop();
       await store.close();
     },

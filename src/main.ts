@@ -1,18 +1,111 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createApp, VERSION } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { loadScenarios } from './scenarios/scenario-loader.ts';
+import { runListen } from './cli/listen-command.ts';
+import { runTrigger } from './cli/trigger-command.ts';
 
 const USAGE = `railyard ${VERSION}
 
 Usage:
   railyard serve            run the sandbox (default); configure with railyard.yaml and env (see README)
+  railyard listen --forward-to <url> [--api <url>] [--key <sk_…>] [--events <type,…>] [--print-secret]
+                            forward the sandbox's events to a local URL, signed (Standard Webhooks)
+                            with a secret stable per key; --print-secret prints it and exits
+  railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
+                            [--review-address <address>]
+                            create the objects that emit that event (on a virtual clock, advance it)
   railyard help             this text
+
+  --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
+  key, --secret to $RAILYARD_SIGNING_SECRET or the sandbox signing secret.
 `;
+
+/** Runs parseArgs; its complaints (unknown or malformed options) are usage errors: exit 2. */
+function parseOrExit<T>(command: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    process.stderr.write(`railyard ${command}: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+async function listen(args: string[]): Promise<void> {
+  const { values } = parseOrExit('listen', () =>
+    parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'forward-to': { type: 'string', short: 'f' },
+        api: { type: 'string' },
+        key: { type: 'string' },
+        events: { type: 'string', short: 'e' },
+        'print-secret': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) return void process.stdout.write(USAGE);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const code = await runListen(
+    {
+      forwardTo: values['forward-to'],
+      api: values.api,
+      key: values.key,
+      events: values.events,
+      printSecret: values['print-secret'] === true,
+    },
+    { stdout: process.stdout, stderr: process.stderr, signal: controller.signal },
+  );
+  process.exit(code);
+}
+
+async function trigger(args: string[]): Promise<void> {
+  const { values, positionals } = parseOrExit('trigger', () =>
+    parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        api: { type: 'string' },
+        key: { type: 'string' },
+        secret: { type: 'string' },
+        'review-address': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) return void process.stdout.write(USAGE);
+  if (positionals.length > 1) {
+    process.stderr.write(`railyard trigger: one event type at a time (got ${positionals.join(' ')})\n`);
+    process.exit(2);
+  }
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const code = await runTrigger(
+    positionals[0] ?? '',
+    {
+      api: values.api,
+      key: values.key,
+      secret: values.secret,
+      reviewAddress: values['review-address'],
+    },
+    { stdout: process.stdout, stderr: process.stderr, signal: controller.signal },
+  );
+  process.exit(code);
+}
 
 async function serve(): Promise<void> {
   const config = loadConfig();
@@ -55,6 +148,7 @@ async function serve(): Promise<void> {
     process.stdout.write(`received ${signal}: finishing in-flight requests\n`);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    railyard.stream.close(); // end open event streams (railyard listen reconnects)
     server.close(async () => {
       await railyard.close();
       process.stdout.write('railyard stopped\n');
@@ -67,10 +161,14 @@ async function serve(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command = 'serve'] = argv;
+  const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve':
       return serve();
+    case 'listen':
+      return listen(rest);
+    case 'trigger':
+      return trigger(rest);
     case 'help':
     case '--help':
     case '-h':

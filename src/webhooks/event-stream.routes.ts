@@ -48,9 +48,11 @@ export function eventStreamRouter(deps: { store: Store; apiKeys: ApiKeyService; 
     // Comments keep proxies and idle timeouts from closing a quiet stream.
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), 15_000);
     heartbeat.unref();
+    const stopOnShutdown = deps.stream.onClose(() => res.end());
     req.on('close', () => {
       clearInterval(heartbeat);
       unsubscribe();
+      stopOnShutdown();
     });
   });
   return router;

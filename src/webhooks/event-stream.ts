@@ -20,4 +20,14 @@ export class EventStream {
     this.emitter.on('event', listener);
     return () => this.emitter.off('event', listener);
   }
+
+  /** Shutdown: open streams end, so the server can drain instead of waiting on them. */
+  onClose(listener: () => void): () => void {
+    this.emitter.on('close', listener);
+    return () => this.emitter.off('close', listener);
+  }
+
+  close(): void {
+    this.emitter.emit('close');
+  }
 }
