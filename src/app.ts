@@ -35,7 +35,7 @@ import { TradingLimits } from './trading/trading-limits.ts';
 import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine } from './scenarios/rule-engine.ts';
-import type { ScenarioRule } from './scenarios/scenario-schema.ts';
+import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
@@ -58,6 +58,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Scenario rules, already loaded and validated (main.ts loads files; tests pass rules). */
   rules?: readonly ScenarioRule[];
+  /** Simulated customers' wallets from the scenario files. */
+  wallets?: readonly Wallet[];
   /**
    * Real time, for timestamps a party outside checks against its own clock: inbound request
    * signatures and outbound webhook signatures. Business time (the virtual clock) governs the rest.
@@ -104,7 +106,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const signatures = new RequestSignatureVerifier({ clock: wallClock, store });
   const idempotency = new IdempotencyService({ clock });
   const health = new ProviderHealth();
-  const scenarios = new RuleEngine(options.rules ?? []);
+  const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? []);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;

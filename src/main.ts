@@ -112,7 +112,7 @@ async function serve(): Promise<void> {
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
   const scenarios = loadScenarios(scenarioPaths);
   const logger = config.log_requests ? jsonLogger() : silentLogger;
-  const railyard = await createApp(config, { logger, rules: scenarios.rules });
+  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets });
   const server = createServer(railyard.app);
   await new Promise<void>((done, fail) => {
     server.once('error', fail);

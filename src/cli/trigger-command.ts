@@ -37,6 +37,8 @@ import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './liste
 export const DEFAULT_SIGNING_SECRET = 'sig_test_railyard_sandbox_signing_secret';
 export const SUCCESS_MSISDN = '0551234987';
 export const FAILURE_MSISDN = '0551234988';
+/** Times out at mtn-momo, which still succeeds 10 s later: railyard reverses that late success. */
+export const LATE_SUCCESS_MSISDN = '0551234990';
 export const BUY_DELIVERY_ADDRESS = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 
 export interface TriggerOptions {
@@ -298,12 +300,16 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       return rails(await charge(SUCCESS_MSISDN), 'the charge');
     case 'charge.failed':
       return rails(await charge(FAILURE_MSISDN), 'the charge');
+    case 'charge.late_success_reversed':
+      return { ...rails(await charge(LATE_SUCCESS_MSISDN), 'the charge'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the charge' };
     case 'transfer.pending':
       return { id: id(await transfer(SUCCESS_MSISDN)), advance: 0, systemWait: 5 };
     case 'transfer.success':
       return rails(await transfer(SUCCESS_MSISDN), 'the transfer');
     case 'transfer.failed':
       return rails(await transfer(FAILURE_MSISDN), 'the transfer');
+    case 'transfer.late_success_reversed':
+      return { ...rails(await transfer(LATE_SUCCESS_MSISDN), 'the transfer'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the transfer' };
     case 'quote.created':
       return { id: id(await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT })), advance: 0, systemWait: 5 };
     case 'quote.expired': {

@@ -11,8 +11,12 @@ export class YamlSourceError extends Error {
 
 interface Located {
   data: unknown;
-  /** Position of the value at `path`, or of its key when `atKey` (unknown fields). */
-  locate(path: readonly PropertyKey[], atKey?: boolean): { line: number; col: number };
+  /**
+   * Position of the value at `path`, or of its key when `atKey` (unknown fields). `skipped`
+   * lists path positions that are no node in the file: a schema may wrap a single value into a
+   * one-item list, whose index 0 the file never wrote.
+   */
+  locate(path: readonly PropertyKey[], atKey?: boolean): { line: number; col: number; skipped: Set<number> };
 }
 
 /** Parses YAML, keeping positions so a schema error can point at its line and column. */
@@ -30,7 +34,12 @@ export function parseYamlSource(text: string, file: string): Located {
   const locate = (path: readonly PropertyKey[], atKey = false) => {
     let node: unknown = doc.contents;
     let best = node as Node | null;
+    const skipped = new Set<number>();
     for (const [i, key] of path.entries()) {
+      if (typeof key === 'number' && !isSeq(node) && key === 0) {
+        skipped.add(i);
+        continue;
+      }
       if (isMap(node)) {
         const pair = node.items.find((p) => String((p.key as { value?: unknown })?.value ?? p.key) === String(key));
         if (!pair) break;
@@ -45,7 +54,7 @@ export function parseYamlSource(text: string, file: string): Located {
     }
     const offset = best?.range?.[0] ?? 0;
     const pos = lineCounter.linePos(offset);
-    return { line: pos.line, col: pos.col };
+    return { line: pos.line, col: pos.col, skipped };
   };
   return { data: doc.toJS(), locate };
 }
@@ -58,8 +67,9 @@ export function parseYamlWith<T>(schema: z.ZodType<T>, text: string, file: strin
   throw new YamlSourceError(
     result.error.issues.map((issue) => {
       const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-      const { line, col } = source.locate(path, issue.code === 'unrecognized_keys');
-      const where = path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
+      const { line, col, skipped } = source.locate(path, issue.code === 'unrecognized_keys');
+      const shown = path.filter((_, i) => !skipped.has(i));
+      const where = shown.length ? shown.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
       const what = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : issue.message;
       return `${file}:${line}:${col}: ${where}: ${what}`;
     }),

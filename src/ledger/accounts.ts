@@ -15,6 +15,8 @@ export const accounts = {
   treasuryFunding: () => 'external:treasury:funding',
   /** Assets on chain, outside the house: delivered to buyers, or deposited by sellers. */
   chain: (network: string) => `external:chain:${network}`,
+  /** Money a provider moved after the service had abandoned it, until it is reversed. */
+  lateSettlements: () => 'suspense:late_settlements',
   /** A seller's overpayment, held for them. */
   merchantExcess: (merchantId: string, asset: string, network: string) => `merchant:${merchantId}:excess:${asset}:${network}`,
 } as const;

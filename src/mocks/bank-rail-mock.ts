@@ -42,7 +42,8 @@
  *   404 {responseCode:'25', responseMessage:'Unable to locate record'}
  *
  * Callback: POST <callbackUrl>, same body as the status response, once the transfer is final.
- * Sent once, never retried: a sender that hears nothing polls the status endpoint.
+ * Sent once, never retried: a sender that hears nothing polls the status endpoint. (Scenarios
+ * can make the mock send it twice, or send extra callbacks that contradict it.)
  *
  * Errors: 503 {responseCode:'91'} while the rail is down; 5xx {responseCode:'96'} on a
  * system malfunction.
@@ -66,7 +67,7 @@ import { isGhipssCode } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import { isMinorAmount } from '../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
+import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
 
@@ -77,6 +78,10 @@ export interface BankRailCredentials {
 
 const PROVIDER = 'bank-rail';
 const SETTLE_JOB = 'mock.bank-rail.settle';
+/** A callback that settles nothing: an extra callback, or the second sending of a duplicated one. */
+const CALLBACK_JOB = 'mock.bank-rail.callback';
+// What a gateway in front of the switch might answer: not the rail's JSON, so unreadable.
+const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 const MAX_CLOCK_SKEW_SECONDS = 300;
 // Real time: a receiver that never answers must not stall the scheduler's one-at-a-time queue.
 const CALLBACK_TIMEOUT_MS = 5_000;
@@ -170,7 +175,15 @@ interface SettlePayload {
   status: 'SUCCESS' | 'FAILED';
   responseCode: string;
   drop: boolean;
+  /** callback.duplicate: the same body goes out again this many seconds after the first. */
+  duplicateAfterSeconds?: number;
 }
+
+type CallbackPayload =
+  /** An extra callback: the transfer reporting this status; its state is not changed. */
+  | { transfer: MockTransfer; callbackUrl: string; status: 'SUCCESS' | 'FAILED'; responseCode: string; duplicateAfterSeconds?: number }
+  /** The second sending of a duplicated callback: exactly the body sent the first time (signed anew). */
+  | { sessionId: string; callbackUrl: string; rawBody: string };
 
 function statusBody(t: MockTransfer) {
   return {
@@ -227,14 +240,50 @@ async function holdOpen(res: express.Response, maxHoldMs: number): Promise<void>
   if (!res.writableEnded) res.socket?.destroy();
 }
 
+/**
+ * timeout, malformed or reset with a callback (or extra callbacks) planned: the upstream took the
+ * request although the caller hears no usable answer. Accept always takes it.
+ */
+function takesRequest(behaviour: ProviderBehaviour): boolean {
+  switch (behaviour.respond) {
+    case 'accept':
+      return true;
+    case 'timeout':
+    case 'malformed':
+    case 'reset':
+      return behaviour.callback !== undefined || (behaviour.extra_callbacks?.length ?? 0) > 0;
+    case 'reject':
+    case 'server_error':
+      return false;
+  }
+}
+
+function outcomeOf(plan: CallbackPlan): { status: 'SUCCESS' | 'FAILED'; responseCode: string } {
+  return plan.status === 'success' ? { status: 'SUCCESS', responseCode: '00' } : { status: 'FAILED', responseCode: bankResponseCodeFor(plan.reason) };
+}
+
+function duplicateOf(plan: CallbackPlan): { duplicateAfterSeconds?: number } {
+  return plan.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};
+}
+
 export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
   const transfers = new Map<string, MockTransfer>();
   const router = express.Router();
 
   const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);
 
-  async function sendCallback(callbackUrl: string, transfer: MockTransfer): Promise<void> {
-    const raw = JSON.stringify(statusBody(transfer));
+  /**
+   * POSTs one signed callback, after scheduling its second sending when the plan duplicates it.
+   * The signature is made when it is sent, over the exact body.
+   */
+  async function sendCallback(callbackUrl: string, sessionId: string, raw: string, duplicateAfterSeconds?: number): Promise<void> {
+    if (duplicateAfterSeconds !== undefined) {
+      await ctx.scheduler.schedule(ctx.store, {
+        kind: CALLBACK_JOB,
+        runAt: ctx.clock.now() + duplicateAfterSeconds * 1000,
+        payload: { sessionId, callbackUrl, rawBody: raw } satisfies CallbackPayload,
+      });
+    }
     const url = new URL(callbackUrl);
     const timestamp = String(nowSeconds());
     try {
@@ -250,10 +299,10 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
         signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
       });
       await res.arrayBuffer();
-      if (!res.ok) ctx.logger.warn('bank-rail mock callback was not accepted', { sessionId: transfer.sessionId, status: res.status });
+      if (!res.ok) ctx.logger.warn('bank-rail mock callback was not accepted', { sessionId, status: res.status });
     } catch (err) {
       // Sent once, never retried, as the wire description says; the URL holds a token, so it is not logged.
-      ctx.logger.warn('bank-rail mock callback failed', { sessionId: transfer.sessionId, error: String(err) });
+      ctx.logger.warn('bank-rail mock callback failed', { sessionId, error: String(err) });
     }
   }
 
@@ -267,25 +316,45 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     };
     transfers.set(final.sessionId, final);
     if (payload.drop) return;
-    await sendCallback(payload.callbackUrl, final);
+    await sendCallback(payload.callbackUrl, final.sessionId, JSON.stringify(statusBody(final)), payload.duplicateAfterSeconds);
   });
 
-  /** Answers a reject / server_error / timeout decision; returns false when the call should go on. */
-  async function answerAbnormal(behaviour: ProviderBehaviour, res: express.Response): Promise<boolean> {
+  ctx.scheduler.register(CALLBACK_JOB, async (payload: CallbackPayload) => {
+    if ('rawBody' in payload) return sendCallback(payload.callbackUrl, payload.sessionId, payload.rawBody);
+    // The transfer as it stands (or as accepted, after a restart), reporting the extra's status.
+    const current = transfers.get(payload.transfer.sessionId) ?? payload.transfer;
+    const reported: MockTransfer = {
+      ...current,
+      status: payload.status,
+      responseCode: payload.responseCode,
+      completedAt: iso(ctx.clock.now()),
+    };
+    await sendCallback(payload.callbackUrl, reported.sessionId, JSON.stringify(statusBody(reported)), payload.duplicateAfterSeconds);
+  });
+
+  /**
+   * Answers every decision but accept, which only the route can give; `successStatus` is the
+   * operation's, which a malformed answer carries.
+   */
+  async function answerUnaccepted(
+    behaviour: ProviderBehaviour,
+    req: express.Request,
+    res: express.Response,
+    successStatus: number,
+  ): Promise<void> {
     switch (behaviour.respond) {
-      case 'timeout':
-        await holdOpen(res, ctx.maxHoldMs);
-        return true;
-      case 'server_error':
-        refuse(res, behaviour.http_status ?? 500, '96');
-        return true;
-      case 'reject': {
-        const code = bankResponseCodeFor(behaviour.reason);
-        refuse(res, behaviour.http_status ?? 400, code);
-        return true;
-      }
       case 'accept':
-        return false;
+        return; // the route answers
+      case 'timeout':
+        return holdOpen(res, ctx.maxHoldMs);
+      case 'malformed':
+        return void res.status(successStatus).type('text/html').send(MALFORMED_BODY);
+      case 'reset':
+        return void req.socket.destroy();
+      case 'server_error':
+        return refuse(res, behaviour.http_status ?? 500, '96');
+      case 'reject':
+        return refuse(res, behaviour.http_status ?? 400, bankResponseCodeFor(behaviour.reason));
     }
   }
 
@@ -330,7 +399,7 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     });
     const behaviour = decision?.behaviour;
     if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
-    if (behaviour && (await answerAbnormal(behaviour, res))) return;
+    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted(behaviour, req, res, 200);
     if (behaviour?.resolves === false) {
       return res.status(200).json({ responseCode: '25', responseMessage: messageFor('25'), sessionId });
     }
@@ -384,7 +453,8 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     });
     const behaviour = decision?.behaviour;
     if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
-    if (behaviour && (await answerAbnormal(behaviour, res))) return;
+    // timeout, malformed and reset with callbacks planned: the rail took the transfer after all.
+    if (behaviour && !takesRequest(behaviour)) return answerUnaccepted(behaviour, req, res, 202);
     // A twin request may have been accepted while this one waited out its latency.
     if (transfers.has(sessionId)) return refuse(res, 409, '94', 'Duplicate sessionId', { sessionId });
 
@@ -407,18 +477,28 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     const payload: SettlePayload = {
       transfer,
       callbackUrl,
-      status: plan.status === 'success' ? 'SUCCESS' : 'FAILED',
-      responseCode: plan.status === 'success' ? '00' : bankResponseCodeFor(plan.reason),
+      ...outcomeOf(plan),
       drop: plan.drop === true,
+      ...duplicateOf(plan),
     };
     transfers.set(sessionId, transfer);
     try {
       await ctx.scheduler.schedule(ctx.store, { kind: SETTLE_JOB, runAt: now + plan.after_seconds * 1000, payload });
+      for (const extra of behaviour?.extra_callbacks ?? []) {
+        if (extra.drop) continue;
+        await ctx.scheduler.schedule(ctx.store, {
+          kind: CALLBACK_JOB,
+          runAt: now + extra.after_seconds * 1000,
+          payload: { transfer, callbackUrl, ...outcomeOf(extra), ...duplicateOf(extra) } satisfies CallbackPayload,
+        });
+      }
     } catch (err) {
       transfers.delete(sessionId);
       ctx.logger.error('bank-rail mock could not schedule settlement', { sessionId, error: String(err) });
       return refuse(res, 500, '96');
     }
+    // The rail took it, but the caller hears nothing it can use.
+    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted(behaviour, req, res, 202);
     res.status(202).json({
       responseCode: '09',
       responseMessage: 'Accepted, pending',

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { fromMajor, toMajorString } from '../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
+import type { CallbackPlan, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
 
@@ -17,6 +17,10 @@ import type { MockContext } from './mock-context.ts';
 
 export const HUBTEL_PROVIDER = 'hubtel';
 export const HUBTEL_SETTLE_JOB = 'mock.hubtel.settle';
+/** A callback that settles nothing: an extra callback, or the second sending of a duplicated one. */
+export const HUBTEL_CALLBACK_JOB = 'mock.hubtel.callback';
+// What an upstream gateway in front of Hubtel might answer: not Hubtel's JSON, so unreadable.
+const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 
 export interface HubtelCredentials {
   clientId: string;
@@ -166,7 +170,15 @@ interface SettlePayload {
   status: 'success' | 'failed';
   failure?: HubtelFailure;
   drop: boolean;
+  /** callback.duplicate: the same body goes out again this many seconds after the first. */
+  duplicateAfterSeconds?: number;
 }
+
+type CallbackPayload =
+  /** An extra callback: the transaction reporting this status; its state is not changed. */
+  | { transaction: MockTransaction; status: 'success' | 'failed'; failure?: HubtelFailure; duplicateAfterSeconds?: number }
+  /** The second sending of a duplicated callback: exactly the body sent the first time. */
+  | { callbackUrl: string; clientReference: string; body: Record<string, unknown> };
 
 class Refusal {
   constructor(
@@ -220,10 +232,39 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     tx.state = payload.status;
     if (payload.failure) tx.failure = payload.failure;
     if (payload.drop) return;
-    const body = tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx);
+    await deliverCallback(tx.callbackUrl, tx.clientReference, callbackBody(tx), payload.duplicateAfterSeconds);
+  });
+
+  ctx.scheduler.register(HUBTEL_CALLBACK_JOB, async (payload: CallbackPayload) => {
+    if ('body' in payload) return deliverCallback(payload.callbackUrl, payload.clientReference, payload.body);
+    // The transaction as it stands (or as accepted, after a restart), reporting the extra's status.
+    const book = payload.transaction.operation === 'receive' ? receives : sends;
+    const tx = book.get(payload.transaction.clientReference) ?? payload.transaction;
+    const reported: MockTransaction = { ...tx, state: payload.status };
+    if (payload.failure) reported.failure = payload.failure;
+    else delete reported.failure;
+    await deliverCallback(tx.callbackUrl, tx.clientReference, callbackBody(reported), payload.duplicateAfterSeconds);
+  });
+
+  /**
+   * POSTs one callback, after scheduling its second sending when the plan duplicates it. Hubtel
+   * POSTs once and does not retry.
+   */
+  async function deliverCallback(
+    callbackUrl: string,
+    clientReference: string,
+    body: Record<string, unknown>,
+    duplicateAfterSeconds?: number,
+  ): Promise<void> {
+    if (duplicateAfterSeconds !== undefined) {
+      await ctx.scheduler.schedule(ctx.store, {
+        kind: HUBTEL_CALLBACK_JOB,
+        runAt: ctx.clock.now() + duplicateAfterSeconds * 1000,
+        payload: { callbackUrl, clientReference, body } satisfies CallbackPayload,
+      });
+    }
     try {
-      // Hubtel POSTs the final state once; it does not retry.
-      const res = await fetch(tx.callbackUrl, {
+      const res = await fetch(callbackUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -231,9 +272,13 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       });
       await res.arrayBuffer();
     } catch (err) {
-      ctx.logger.warn('hubtel mock callback failed', { clientReference: tx.clientReference, error: String(err) });
+      ctx.logger.warn('hubtel mock callback failed', { clientReference, error: String(err) });
     }
-  });
+  }
+
+  function callbackBody(tx: MockTransaction): Record<string, unknown> {
+    return tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx);
+  }
 
   function send(res: Response, host: HubtelHost, status: number, code: string, message: string): void {
     if (res.headersSent || res.destroyed) return;
@@ -271,25 +316,30 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     return true;
   }
 
-  /**
-   * Applies a scenario's latency and non-accepting responses. Returns the behaviour to go on
-   * with (accept, or no rule), or null when the request has been answered or held.
-   */
-  async function preamble(
-    host: HubtelHost,
-    query: RailQuery,
-    req: Request,
-    res: Response,
-  ): Promise<{ behaviour: ProviderBehaviour | undefined } | null> {
+  /** The scenario's behaviour for the call (undefined: no rule), once its latency has passed. */
+  async function decide(query: RailQuery): Promise<ProviderBehaviour | undefined> {
     const behaviour = ctx.scenarios.decide(query)?.behaviour;
     if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
-    switch (behaviour?.respond) {
+    return behaviour;
+  }
+
+  /**
+   * Every answer but accept's, which only the route can give. A malformed answer carries the
+   * operation's success status, 200.
+   */
+  async function answerUnaccepted(host: HubtelHost, query: RailQuery, behaviour: ProviderBehaviour, req: Request, res: Response): Promise<void> {
+    switch (behaviour.respond) {
+      case 'accept':
+        return; // the route answers
       case 'timeout':
-        await hold(req, res);
-        return null;
+        return hold(req, res);
+      case 'malformed':
+        if (res.headersSent || res.destroyed) return;
+        return void res.status(200).type('text/html').send(MALFORMED_BODY);
+      case 'reset':
+        return void req.socket.destroy();
       case 'server_error':
-        send(res, host, behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.');
-        return null;
+        return send(res, host, behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.');
       case 'reject': {
         const op = query.operation === 'payout' ? 'payout' : 'collect';
         const failure = hubtelFailure(behaviour.reason ?? '4000', op);
@@ -297,15 +347,12 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
           behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500
             ? behaviour.http_status
             : refusalStatus(failure.code);
-        send(res, host, status, failure.code, failure.message);
-        return null;
+        return send(res, host, status, failure.code, failure.message);
       }
-      default:
-        return { behaviour };
     }
   }
 
-  /** Holds the request open until the client gives up or maxHoldMs passes; creates nothing. */
+  /** Holds the request open until the client gives up or maxHoldMs passes, then hangs up unanswered. */
   function hold(req: Request, res: Response): Promise<void> {
     return new Promise((resolve) => {
       const release = (after: 'client_closed' | 'max_hold') => {
@@ -331,26 +378,41 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     };
   }
 
+  /** Keeps the transaction and schedules its settlement and any extra callbacks, as of now. */
   async function accept(
     tx: MockTransaction,
     behaviour: ProviderBehaviour | undefined,
     book: Map<string, MockTransaction>,
   ): Promise<void> {
     const plan = behaviour?.callback ?? { after_seconds: ctx.defaultCallbackSeconds, status: 'success' as const };
+    const operation = tx.operation === 'receive' ? 'collect' : 'payout';
+    const acceptedAt = ctx.clock.now();
     book.set(tx.clientReference, tx);
     const payload: SettlePayload = {
       transaction: { ...tx },
       status: plan.status,
       drop: plan.drop === true,
-      ...(plan.status === 'failed'
-        ? { failure: hubtelFailure(plan.reason, tx.operation === 'receive' ? 'collect' : 'payout') }
-        : {}),
+      ...(plan.status === 'failed' ? { failure: hubtelFailure(plan.reason, operation) } : {}),
+      ...duplicateOf(plan),
     };
     await ctx.scheduler.schedule(ctx.store, {
       kind: HUBTEL_SETTLE_JOB,
-      runAt: ctx.clock.now() + plan.after_seconds * 1000,
+      runAt: acceptedAt + plan.after_seconds * 1000,
       payload,
     });
+    for (const extra of behaviour?.extra_callbacks ?? []) {
+      if (extra.drop) continue;
+      await ctx.scheduler.schedule(ctx.store, {
+        kind: HUBTEL_CALLBACK_JOB,
+        runAt: acceptedAt + extra.after_seconds * 1000,
+        payload: {
+          transaction: { ...tx },
+          status: extra.status,
+          ...(extra.status === 'failed' ? { failure: hubtelFailure(extra.reason, operation) } : {}),
+          ...duplicateOf(extra),
+        } satisfies CallbackPayload,
+      });
+    }
   }
 
   function receiveCallback(tx: MockTransaction) {
@@ -452,20 +514,17 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     } catch (err) {
       return refuse(res, 'rmp', err);
     }
-    const go = await preamble(
-      'rmp',
-      {
-        provider: HUBTEL_PROVIDER,
-        operation: 'collect',
-        channel: 'momo',
-        msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
-        network: HUBTEL_CHANNELS[input.channel],
-        amount: input.amount,
-      },
-      req,
-      res,
-    );
-    if (!go) return;
+    const query: RailQuery = {
+      provider: HUBTEL_PROVIDER,
+      operation: 'collect',
+      channel: 'momo',
+      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+      network: HUBTEL_CHANNELS[input.channel],
+      amount: input.amount,
+    };
+    const behaviour = await decide(query);
+    // timeout, malformed and reset with callbacks planned: Hubtel took the request after all.
+    if (behaviour && !takesRequest(behaviour)) return answerUnaccepted('rmp', query, behaviour, req, res);
     // Checked again: another request may have taken the reference during the latency.
     if (receives.has(input.clientReference)) return send(res, 'rmp', 400, '4000', 'Validation errors: ClientReference has already been used');
     const tx: MockTransaction = {
@@ -481,7 +540,9 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       createdAt: ctx.clock.now(),
       state: 'pending',
     };
-    await accept(tx, go.behaviour, receives);
+    await accept(tx, behaviour, receives);
+    // The upstream took it, but the caller hears nothing it can use.
+    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted('rmp', query, behaviour, req, res);
     const amount = major(tx.amount);
     res.status(200).json({
       Message: 'Transaction pending. Expect callback request for final state',
@@ -538,20 +599,16 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     } catch (err) {
       return refuse(res, 'smp', err);
     }
-    const go = await preamble(
-      'smp',
-      {
-        provider: HUBTEL_PROVIDER,
-        operation: 'payout',
-        channel: 'momo',
-        msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
-        network: HUBTEL_CHANNELS[input.channel],
-        amount: input.amount,
-      },
-      req,
-      res,
-    );
-    if (!go) return;
+    const query: RailQuery = {
+      provider: HUBTEL_PROVIDER,
+      operation: 'payout',
+      channel: 'momo',
+      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+      network: HUBTEL_CHANNELS[input.channel],
+      amount: input.amount,
+    };
+    const behaviour = await decide(query);
+    if (behaviour && !takesRequest(behaviour)) return answerUnaccepted('smp', query, behaviour, req, res);
     if (sends.has(input.clientReference)) return send(res, 'smp', 400, '4000', 'Validation errors: ClientReference has already been used');
     const tx: MockTransaction = {
       operation: 'send',
@@ -566,7 +623,8 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       createdAt: ctx.clock.now(),
       state: 'pending',
     };
-    await accept(tx, go.behaviour, sends);
+    await accept(tx, behaviour, sends);
+    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted('smp', query, behaviour, req, res);
     res.status(200).json({ ResponseCode: '0001', Message: 'Transaction pending. Expect callback request for final state', Data: sendData(tx) });
   });
 
@@ -602,20 +660,16 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     if (!msisdn || !/^233\d{9}$/.test(msisdn)) problems.push('customerMsisdn must be 233 followed by 9 digits');
     if (problems.length) return send(res, 'rnv', 400, '4000', `Validation errors: ${problems.join('; ')}`);
     const normalised = normaliseMsisdn(msisdn!) ?? msisdn!;
-    const go = await preamble(
-      'rnv',
-      {
-        provider: HUBTEL_PROVIDER,
-        operation: 'resolve',
-        channel: 'momo',
-        msisdn: normalised,
-        network: HUBTEL_CHANNELS[channel as HubtelChannel],
-      },
-      req,
-      res,
-    );
-    if (!go) return;
-    if (go.behaviour?.resolves === false) {
+    const query: RailQuery = {
+      provider: HUBTEL_PROVIDER,
+      operation: 'resolve',
+      channel: 'momo',
+      msisdn: normalised,
+      network: HUBTEL_CHANNELS[channel as HubtelChannel],
+    };
+    const behaviour = await decide(query);
+    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted('rnv', query, behaviour, req, res);
+    if (behaviour?.resolves === false) {
       return res.status(200).json({
         responseCode: '0000',
         message: 'Customer is not registered on mobile money',
@@ -625,7 +679,7 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     res.status(200).json({
       responseCode: '0000',
       message: 'Success',
-      data: { name: go.behaviour?.name ?? fakeNameFor(normalised), isRegistered: true },
+      data: { name: behaviour?.name ?? fakeNameFor(normalised), isRegistered: true },
     });
   });
 
@@ -640,6 +694,28 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   });
 
   return router;
+}
+
+/**
+ * timeout, malformed or reset with a callback (or extra callbacks) planned: the upstream took the
+ * request although the caller hears no usable answer. Accept always takes it.
+ */
+function takesRequest(behaviour: ProviderBehaviour): boolean {
+  switch (behaviour.respond) {
+    case 'accept':
+      return true;
+    case 'timeout':
+    case 'malformed':
+    case 'reset':
+      return behaviour.callback !== undefined || (behaviour.extra_callbacks?.length ?? 0) > 0;
+    case 'reject':
+    case 'server_error':
+      return false;
+  }
+}
+
+function duplicateOf(plan: CallbackPlan): { duplicateAfterSeconds?: number } {
+  return plan.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};
 }
 
 function objectBody(req: Request): Record<string, unknown> {

@@ -4,7 +4,7 @@ import { seedFromString } from '../kernel/ids.ts';
 import { fromMajor } from '../kernel/money.ts';
 import { normaliseMsisdn } from '../kernel/msisdn.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { Decision, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
+import type { CallbackPlan, Decision, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
 
@@ -14,6 +14,10 @@ import type { MockContext } from './mock-context.ts';
 
 const PROVIDER = 'mtn-momo';
 const SETTLE_JOB = 'mock.mtn-momo.settle';
+/** A callback that settles nothing: an extra callback, or the second sending of a duplicated one. */
+const CALLBACK_JOB = 'mock.mtn-momo.callback';
+// What an upstream gateway in front of MTN might answer: not MTN's JSON, so unreadable.
+const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 
 /** The pre-provisioned API user the service's adapter uses (a production-style user). */
 export interface MtnMomoCredentials {
@@ -143,7 +147,15 @@ interface SettlePayload {
   status: 'SUCCESSFUL' | 'FAILED';
   reason?: string;
   drop?: boolean;
+  /** callback.duplicate: the same body goes out again this many seconds after the first. */
+  duplicateAfterSeconds?: number;
 }
+
+type CallbackPayload =
+  /** An extra callback: the transaction as it stands, reporting this status; its state is not changed. */
+  | { product: Product; referenceId: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: string; duplicateAfterSeconds?: number }
+  /** The second sending of a duplicated callback: exactly the body sent the first time. */
+  | { product: Product; referenceId: string; body: Record<string, unknown> };
 
 interface IssuedToken {
   token: string;
@@ -166,32 +178,29 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     product === 'collection' ? credentials.collectionSubscriptionKey : credentials.disbursementSubscriptionKey;
 
   ctx.scheduler.register(SETTLE_JOB, async (payload: SettlePayload) => {
-    const tx = transactions[payload.product].get(payload.referenceId);
-    if (!tx) {
-      // Mock transactions live in memory: a restart forgets them, and so does this job.
-      ctx.logger.warn('mtn-momo mock: settle job for an unknown transaction', { referenceId: payload.referenceId });
-      return;
-    }
-    // Jobs run at least once; MTN calls back at most once.
+    const tx = knownTransaction(payload, 'settle');
+    if (!tx) return;
+    // Jobs run at least once; MTN calls back at most once (a scenario's duplicate aside).
     if (tx.status !== 'PENDING') return;
     tx.status = payload.status;
     if (payload.status === 'SUCCESSFUL') tx.financialTransactionId = financialTransactionId(tx.referenceId);
     else tx.reason = payload.reason ?? 'INTERNAL_PROCESSING_ERROR';
-    if (payload.drop || !tx.callbackUrl) return;
-    // Real MTN may use PUT or POST for either product (listeners must accept both); the mock
-    // uses PUT for collections and POST for disbursements so receivers get exercised with both.
-    const method = tx.product === 'collection' ? 'PUT' : 'POST';
-    try {
-      await fetch(tx.callbackUrl, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(statusObject(tx)),
-        signal: AbortSignal.timeout(10_000),
-      });
-    } catch (err) {
-      // Sent once, no retry, as MTN does. The URL carries the receiver's token, so it is not logged.
-      ctx.logger.warn('mtn-momo mock: callback delivery failed', { referenceId: tx.referenceId, error: String(err) });
-    }
+    if (payload.drop) return;
+    await sendCallback(tx, statusObject(tx), payload.duplicateAfterSeconds);
+  });
+
+  ctx.scheduler.register(CALLBACK_JOB, async (payload: CallbackPayload) => {
+    const tx = knownTransaction(payload, 'callback');
+    if (!tx) return;
+    if ('body' in payload) return sendCallback(tx, payload.body);
+    const successful = payload.status === 'SUCCESSFUL';
+    const reported: MockTransaction = {
+      ...tx,
+      status: payload.status,
+      reason: successful ? undefined : (payload.reason ?? 'INTERNAL_PROCESSING_ERROR'),
+      financialTransactionId: successful ? financialTransactionId(tx.referenceId) : undefined,
+    };
+    await sendCallback(tx, statusObject(reported), payload.duplicateAfterSeconds);
   });
 
   router.use(express.json());
@@ -319,14 +328,18 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       });
       let settle: Omit<SettlePayload, 'product' | 'referenceId'> | undefined;
       let afterSeconds = ctx.defaultCallbackSeconds;
-      if (decision) {
-        if (!(await applyCommon(decision.behaviour, req, res))) return;
-        const plan = decision.behaviour.callback;
+      const behaviour = decision?.behaviour;
+      if (behaviour) {
+        await pause(behaviour);
+        // timeout, malformed and reset with callbacks planned: MTN took the request after all.
+        if (!takesRequest(behaviour)) return void (await answerUnaccepted(behaviour, req, res, 202));
+        const plan = behaviour.callback;
         if (plan) afterSeconds = plan.after_seconds;
         settle = {
           status: plan?.status === 'failed' ? 'FAILED' : 'SUCCESSFUL',
           ...(plan?.status === 'failed' ? { reason: plan.reason ?? 'INTERNAL_PROCESSING_ERROR' } : {}),
           ...(plan?.drop ? { drop: true } : {}),
+          ...duplicateOf(plan),
         };
       } else {
         const table = product === 'collection' ? MTN_SANDBOX_TEST_NUMBERS.requestToPay : MTN_SANDBOX_TEST_NUMBERS.transfer;
@@ -352,13 +365,30 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
         status: 'PENDING',
         callbackUrl,
       });
+      const acceptedAt = ctx.clock.now();
       if (settle) {
         await ctx.scheduler.schedule(ctx.store, {
           kind: SETTLE_JOB,
-          runAt: ctx.clock.now() + afterSeconds * 1000,
+          runAt: acceptedAt + afterSeconds * 1000,
           payload: { product, referenceId, ...settle } satisfies SettlePayload,
         });
       }
+      for (const extra of behaviour?.extra_callbacks ?? []) {
+        if (extra.drop) continue;
+        await ctx.scheduler.schedule(ctx.store, {
+          kind: CALLBACK_JOB,
+          runAt: acceptedAt + extra.after_seconds * 1000,
+          payload: {
+            product,
+            referenceId,
+            status: extra.status === 'failed' ? 'FAILED' : 'SUCCESSFUL',
+            ...(extra.status === 'failed' ? { reason: extra.reason ?? 'INTERNAL_PROCESSING_ERROR' } : {}),
+            ...duplicateOf(extra),
+          } satisfies CallbackPayload,
+        });
+      }
+      // The upstream took it, but the caller hears nothing it can use.
+      if (behaviour && behaviour.respond !== 'accept') return void (await answerUnaccepted(behaviour, req, res, 202));
       res.status(202).end();
     });
 
@@ -440,7 +470,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     return true;
   }
 
-  function decide(query: Omit<RailQuery, 'provider' | 'channel' | 'network'>): Decision | undefined {
+  function decide(query: Pick<RailQuery, 'operation' | 'msisdn' | 'amount'>): Decision | undefined {
     return ctx.scenarios.decide({ provider: PROVIDER, channel: 'momo', network: 'MTN', ...query });
   }
 
@@ -448,18 +478,30 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
    * Latency, then the behaviours every call shares. Returns true when the caller should go on
    * (accept), false when the response has been dealt with.
    */
-  async function applyCommon(behaviour: ProviderBehaviour, req: Request, res: Response): Promise<boolean> {
-    if (behaviour.latency_ms) await new Promise((resolve) => setTimeout(resolve, behaviour.latency_ms));
+  async function applyCommon(behaviour: ProviderBehaviour, req: Request, res: Response, successStatus = 200): Promise<boolean> {
+    await pause(behaviour);
+    if (behaviour.respond === 'accept') return true;
+    await answerUnaccepted(behaviour, req, res, successStatus);
+    return false;
+  }
+
+  /**
+   * Every answer but accept's, which only the route can give. `successStatus` is the operation's
+   * success code, which a malformed answer carries.
+   */
+  async function answerUnaccepted(behaviour: ProviderBehaviour, req: Request, res: Response, successStatus: number): Promise<void> {
     switch (behaviour.respond) {
       case 'accept':
-        return true;
+        return; // the route answers
       case 'timeout':
-        await holdOpen(req, res);
-        return false;
+        return holdOpen(req, res);
+      case 'malformed':
+        return void res.status(successStatus).type('text/html').send(MALFORMED_BODY);
+      case 'reset':
+        return void req.socket.destroy();
       case 'server_error': {
         const status = behaviour.http_status ?? 500;
-        mtnError(res, status, behaviour.reason ?? (status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR'));
-        return false;
+        return mtnError(res, status, behaviour.reason ?? (status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR'));
       }
       case 'reject': {
         // MTN's own status codes: its NOT_ALLOWED family refuses with a 500, the rest with a 4xx.
@@ -467,9 +509,49 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
         const status =
           behaviour.http_status ??
           (code === 'RESOURCE_ALREADY_EXIST' ? 409 : code === 'RESOURCE_NOT_FOUND' ? 404 : REFUSALS_SENT_AS_500.has(code) ? 500 : 400);
-        mtnError(res, status, code);
-        return false;
+        return mtnError(res, status, code);
       }
+    }
+  }
+
+  async function pause(behaviour: ProviderBehaviour): Promise<void> {
+    if (behaviour.latency_ms) await new Promise((resolve) => setTimeout(resolve, behaviour.latency_ms));
+  }
+
+  function knownTransaction(payload: { product: Product; referenceId: string }, job: string): MockTransaction | undefined {
+    const tx = transactions[payload.product].get(payload.referenceId);
+    // Mock transactions live in memory: a restart forgets them, and so do their jobs.
+    if (!tx) ctx.logger.warn(`mtn-momo mock: ${job} job for an unknown transaction`, { referenceId: payload.referenceId });
+    return tx;
+  }
+
+  /**
+   * Sends one callback to the transaction's X-Callback-Url (none given: nothing is sent), after
+   * scheduling its second sending when the plan duplicates it.
+   */
+  async function sendCallback(tx: MockTransaction, body: Record<string, unknown>, duplicateAfterSeconds?: number): Promise<void> {
+    if (!tx.callbackUrl) return;
+    if (duplicateAfterSeconds !== undefined) {
+      await ctx.scheduler.schedule(ctx.store, {
+        kind: CALLBACK_JOB,
+        runAt: ctx.clock.now() + duplicateAfterSeconds * 1000,
+        payload: { product: tx.product, referenceId: tx.referenceId, body } satisfies CallbackPayload,
+      });
+    }
+    // Real MTN may use PUT or POST for either product (listeners must accept both); the mock
+    // uses PUT for collections and POST for disbursements so receivers get exercised with both.
+    const method = tx.product === 'collection' ? 'PUT' : 'POST';
+    try {
+      const res = await fetch(tx.callbackUrl, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+    } catch (err) {
+      // Sent once, no retry, as MTN does. The URL carries the receiver's token, so it is not logged.
+      ctx.logger.warn('mtn-momo mock: callback delivery failed', { referenceId: tx.referenceId, error: String(err) });
     }
   }
 
@@ -487,6 +569,28 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     });
     res.destroy();
   }
+}
+
+/**
+ * timeout, malformed or reset with a callback (or extra callbacks) planned: the upstream took the
+ * request although the caller hears no usable answer. Accept always takes it.
+ */
+function takesRequest(behaviour: ProviderBehaviour): boolean {
+  switch (behaviour.respond) {
+    case 'accept':
+      return true;
+    case 'timeout':
+    case 'malformed':
+    case 'reset':
+      return behaviour.callback !== undefined || (behaviour.extra_callbacks?.length ?? 0) > 0;
+    case 'reject':
+    case 'server_error':
+      return false;
+  }
+}
+
+function duplicateOf(plan: CallbackPlan | undefined): { duplicateAfterSeconds?: number } {
+  return plan?.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};
 }
 
 function mtnError(res: Response, status: number, code: string, message = MESSAGES[code] ?? code): void {

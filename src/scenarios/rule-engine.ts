@@ -1,44 +1,143 @@
-import { normaliseMsisdn } from '../kernel/msisdn.ts';
-import type { ScenarioRule } from './scenario-schema.ts';
-import type { Decision, RailQuery, ScenarioEngine } from './scenario-types.ts';
+import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
+import type { MatchBlock, Predicate, ScenarioRule, Wallet } from './scenario-schema.ts';
+import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from './scenario-types.ts';
 
-function sameMsisdn(expected: string, actual: string | undefined): boolean {
-  if (actual === undefined) return false;
-  return (normaliseMsisdn(expected) ?? expected) === (normaliseMsisdn(actual) ?? actual);
+const START_STATE = 'Started';
+
+/** Numbers compare in their normalised 233XXXXXXXXX form, so QA may write any form. */
+function canonicalMsisdn(value: string): string {
+  return normaliseMsisdn(value) ?? value;
 }
 
-/** Pure: does the rule's match block accept this provider call? */
-export function ruleMatches(rule: ScenarioRule, query: RailQuery): boolean {
-  const m = rule.match;
-  if (m.msisdn !== undefined && !sameMsisdn(m.msisdn, query.msisdn)) return false;
-  if (m.account_number !== undefined && m.account_number !== query.account_number) return false;
-  if (m.bank_code !== undefined && m.bank_code !== query.bank_code) return false;
-  if (m.network !== undefined && m.network !== query.network) return false;
-  if (m.channel !== undefined && m.channel !== query.channel) return false;
+/** Pure: does one field value satisfy one predicate? */
+export function predicateHolds(predicate: Predicate, actual: string | number | undefined, field: string): boolean {
+  if (actual === undefined) return false;
+  const isMsisdn = field === 'msisdn';
+  const norm = (v: string | number) => (isMsisdn && typeof v === 'string' ? canonicalMsisdn(v) : String(v));
+  // prefix and regex read a Ghana number in its familiar 0XXXXXXXXX form.
+  const text = isMsisdn && typeof actual === 'string' && normaliseMsisdn(actual) ? toLocalMsisdn(normaliseMsisdn(actual)!) : String(actual);
+  if (predicate.equals !== undefined) return norm(predicate.equals) === norm(actual);
+  if (predicate.one_of !== undefined) return predicate.one_of.some((v) => norm(v) === norm(actual));
+  if (predicate.prefix !== undefined) return text.startsWith(predicate.prefix);
+  if (predicate.regex !== undefined) return new RegExp(predicate.regex).test(text);
+  if (predicate.range !== undefined) {
+    const n = typeof actual === 'number' ? actual : Number(actual);
+    if (!Number.isFinite(n)) return false;
+    return (predicate.range.min === undefined || n >= predicate.range.min) && (predicate.range.max === undefined || n <= predicate.range.max);
+  }
+  return false;
+}
+
+const FIELDS = ['msisdn', 'account_number', 'bank_code', 'network', 'channel', 'provider', 'amount'] as const;
+
+/** Pure: every field named must hold, and all/any/not combine blocks. */
+export function matchHolds(match: MatchBlock, query: RailQuery): boolean {
+  for (const field of FIELDS) {
+    const predicate = match[field];
+    if (predicate !== undefined && !predicateHolds(predicate, query[field], field)) return false;
+  }
+  if (match.all && !match.all.every((m) => matchHolds(m, query))) return false;
+  if (match.any && !match.any.some((m) => matchHolds(m, query))) return false;
+  if (match.not && matchHolds(match.not, query)) return false;
   return true;
 }
 
-/** First match wins: the first rule that matches and says something for this operation and provider. */
-export function decide(rules: readonly ScenarioRule[], query: RailQuery): Decision | undefined {
-  for (const rule of rules) {
-    if (!ruleMatches(rule, query)) continue;
-    const byProvider = rule[query.operation];
-    const behaviour = byProvider?.[query.provider as keyof typeof byProvider] ?? byProvider?.any;
-    if (behaviour) return { rule: rule.name, behaviour };
-  }
-  return undefined;
+export function ruleMatches(rule: ScenarioRule, query: RailQuery): boolean {
+  return rule.default === true || (rule.match !== undefined && matchHolds(rule.match, query));
 }
 
+/**
+ * Scenario rules as data, evaluated in order: the first rule that matches the call, is in its
+ * required state and says something for this operation and provider wins. It keeps what a
+ * sequence of calls needs: how many times each rule answered each provider (a list of
+ * behaviours is walked call by call, the last repeating), the named states, and the simulated
+ * customers' wallets.
+ */
 export class RuleEngine implements ScenarioEngine {
-  constructor(private rules: readonly ScenarioRule[]) {}
+  private calls = new Map<string, number>();
+  private states = new Map<string, string>();
+  private wallets = new Map<string, number>();
+
+  constructor(
+    private rules: readonly ScenarioRule[],
+    wallets: readonly Wallet[] = [],
+  ) {
+    this.loadWallets(wallets);
+  }
+
   decide(query: RailQuery): Decision | undefined {
-    return decide(this.rules, query);
+    for (const [index, rule] of this.rules.entries()) {
+      if (!ruleMatches(rule, query)) continue;
+      const scenario = rule.state?.scenario ?? 'default';
+      if (rule.state?.requires !== undefined && (this.states.get(scenario) ?? START_STATE) !== rule.state.requires) continue;
+      const byProvider = rule[query.operation];
+      const sequence = byProvider?.[query.provider as keyof typeof byProvider] ?? byProvider?.any;
+      if (!sequence) continue;
+      const key = `${index}:${query.operation}:${query.provider}`;
+      const n = this.calls.get(key) ?? 0;
+      this.calls.set(key, n + 1);
+      if (rule.state?.sets !== undefined) this.states.set(scenario, rule.state.sets);
+      const behaviour = sequence[Math.min(n, sequence.length - 1)]!;
+      return { rule: rule.name, behaviour: this.applyWallet(query, behaviour) };
+    }
+    const wallet = this.walletDecision(query);
+    return wallet;
   }
-  /** Swaps the rule set at once (serve mode reloads). */
-  replace(rules: readonly ScenarioRule[]): void {
+
+  /** A collect that would succeed fails with NOT_ENOUGH_FUNDS when the customer's wallet is short. */
+  private applyWallet(query: RailQuery, behaviour: ProviderBehaviour): ProviderBehaviour {
+    const key = query.msisdn ? canonicalMsisdn(query.msisdn) : undefined;
+    if (!key || !this.wallets.has(key) || query.amount === undefined) return behaviour;
+    const succeeds = behaviour.callback?.status === 'success' && ['accept', 'timeout', 'malformed', 'reset'].includes(behaviour.respond);
+    if (!succeeds) return behaviour;
+    const balance = this.wallets.get(key)!;
+    if (query.operation === 'collect') {
+      if (balance < query.amount) {
+        return { ...behaviour, callback: { ...behaviour.callback!, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } };
+      }
+      this.wallets.set(key, balance - query.amount);
+    } else if (query.operation === 'payout') {
+      this.wallets.set(key, balance + query.amount);
+    }
+    return behaviour;
+  }
+
+  /** No rule spoke, but the number has a simulated wallet: accept, and settle by its balance. */
+  private walletDecision(query: RailQuery): Decision | undefined {
+    const key = query.msisdn ? canonicalMsisdn(query.msisdn) : undefined;
+    if (!key || !this.wallets.has(key) || query.operation === 'resolve') return undefined;
+    const behaviour = this.applyWallet(query, { respond: 'accept', callback: { after_seconds: 3, status: 'success' } });
+    return { rule: `wallet ${toLocalMsisdn(key)}`, behaviour };
+  }
+
+  /** A customer's simulated balance, or undefined when the number has no wallet. */
+  walletBalance(msisdn: string): number | undefined {
+    return this.wallets.get(canonicalMsisdn(msisdn));
+  }
+
+  /** Swaps the rules (serve mode reloads) and starts every count, state and wallet afresh. */
+  replace(rules: readonly ScenarioRule[], wallets: readonly Wallet[] = []): void {
     this.rules = rules;
+    this.reset(wallets);
   }
+
+  reset(wallets: readonly Wallet[] = []): void {
+    this.calls = new Map();
+    this.states = new Map();
+    this.wallets = new Map();
+    this.loadWallets(wallets);
+  }
+
+  private loadWallets(wallets: readonly Wallet[]): void {
+    for (const w of wallets) this.wallets.set(canonicalMsisdn(w.msisdn), w.balance);
+  }
+
   get size(): number {
     return this.rules.length;
   }
+}
+
+/** Stateless one-off evaluation, for tests and tools. */
+export function decide(rules: readonly ScenarioRule[], query: RailQuery): Decision | undefined {
+  return new RuleEngine(rules).decide(query);
 }

@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseYamlWith } from '../kernel/yaml-source.ts';
-import { scenarioFileSchema, type ScenarioFile, type ScenarioRule } from './scenario-schema.ts';
+import { scenarioFileSchema, type ScenarioFile, type ScenarioRule, type Wallet } from './scenario-schema.ts';
 
 export interface LoadedScenarios {
   files: { path: string; scenario: ScenarioFile }[];
   rules: ScenarioRule[];
+  wallets: Wallet[];
 }
 
 /** Files and directories (their *.yaml / *.yml, sorted by name) to scenario files, in order. */
@@ -33,5 +34,5 @@ export function parseScenario(text: string, file: string): ScenarioFile {
 /** Loads every file; a bad file throws YamlSourceError naming file:line:column. */
 export function loadScenarios(paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
   const files = expandScenarioPaths(paths, cwd).map((path) => ({ path, scenario: parseScenario(readFileSync(path, 'utf8'), path) }));
-  return { files, rules: files.flatMap((f) => f.scenario.rules) };
+  return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
 }

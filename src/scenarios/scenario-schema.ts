@@ -6,51 +6,131 @@ const callback = z.strictObject({
   status: z.enum(['success', 'failed']),
   reason: z.string().min(1).optional().describe('Upstream reason code when failed, e.g. NOT_ENOUGH_FUNDS'),
   drop: z.boolean().default(false).describe('Settle without calling back: only a status poll finds out'),
+  duplicate: z.boolean().optional().describe('Send the same callback twice'),
+  duplicate_after_seconds: z.number().min(0).max(86_400).optional(),
 });
 
 export const behaviourSchema = z.strictObject({
-  respond: z.enum(['accept', 'reject', 'timeout', 'server_error']).default('accept'),
+  respond: z.enum(['accept', 'reject', 'timeout', 'server_error', 'malformed', 'reset']).default('accept'),
   reason: z.string().min(1).optional(),
   http_status: z.number().int().min(400).max(599).optional(),
   latency_ms: z.number().int().min(0).max(60_000).optional(),
-  callback: callback.optional(),
+  callback: callback.optional().describe('With timeout/malformed/reset: the provider took it after all and calls back late'),
+  extra_callbacks: z.array(callback).optional().describe('More callbacks for the same transaction: contradicting or out of order'),
   resolves: z.boolean().optional().describe('resolve only: false means no such wallet or account'),
   name: z.string().min(1).optional().describe('resolve only: the account holder name'),
 });
 
 const PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'any'] as const;
 
+/** One behaviour, or a sequence: the first call gets the first, and so on; the last repeats. */
+const behaviourOrSequence = z.preprocess(
+  (v) => (Array.isArray(v) ? v : v === undefined ? v : [v]),
+  z.array(behaviourSchema).min(1, 'a sequence needs at least one behaviour'),
+);
+
 /** Behaviour per provider; `any` covers providers not named. */
 const perProvider = z
-  .strictObject(Object.fromEntries(PROVIDERS.map((p) => [p, behaviourSchema.optional()])) as Record<(typeof PROVIDERS)[number], z.ZodOptional<typeof behaviourSchema>>)
+  .strictObject(Object.fromEntries(PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
   .refine((v) => Object.values(v).some(Boolean), 'name at least one provider (mtn-momo, hubtel, bank-rail) or any');
 
-export const matchSchema = z
-  .strictObject({
-    msisdn: z.string().min(1).optional().describe('Any of 0XXXXXXXXX, 233XXXXXXXXX, +233XXXXXXXXX, or a foreign test number as sent'),
-    account_number: z.string().min(1).optional(),
-    bank_code: z.string().regex(/^\d{6}$/, 'a GhIPSS code is 6 digits').optional(),
-    network: z.enum(NETWORKS).optional(),
-    channel: z.enum(['momo', 'bank']).optional(),
-  })
-  .refine((m) => Object.values(m).some((v) => v !== undefined), 'match needs at least one field');
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-export const ruleSchema = z.strictObject({
-  name: z.string().min(1),
-  description: z.string().optional(),
-  match: matchSchema,
-  collect: perProvider.optional(),
-  payout: perProvider.optional(),
-  resolve: perProvider.optional(),
+/** A field predicate. A bare value means equals. */
+export const predicateSchema = z.preprocess(
+  (v) => (typeof v === 'string' || typeof v === 'number' ? { equals: v } : v),
+  z
+    .strictObject({
+      equals: z.union([z.string(), z.number()]).optional(),
+      prefix: z.string().min(1).optional(),
+      regex: z.string().min(1).refine(compiles, 'regex does not compile').optional(),
+      one_of: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+      range: z
+        .strictObject({ min: z.number().optional(), max: z.number().optional() })
+        .refine((r) => r.min !== undefined || r.max !== undefined, 'range needs min or max')
+        .optional(),
+    })
+    .refine((p) => Object.values(p).filter((v) => v !== undefined).length === 1, 'give exactly one of equals, prefix, regex, one_of, range'),
+);
+export type Predicate = z.infer<typeof predicateSchema>;
+
+export interface MatchBlock {
+  msisdn?: Predicate;
+  account_number?: Predicate;
+  bank_code?: Predicate;
+  network?: Predicate;
+  channel?: Predicate;
+  provider?: Predicate;
+  amount?: Predicate;
+  all?: MatchBlock[];
+  any?: MatchBlock[];
+  not?: MatchBlock;
+}
+
+export const matchSchema: z.ZodType<MatchBlock> = z.lazy(() =>
+  z
+    .strictObject({
+      msisdn: predicateSchema.optional().describe('Any of 0XXXXXXXXX, 233XXXXXXXXX, +233XXXXXXXXX for equals and one_of; prefix and regex see 0XXXXXXXXX'),
+      account_number: predicateSchema.optional(),
+      bank_code: predicateSchema.optional(),
+      network: predicateSchema.optional().describe(`One of ${NETWORKS.join(', ')}`),
+      channel: predicateSchema.optional(),
+      provider: predicateSchema.optional(),
+      amount: predicateSchema.optional().describe('Minor units (pesewas)'),
+      all: z.array(matchSchema).min(1).optional(),
+      any: z.array(matchSchema).min(1).optional(),
+      not: matchSchema.optional(),
+    })
+    .refine((m) => Object.values(m).some((v) => v !== undefined), 'match needs at least one field (or use default: true)'),
+);
+
+const stateSchema = z.strictObject({
+  scenario: z.string().min(1).default('default').describe('The named state machine; each starts in Started'),
+  requires: z.string().min(1).optional().describe('The rule applies only in this state'),
+  sets: z.string().min(1).optional().describe('The state after the rule matches'),
+});
+
+export const ruleSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    match: matchSchema.optional(),
+    default: z.boolean().optional().describe('Matches every call: put it last'),
+    state: stateSchema.optional(),
+    collect: perProvider.optional(),
+    payout: perProvider.optional(),
+    resolve: perProvider.optional(),
+  })
+  .refine((r) => (r.match !== undefined) !== (r.default === true), { message: 'give match, or default: true', path: ['match'] });
+
+export const walletSchema = z.strictObject({
+  msisdn: z.string().min(1),
+  balance: z.number().int().min(0).describe('Pesewas: a charge above it fails with NOT_ENOUGH_FUNDS'),
 });
 
 export const scenarioFileSchema = z.strictObject({
   version: z.literal(1),
   name: z.string().min(1),
   description: z.string().optional(),
+  wallets: z.array(walletSchema).default([]).describe("Simulated customers' mobile-money balances"),
   rules: z.array(ruleSchema).default([]),
 });
 
 export type ScenarioRule = z.infer<typeof ruleSchema>;
 export type ScenarioFile = z.infer<typeof scenarioFileSchema>;
 export type Behaviour = z.infer<typeof behaviourSchema>;
+export type Wallet = z.infer<typeof walletSchema>;
+
+export type ScenarioRuleInput = z.input<typeof ruleSchema>;
+
+/** A rule written as in YAML (bare values, single behaviours) to its normalised form. */
+export function parseRule(input: ScenarioRuleInput): ScenarioRule {
+  return ruleSchema.parse(input);
+}

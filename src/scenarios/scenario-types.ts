@@ -4,6 +4,7 @@
 
 export interface RailQuery {
   provider: string; // 'mtn-momo' | 'hubtel' | 'bank-rail'
+  [field: string]: string | number | undefined;
   operation: 'collect' | 'payout' | 'resolve';
   channel: 'momo' | 'bank';
   /** 233XXXXXXXXX when the number is a Ghana mobile number, otherwise as the caller sent it. */
@@ -22,19 +23,34 @@ export interface CallbackPlan {
   reason?: string;
   /** The upstream settles but never calls back: only a status poll finds out. */
   drop?: boolean;
+  /** The same callback is sent twice (a second time `duplicate_after_seconds` later, default 1). */
+  duplicate?: boolean;
+  duplicate_after_seconds?: number;
 }
 
 export interface ProviderBehaviour {
   /**
    * accept: 2xx now, callback later. reject: the upstream refuses synchronously (4xx) with
    * `reason`. timeout: hold the request past the adapter's timeout. server_error: a 5xx.
+   * malformed: a 2xx whose body the adapter cannot read. reset: the connection is destroyed
+   * without an answer.
+   *
+   * With timeout, malformed or reset, a `callback` means the upstream took the request after
+   * all: its transaction exists and it calls back later (the late success of an abandoned
+   * provider). Without one, no transaction is created.
    */
-  respond: 'accept' | 'reject' | 'timeout' | 'server_error';
+  respond: 'accept' | 'reject' | 'timeout' | 'server_error' | 'malformed' | 'reset';
   reason?: string;
   http_status?: number;
   /** Real milliseconds to wait before answering. */
   latency_ms?: number;
   callback?: CallbackPlan;
+  /**
+   * Further callbacks for the same transaction, each on its own schedule: a later contradicting
+   * status, or callbacks arriving out of order. The transaction's final state is the main
+   * callback's.
+   */
+  extra_callbacks?: CallbackPlan[];
   /** resolve only: false means "no such wallet or account". */
   resolves?: boolean;
   /** resolve only: the account holder's name; omitted means a seeded fake name. */

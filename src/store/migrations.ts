@@ -293,4 +293,25 @@ CREATE TABLE webhook_attempts (
 CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id, seq);
 `,
   },
+  {
+    version: 4,
+    name: 'late-settlements',
+    sql: `
+-- A success reported by a provider the service had abandoned (after a timeout): recorded once
+-- per object and provider, and reversed.
+CREATE TABLE late_settlements (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  environment TEXT NOT NULL,
+  object_type TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  journal_id TEXT NOT NULL,
+  reversal_journal_id TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (object_type, object_id, provider)
+);
+`,
+  },
 ];

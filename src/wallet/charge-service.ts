@@ -17,6 +17,7 @@ import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
 import { failureReason } from './failure-reason.ts';
 import { feeFor } from './fees.ts';
+import { reconcileLateSuccess } from './late-settlement.ts';
 import { runInitiation } from './rail-initiation.ts';
 import type { Charge, CreateChargeBody } from './wallet.schemas.ts';
 
@@ -150,7 +151,7 @@ export class ChargeService {
    * Applies a provider's final word. Only the provider that accepted the charge can settle it;
    * a second word on a settled charge changes nothing (callbacks and polls may both arrive).
    */
-  async settle(chargeId: string, providerName: string, outcome: RailOutcome, source: 'callback' | 'poll'): Promise<'settled' | 'ignored'> {
+  async settle(chargeId: string, providerName: string, outcome: RailOutcome, source: 'callback' | 'poll'): Promise<'settled' | 'ignored' | 'reversed'> {
     if (outcome.status === 'pending') return 'ignored';
     const { clock, ledger, outbox } = this.deps;
     return this.deps.store.transaction(async (tx) => {
@@ -159,7 +160,23 @@ export class ChargeService {
         this.deps.logger.warn('settlement for an unknown charge', { charge: chargeId, provider: providerName, source });
         return 'ignored';
       }
-      if (row.status !== 'pending_provider' || (row.provider !== null && row.provider !== providerName)) {
+      if (row.provider !== null && row.provider !== providerName) {
+        // Another provider serves this charge: a success from this one is a late success of an
+        // abandoned provider, to reverse; anything else from it means nothing.
+        if (outcome.status !== 'success') return 'ignored';
+        return reconcileLateSuccess(tx, this.deps, {
+          object: 'charge', id: chargeId, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
+          amount: row.amount, source, snapshot: presentCharge(row),
+        });
+      }
+      if (row.status !== 'pending_provider') {
+        // A duplicate, or a late success after the charge failed at every provider.
+        if (outcome.status === 'success' && row.status === 'failed') {
+          return reconcileLateSuccess(tx, this.deps, {
+            object: 'charge', id: chargeId, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
+            amount: row.amount, source, snapshot: presentCharge(row),
+          });
+        }
         this.deps.logger.info('settlement ignored', { charge: chargeId, provider: providerName, status: row.status, source });
         return 'ignored';
       }

@@ -13,6 +13,7 @@ import type { Db } from '../store/db.ts';
 import { resolveNetwork, type ChargeDeps } from './charge-service.ts';
 import { failureReason } from './failure-reason.ts';
 import { feeFor } from './fees.ts';
+import { reconcileLateSuccess } from './late-settlement.ts';
 import { runInitiation } from './rail-initiation.ts';
 import type { CreateTransferBody, Transfer } from './wallet.schemas.ts';
 
@@ -148,7 +149,7 @@ export class TransferService {
     return db.get<TransferRow>('SELECT * FROM transfers WHERE id = ?', [id]);
   }
 
-  async settle(transferId: string, providerName: string, outcome: RailOutcome, source: 'callback' | 'poll'): Promise<'settled' | 'ignored'> {
+  async settle(transferId: string, providerName: string, outcome: RailOutcome, source: 'callback' | 'poll'): Promise<'settled' | 'ignored' | 'reversed'> {
     if (outcome.status === 'pending') return 'ignored';
     const { clock, ledger, outbox } = this.deps;
     return this.deps.store.transaction(async (tx) => {
@@ -157,7 +158,14 @@ export class TransferService {
         this.deps.logger.warn('settlement for an unknown transfer', { transfer: transferId, provider: providerName, source });
         return 'ignored';
       }
-      if (row.status !== 'pending' || (row.provider !== null && row.provider !== providerName)) {
+      const late = () =>
+        reconcileLateSuccess(tx, this.deps, {
+          object: 'transfer', id: transferId, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
+          amount: row.amount, source, snapshot: presentTransfer(row),
+        });
+      if (row.provider !== null && row.provider !== providerName) return outcome.status === 'success' ? late() : 'ignored';
+      if (row.status !== 'pending') {
+        if (outcome.status === 'success' && row.status === 'failed') return late();
         this.deps.logger.info('settlement ignored', { transfer: transferId, provider: providerName, status: row.status, source });
         return 'ignored';
       }

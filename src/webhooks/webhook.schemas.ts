@@ -16,9 +16,11 @@ export const EVENT_TYPES = [
   'charge.pending',
   'charge.success',
   'charge.failed',
+  'charge.late_success_reversed',
   'transfer.pending',
   'transfer.success',
   'transfer.failed',
+  'transfer.late_success_reversed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

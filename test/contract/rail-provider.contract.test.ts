@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PayoutRequest, RailProvider, ResolveRequest } from '../../src/rails/provider-port.ts';
 import { RailError } from '../../src/rails/provider-port.ts';
-import type { Behaviour, ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import { parseRule, type Behaviour, type ScenarioRuleInput } from '../../src/scenarios/scenario-schema.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // One contract for every adapter of the provider port, each run against its own HTTP mock.
 interface AdapterCase {
   name: 'mtn-momo' | 'hubtel' | 'bank-rail';
   collects: boolean;
-  match: ScenarioRule['match'];
+  match: ScenarioRuleInput['match'];
   payout: (reference: string) => PayoutRequest;
   resolve: ResolveRequest;
 }
@@ -38,7 +38,7 @@ const ref = (prefix: 'chg' | 'trf') => `${prefix}_contract${String(++counter).pa
 describe.each(cases)('the $name adapter honours the provider port', (c) => {
   let provider: RailProvider;
   const behave = (op: 'collect' | 'payout' | 'resolve', behaviour: Partial<Behaviour>) =>
-    sb.ry.scenarios.replace([{ name: `contract ${op}`, match: c.match, [op]: { any: { respond: 'accept', ...behaviour } } } as ScenarioRule]);
+    sb.ry.scenarios.replace([parseRule({ name: `contract ${op}`, match: c.match, [op]: { any: { respond: 'accept', ...behaviour } } })]);
 
   beforeEach(() => {
     provider = sb.ry.router.get(c.name)!;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/request-signature.ts';
 import { MAX_AMOUNT } from '../../src/kernel/money.ts';
 import { normaliseMsisdn } from '../../src/kernel/msisdn.ts';
-import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { startTestSandbox, unusedTimestamp, type TestSandbox } from '../support/test-sandbox.ts';
 
 type Json = unknown;
 
@@ -538,7 +538,6 @@ let sb: TestSandbox;
 let liveKey: string;
 let readOnlyKey: string;
 let freshKeys = 0;
-let timestampSkew = 0;
 
 const STATE_TABLES = [
   'merchants',
@@ -620,13 +619,12 @@ function send(c: Case) {
   }
   if (SIGNED.has(c.path) && !c.signature?.omit) {
     const now = Math.floor(sb.ry.wallClock.now() / 1000);
-    // Vary the timestamp within the tolerance so no two cases share a signature (replay guard).
-    const fresh = String(now - (timestampSkew++ % 250));
+    const body = c.signature?.signBody ?? raw ?? '';
     const ts =
       c.signature?.timestamp === 'past' ? String(now - 301)
       : c.signature?.timestamp === 'future' ? String(now + 301)
       : c.signature?.timestamp === 'millis' ? String(now * 1000)
-      : (c.signature?.timestamp ?? fresh);
+      : (c.signature?.timestamp ?? unusedTimestamp(sb.usedSignatures, now, (t) => signRequest(sb.signingSecret, t, 'POST', c.path, body)));
     const signature = c.signature?.value ?? signRequest(sb.signingSecret, ts, 'POST', c.path, c.signature?.signBody ?? raw ?? '');
     req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signature);
   }

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // A number whose provider answers slowly, so a second request can arrive while the first is in flight.
-const slow: ScenarioRule = {
+const slow = parseRule({
   name: 'slow provider',
   match: { msisdn: '0241234567' },
   collect: { any: { respond: 'accept', latency_ms: 400, callback: { after_seconds: 5, status: 'success', drop: false } } },
-};
+});
 
 let sb: TestSandbox;
 beforeEach(async () => {

@@ -1,19 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { expectBalanced, SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
-const dropped: ScenarioRule = {
+const dropped = parseRule({
   name: 'callback dropped',
   match: { msisdn: '0541112222' },
   payout: { any: { respond: 'accept', callback: { after_seconds: 20, status: 'success', drop: true } } },
   collect: { any: { respond: 'accept', callback: { after_seconds: 20, status: 'success', drop: true } } },
-};
-const refused: ScenarioRule = {
+});
+const refused = parseRule({
   name: 'refused outright',
   match: { msisdn: '0543334444' },
   payout: { any: { respond: 'reject', reason: 'PAYEE_NOT_FOUND', http_status: 404 } },
-};
+});
 
 let sb: TestSandbox;
 beforeEach(async () => {

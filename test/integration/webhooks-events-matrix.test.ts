@@ -215,6 +215,17 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     return exactly(sb, 'failed', failed);
   },
 
+  // 0551234990: mtn-momo times out but collects anyway and says so at 10 s; hubtel served the
+  // charge (success at 5 s). The snapshot is the charge, unchanged, plus the reversed late success.
+  'charge.late_success_reversed': async (sb) => {
+    const id = await charge(sb, '0551234990');
+    await sb.advance(10);
+    const record = await get(sb, `/api/v1/charges/${id}`);
+    expect(record).toMatchObject({ status: 'success', provider: 'hubtel' });
+    const snapshot = { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } };
+    return exactly(sb, 'success', snapshot);
+  },
+
   'transfer.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/api/v1/transfers/${await transfer(sb, MOMO_OK)}`)),
   'transfer.success': async (sb) => {
     const id = await transfer(sb, MOMO_OK);
@@ -228,7 +239,15 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     expect(failed.failure_reason).toBe('insufficient_funds');
     return exactly(sb, 'failed', failed);
   },
+  'transfer.late_success_reversed': async (sb) => {
+    const id = await transfer(sb, { channel: 'momo', msisdn: '0551234990' });
+    await sb.advance(10);
+    const record = await get(sb, `/api/v1/transfers/${id}`);
+    expect(record).toMatchObject({ status: 'success', provider: 'hubtel' });
+    return exactly(sb, 'success', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
+  },
 };
+
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -238,7 +257,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(17);
+    expect(EVENT_TYPES).toHaveLength(19);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {

@@ -5,7 +5,7 @@ import supertest from 'supertest';
 import { createApp, type Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/auth/request-signature.ts';
 import { buildConfig } from '../../src/config/config.ts';
-import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 
 export const SANDBOX_SCENARIOS = resolve(import.meta.dirname, '../../scenarios/sandbox.yaml');
@@ -16,6 +16,8 @@ export interface TestSandbox {
   baseUrl: string;
   key: string;
   signingSecret: string;
+  /** Every request signature this sandbox has been sent, so none is sent twice (a replay). */
+  usedSignatures: Set<string>;
   /** Unauthenticated supertest agent against the listening server. */
   http: ReturnType<typeof supertest>;
   get(path: string, key?: string): supertest.Test;
@@ -45,11 +47,28 @@ export interface PostOptions {
 }
 
 let idemCounter = 0;
-let signatureCounter = 0;
+
+/**
+ * A timestamp whose signature over this request was never used: the newest such second within
+ * the last 250. Signatures are checked against real time, and two identical requests signed in
+ * the same second would be one signature twice: a replay.
+ */
+export function unusedTimestamp(used: Set<string>, nowSeconds: number, sign: (ts: string) => string): string {
+  for (let back = 0; back < 250; back++) {
+    const ts = String(nowSeconds - back);
+    const signature = sign(ts);
+    if (!used.has(signature)) {
+      used.add(signature);
+      return ts;
+    }
+  }
+  throw new Error('more than 250 identical signed requests inside the replay window');
+}
 
 export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
+  wallets: readonly Wallet[] = [],
 ): Promise<TestSandbox> {
   const config = buildConfig({
     db: ':memory:',
@@ -59,7 +78,7 @@ export async function startTestSandbox(
     ...overrides,
     rails: { timeout_ms: 250, max_hold_ms: 3_000, poll_after_seconds: 60, poll_interval_seconds: 60, default_callback_seconds: 3, ...(overrides.rails as object) },
   });
-  const ry = await createApp(config, { rules });
+  const ry = await createApp(config, { rules, wallets });
   const server = createServer(ry.app);
   await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -68,14 +87,17 @@ export async function startTestSandbox(
   const key = ry.sandbox.key;
   const signingSecret = ry.sandbox.signingSecret;
 
+  const usedSignatures = new Set<string>();
   const post = (path: string, body: unknown, opts: PostOptions = {}) => {
     const raw = opts.rawBody ?? JSON.stringify(body);
     let req = http.post(path).set('Authorization', `Bearer ${opts.key ?? key}`).set('Content-Type', 'application/json');
     if (opts.idempotencyKey) req = req.set('Idempotency-Key', opts.idempotencyKey);
     if (opts.sign) {
-      // Signatures are checked against real time. Identical bodies signed in the same second
-      // would be replays, so step the timestamp back through the 300 s window: each is new.
-      const ts = String(opts.timestamp ?? Math.floor(ry.wallClock.now() / 1000) - (++signatureCounter % 250));
+      const secret = opts.signingSecret ?? signingSecret;
+      const ts =
+        opts.timestamp !== undefined
+          ? String(opts.timestamp)
+          : unusedTimestamp(usedSignatures, Math.floor(ry.wallClock.now() / 1000), (t) => signRequest(secret, t, 'POST', path, raw));
       req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(opts.signingSecret ?? signingSecret, ts, 'POST', path, raw));
     }
     return req.send(raw);
@@ -88,6 +110,7 @@ export async function startTestSandbox(
     baseUrl,
     key,
     signingSecret,
+    usedSignatures,
     http,
     get: (path, k = key) => http.get(path).set('Authorization', `Bearer ${k}`),
     post,

@@ -18,7 +18,7 @@ describe('scenario files', () => {
   it('loads the shipped sandbox scenarios', () => {
     const loaded = loadScenarios([SANDBOX_SCENARIOS]);
     expect(loaded.files[0]!.scenario.name).toBe('sandbox');
-    expect(loaded.rules.map((r) => r.match)).toContainEqual({ msisdn: '0551234989' });
+    expect(loaded.rules.map((r) => r.match)).toContainEqual({ msisdn: { equals: '0551234989' } });
   });
 
   it('reports a bad indent with file:line:column', () => {

@@ -149,6 +149,11 @@ export class MtnMomoAdapter implements RailProvider {
       },
     });
     if (res.status < 200 || res.status >= 300) throw failure(res);
+    // MTN answers 202 with an empty body; anything else (an HTML error page from a proxy, say)
+    // is not an acceptance we can trust.
+    if (res.text.trim() !== '' && !isJson(res.text)) {
+      throw new RailError('protocol', `mtn-momo answered ${res.status} with an unreadable body`, { httpStatus: res.status });
+    }
     return { providerReference: referenceId };
   }
 
@@ -280,6 +285,15 @@ function parseObject(text: string): Record<string, unknown> {
   }
   if (!isRecord(body)) throw new RailError('protocol', 'mtn-momo sent a body that is not a JSON object');
   return body;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

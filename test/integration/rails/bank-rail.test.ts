@@ -406,6 +406,168 @@ describe('bank-rail failure modes', () => {
   });
 });
 
+describe('bank-rail misbehaving: malformed answers, resets, late acceptance, duplicate and extra callbacks', () => {
+  const status = (reference: string) => h.adapter.status({ operation: 'payout', reference, providerReference: '' });
+  const resolve = () => h.adapter.resolveName({ channel: 'bank', accountNumber: ACCOUNT, bankCode: GCB });
+
+  it('malformed: a transfer is answered 202 with an HTML page, a protocol error, and with no callback planned creates nothing', async () => {
+    decide = () => ({ rule: 'garbled', behaviour: { respond: 'malformed' } });
+
+    const err = await railError(h.adapter.payout(payoutRequest('trf_030')));
+
+    expect(err).toMatchObject({ kind: 'protocol', detail: { httpStatus: 202 } });
+    expect(err.failsOver).toBe(true);
+    decide = () => undefined;
+    expect(await railError(status('trf_030'))).toMatchObject({ detail: { httpStatus: 404, providerCode: '25' } });
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(0);
+  });
+
+  it('malformed: a name enquiry is answered 200 with an HTML page, a protocol error', async () => {
+    decide = () => ({ rule: 'garbled', behaviour: { respond: 'malformed' } });
+
+    expect(await railError(resolve())).toMatchObject({ kind: 'protocol', detail: { httpStatus: 200 } });
+  });
+
+  it('reset: the connection is destroyed without an answer, a connection error, and nothing is created', async () => {
+    decide = () => ({ rule: 'cut', behaviour: { respond: 'reset' } });
+
+    const err = await railError(h.adapter.payout(payoutRequest('trf_031')));
+
+    expect(err.kind).toBe('connection');
+    expect(err.failsOver).toBe(true);
+    expect((await railError(resolve())).kind).toBe('connection');
+    decide = () => undefined;
+    expect(await railError(status('trf_031'))).toMatchObject({ detail: { httpStatus: 404, providerCode: '25' } });
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(0);
+  });
+
+  it('timeout with a callback: the caller times out, yet the callback arrives at its time and the status endpoint reports it', async () => {
+    decide = () => ({ rule: 'late', behaviour: { respond: 'timeout', callback: { after_seconds: 40, status: 'success' } } });
+
+    expect((await railError(h.adapter.payout(payoutRequest('trf_032')))).kind).toBe('timeout');
+    decide = () => undefined;
+    expect(await status('trf_032')).toEqual({ status: 'pending' });
+
+    await h.scheduler.advanceBy(39_999);
+    expect(h.callbacks).toHaveLength(0);
+    await h.scheduler.advanceBy(1);
+    expect(h.callbacks).toHaveLength(1);
+    const callback = h.callbacks[0]!;
+    expect(h.adapter.verifyCallback(callback)).toBe(true);
+    expect(h.adapter.parseCallback(callback)).toMatchObject({ reference: 'trf_032', operation: 'payout', outcome: { status: 'success' } });
+    expect(await status('trf_032')).toEqual({ status: 'success' });
+    await vi.waitFor(() => expect(h.openMockRequests()).toBe(0));
+  });
+
+  it('malformed and reset with a callback: the caller gets no usable answer, and the outcome is called back later', async () => {
+    decide = () => ({ rule: 'garbled', behaviour: { respond: 'malformed', callback: { after_seconds: 5, status: 'failed', reason: 'insufficient_funds' } } });
+    expect((await railError(h.adapter.payout(payoutRequest('trf_033')))).kind).toBe('protocol');
+    decide = () => ({ rule: 'cut', behaviour: { respond: 'reset', callback: { after_seconds: 6, status: 'success' } } });
+    expect((await railError(h.adapter.payout(payoutRequest('trf_034')))).kind).toBe('connection');
+    expect(await status('trf_033')).toEqual({ status: 'pending' });
+    expect(await status('trf_034')).toEqual({ status: 'pending' });
+
+    await h.scheduler.advanceBy(6_000);
+
+    expect(h.callbacks.map((c) => h.adapter.parseCallback(c))).toEqual([
+      expect.objectContaining({ reference: 'trf_033', outcome: { status: 'failed', reason: '51' } }),
+      expect.objectContaining({ reference: 'trf_034', outcome: { status: 'success' } }),
+    ]);
+    expect(await status('trf_033')).toEqual({ status: 'failed', reason: '51' });
+    expect(await status('trf_034')).toEqual({ status: 'success' });
+  });
+
+  it('timeout with only extra callbacks: the transfer exists, settles as the default, and the extras are sent', async () => {
+    decide = () => ({
+      rule: 'late',
+      behaviour: { respond: 'timeout', extra_callbacks: [{ after_seconds: 2, status: 'failed', reason: '05' }] },
+    });
+
+    expect((await railError(h.adapter.payout(payoutRequest('trf_035')))).kind).toBe('timeout');
+    await h.scheduler.advanceBy(2_000);
+    expect(h.adapter.parseCallback(h.callbacks[0]!).outcome).toEqual({ status: 'failed', reason: '05' });
+    decide = () => undefined;
+    expect(await status('trf_035')).toEqual({ status: 'pending' });
+    await h.scheduler.advanceBy(DEFAULT_CALLBACK_SECONDS * 1000 - 2_000);
+    expect(h.adapter.parseCallback(h.callbacks[1]!).outcome).toEqual({ status: 'success' });
+    expect(await status('trf_035')).toEqual({ status: 'success' });
+  });
+
+  it('duplicate: the same callback body is sent a second time duplicate_after_seconds later, signed when sent', async () => {
+    decide = () => accept({ after_seconds: 10, status: 'success', duplicate: true, duplicate_after_seconds: 90 });
+
+    await h.adapter.payout(payoutRequest('trf_036'));
+    await h.scheduler.advanceBy(10_000);
+    expect(h.callbacks).toHaveLength(1);
+    await h.scheduler.advanceBy(89_999);
+    expect(h.callbacks).toHaveLength(1);
+    await h.scheduler.advanceBy(1);
+    expect(h.callbacks).toHaveLength(2);
+
+    const [first, second] = h.callbacks as [InboundCallback, InboundCallback];
+    expect(second.rawBody).toBe(first.rawBody);
+    expect(Number(second.headers['x-timestamp'])).toBe(Number(first.headers['x-timestamp']) + 90);
+    expect(h.adapter.verifyCallback(second)).toBe(true);
+    expect(h.adapter.parseCallback(second)).toEqual(h.adapter.parseCallback(first));
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(2);
+  });
+
+  it('duplicate without duplicate_after_seconds repeats the callback 1 s later', async () => {
+    decide = () => accept({ after_seconds: 5, status: 'failed', reason: 'account_not_found', duplicate: true });
+
+    await h.adapter.payout(payoutRequest('trf_037'));
+    await h.scheduler.advanceBy(5_999);
+    expect(h.callbacks).toHaveLength(1);
+    await h.scheduler.advanceBy(1);
+    expect(h.callbacks).toHaveLength(2);
+    expect(h.callbacks[1]!.rawBody).toBe(h.callbacks[0]!.rawBody);
+    expect(h.callbacks[1]!.body).toMatchObject({ status: 'FAILED', responseCode: '25' });
+  });
+
+  it('extra_callbacks: each is sent at its time with its own status, while the status endpoint reports the main callback', async () => {
+    decide = () =>
+      accept(
+        { after_seconds: 30, status: 'success' },
+        {
+          extra_callbacks: [
+            { after_seconds: 45, status: 'failed', reason: 'insufficient_funds' },
+            { after_seconds: 10, status: 'failed', reason: '91', duplicate: true, duplicate_after_seconds: 3 },
+            { after_seconds: 20, status: 'failed', reason: '05', drop: true },
+          ],
+        },
+      );
+
+    await h.adapter.payout(payoutRequest('trf_038'));
+    const outcomes = () => h.callbacks.map((c) => h.adapter.parseCallback(c).outcome);
+
+    await h.scheduler.advanceBy(9_999);
+    expect(h.callbacks).toHaveLength(0);
+    await h.scheduler.advanceBy(1);
+    expect(outcomes()).toEqual([{ status: 'failed', reason: '91' }]);
+    expect(h.adapter.verifyCallback(h.callbacks[0]!)).toBe(true);
+    expect(await status('trf_038')).toEqual({ status: 'pending' });
+    await h.scheduler.advanceBy(3_000); // the extra's duplicate
+    expect(h.callbacks).toHaveLength(2);
+    expect(h.callbacks[1]!.rawBody).toBe(h.callbacks[0]!.rawBody);
+
+    await h.scheduler.advanceBy(17_000); // t = 30 s; the dropped extra at 20 s sent nothing
+    expect(outcomes()).toHaveLength(3);
+    expect(outcomes()[2]).toEqual({ status: 'success' });
+    expect(await status('trf_038')).toEqual({ status: 'success' });
+
+    await h.scheduler.advanceBy(15_000); // t = 45 s: a contradicting failure after the final success
+    expect(outcomes()).toHaveLength(4);
+    expect(outcomes()[3]).toEqual({ status: 'failed', reason: '51' });
+    expect(h.adapter.verifyCallback(h.callbacks[3]!)).toBe(true);
+    expect(await status('trf_038')).toEqual({ status: 'success' });
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(4);
+  });
+});
+
 describe('bank-rail callbacks', () => {
   async function genuineCallback(): Promise<InboundCallback> {
     await h.adapter.payout(payoutRequest('trf_020'));

@@ -464,6 +464,172 @@ describe('Hubtel callbacks', () => {
   });
 });
 
+describe('Hubtel misbehaving: malformed answers, resets, late acceptance, duplicate and extra callbacks', () => {
+  const collectStatus = (reference: string) =>
+    h.adapter.status({ operation: 'collect', reference, providerReference: 'unused' });
+  const payoutStatus = (reference: string) =>
+    h.adapter.status({ operation: 'payout', reference, providerReference: 'unused' });
+
+  it('malformed: receive money answers 200 with an HTML page, a protocol error, and with no callback planned creates nothing', async () => {
+    h.behave({ respond: 'malformed' });
+    const req = collectRequest();
+    const err = await railError(h.adapter.collect(req));
+    expect(err.kind).toBe('protocol');
+    expect(err.failsOver).toBe(true);
+    expect(err.detail).toEqual({ httpStatus: 200 });
+    h.behave(undefined);
+    expect((await railError(collectStatus(req.reference))).detail.httpStatus).toBe(404);
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(0);
+  });
+
+  it('malformed: the Verification API answers 200 with an HTML page, a protocol error', async () => {
+    h.behave({ respond: 'malformed' });
+    const res = await fetch(
+      `${h.base}/mocks/hubtel/rnv/v2/merchantaccount/merchants/${CREDENTIALS.posSalesId}/mobilemoney/verify?channel=mtn-gh&customerMsisdn=${MTN_NUMBER}`,
+      { headers: { authorization: basic(CREDENTIALS.clientId, CREDENTIALS.clientSecret) } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('502 Bad Gateway');
+    expect((await railError(h.adapter.resolveName({ channel: 'momo', msisdn: MTN_NUMBER, network: 'MTN' }))).kind).toBe('protocol');
+  });
+
+  it('reset: the connection is destroyed without an answer, a connection error, and nothing is created', async () => {
+    h.behave({ respond: 'reset' });
+    const req = payoutRequest();
+    const err = await railError(h.adapter.payout(req));
+    expect(err.kind).toBe('connection');
+    expect(err.failsOver).toBe(true);
+    expect((await railError(h.adapter.resolveName({ channel: 'momo', msisdn: MTN_NUMBER, network: 'MTN' }))).kind).toBe('connection');
+    h.behave(undefined);
+    expect((await railError(payoutStatus(req.reference))).detail.httpStatus).toBe(404);
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(0);
+  });
+
+  it('timeout with a callback: the caller times out, yet the callback arrives at its time and the status check reports it', async () => {
+    h.behave({ respond: 'timeout', callback: { after_seconds: 40, status: 'success' } });
+    const req = collectRequest();
+    expect((await railError(h.adapter.collect(req))).kind).toBe('timeout');
+    h.behave(undefined);
+    expect(await collectStatus(req.reference)).toEqual({ status: 'pending' });
+
+    await h.scheduler.advanceBy(39_999);
+    expect(h.callbacks).toHaveLength(0);
+    await h.scheduler.advanceBy(1);
+    expect(h.callbacks).toHaveLength(1);
+    const callback = h.callbacks[0]!;
+    expect(h.adapter.verifyCallback(callback)).toBe(true);
+    expect(h.adapter.parseCallback(callback)).toMatchObject({ reference: req.reference, operation: 'collect', outcome: { status: 'success' } });
+    expect(await collectStatus(req.reference)).toEqual({ status: 'success' });
+  });
+
+  it('malformed with a failed callback: a protocol error now, the failure called back later and reported by the send status check', async () => {
+    h.behave({ respond: 'malformed', callback: { after_seconds: 8, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } });
+    const req = payoutRequest();
+    expect((await railError(h.adapter.payout(req))).kind).toBe('protocol');
+    expect(await payoutStatus(req.reference)).toEqual({ status: 'pending' });
+    await h.scheduler.advanceBy(8_000);
+    expect(h.callbacks).toHaveLength(1);
+    expect(h.adapter.parseCallback(h.callbacks[0]!)).toMatchObject({ reference: req.reference, outcome: { status: 'failed', reason: '4075' } });
+    expect(await payoutStatus(req.reference)).toEqual({ status: 'failed', reason: 'failed' });
+  });
+
+  it('reset with a callback: a connection error now, the callback later', async () => {
+    h.behave({ respond: 'reset', callback: { after_seconds: 3, status: 'success' } });
+    const req = collectRequest();
+    expect((await railError(h.adapter.collect(req))).kind).toBe('connection');
+    await h.scheduler.advanceBy(3_000);
+    expect(h.adapter.parseCallback(h.callbacks[0]!)).toMatchObject({ reference: req.reference, outcome: { status: 'success' } });
+    expect(await collectStatus(req.reference)).toEqual({ status: 'success' });
+  });
+
+  it('duplicate: the same callback is sent a second time duplicate_after_seconds later', async () => {
+    h.behave({ respond: 'accept', callback: { after_seconds: 10, status: 'success', duplicate: true, duplicate_after_seconds: 4 } });
+    const req = collectRequest();
+    await h.adapter.collect(req);
+    await h.scheduler.advanceBy(10_000);
+    expect(h.callbacks).toHaveLength(1);
+    await h.scheduler.advanceBy(3_999);
+    expect(h.callbacks).toHaveLength(1);
+    await h.scheduler.advanceBy(1);
+    expect(h.callbacks).toHaveLength(2);
+    const [first, second] = h.callbacks as [InboundCallback, InboundCallback];
+    // Identical, PaymentDate included.
+    expect(second.rawBody).toBe(first.rawBody);
+    expect(h.adapter.parseCallback(second)).toEqual(h.adapter.parseCallback(first));
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(2);
+  });
+
+  it('duplicate without duplicate_after_seconds repeats the callback 1 s later', async () => {
+    h.behave({ respond: 'accept', callback: { after_seconds: 5, status: 'failed', reason: '3050', duplicate: true } });
+    await h.adapter.payout(payoutRequest());
+    await h.scheduler.advanceBy(5_999);
+    expect(h.callbacks).toHaveLength(1);
+    await h.scheduler.advanceBy(1);
+    expect(h.callbacks).toHaveLength(2);
+    expect(h.callbacks[1]!.rawBody).toBe(h.callbacks[0]!.rawBody);
+    expect(h.callbacks[1]!.body).toMatchObject({ ResponseCode: '3050' });
+  });
+
+  it('extra_callbacks: each is sent at its time with its own status, while the status check reports the main callback', async () => {
+    h.behave({
+      respond: 'accept',
+      callback: { after_seconds: 20, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' },
+      extra_callbacks: [
+        { after_seconds: 30, status: 'success' },
+        { after_seconds: 10, status: 'failed', reason: 'EXPIRED', duplicate: true, duplicate_after_seconds: 2 },
+        { after_seconds: 15, status: 'success', drop: true },
+      ],
+    });
+    const req = collectRequest();
+    await h.adapter.collect(req);
+    const outcomes = () => h.callbacks.map((c) => h.adapter.parseCallback(c).outcome);
+
+    await h.scheduler.advanceBy(9_999);
+    expect(h.callbacks).toHaveLength(0);
+    await h.scheduler.advanceBy(1);
+    expect(outcomes()).toEqual([{ status: 'failed', reason: '2001' }]);
+    expect(h.callbacks[0]!.body).toMatchObject({ Data: { Description: 'USSD session timeout: the customer did not approve in time.' } });
+    expect(await collectStatus(req.reference)).toEqual({ status: 'pending' });
+    await h.scheduler.advanceBy(2_000); // the extra's duplicate
+    expect(h.callbacks).toHaveLength(2);
+    expect(h.callbacks[1]!.rawBody).toBe(h.callbacks[0]!.rawBody);
+
+    await h.scheduler.advanceBy(8_000); // t = 20 s; the dropped extra at 15 s sent nothing
+    expect(outcomes()).toHaveLength(3);
+    expect(outcomes()[2]).toEqual({ status: 'failed', reason: '2001' });
+    expect(h.callbacks[2]!.body).toMatchObject({ Data: { Description: 'Insufficient funds in the mobile money wallet.' } });
+    expect(await collectStatus(req.reference)).toEqual({ status: 'failed', reason: '2001' });
+
+    await h.scheduler.advanceBy(10_000); // t = 30 s: a contradicting success after the final failure
+    expect(outcomes()).toHaveLength(4);
+    expect(outcomes()[3]).toEqual({ status: 'success' });
+    expect(h.adapter.verifyCallback(h.callbacks[3]!)).toBe(true);
+    expect(await collectStatus(req.reference)).toEqual({ status: 'failed', reason: '2001' });
+    await h.scheduler.advanceBy(3_600_000);
+    expect(h.callbacks).toHaveLength(4);
+  });
+
+  it('extra_callbacks on a payout report their status without changing the send status check', async () => {
+    h.behave({
+      respond: 'accept',
+      callback: { after_seconds: 10, status: 'success' },
+      extra_callbacks: [{ after_seconds: 5, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' }],
+    });
+    const req = payoutRequest();
+    await h.adapter.payout(req);
+    await h.scheduler.advanceBy(5_000);
+    expect(h.callbacks[0]!.body).toMatchObject({ ResponseCode: '4075', Data: { ClientReference: expect.any(String), AmountDebited: 0 } });
+    expect(await payoutStatus(req.reference)).toEqual({ status: 'pending' });
+    await h.scheduler.advanceBy(5_000);
+    expect(h.adapter.parseCallback(h.callbacks[1]!).outcome).toEqual({ status: 'success' });
+    expect(await payoutStatus(req.reference)).toEqual({ status: 'success' });
+  });
+});
+
 describe('Hubtel mock auth and validation', () => {
   const receivePath = `/rmp/merchantaccount/merchants/${CREDENTIALS.posSalesId}/receive/mobilemoney`;
 

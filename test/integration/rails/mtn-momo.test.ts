@@ -34,6 +34,8 @@ interface Harness {
   scheduler: Scheduler;
   health: ProviderHealth;
   ids: IdGenerator;
+  /** Every X-Reference-Id the harness's adapters generated, in order. */
+  referenceIds: string[];
   /** What the scenario engine answers; change it per test. */
   rule: (query: RailQuery) => Decision | undefined;
   queries: RailQuery[];
@@ -53,6 +55,7 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
   const health = new ProviderHealth();
   const callbacks: InboundCallback[] = [];
   const queries: RailQuery[] = [];
+  const referenceIds: string[] = [];
   let open = 0;
   let tokenRequests = 0;
 
@@ -98,6 +101,7 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
     scheduler,
     health,
     ids,
+    referenceIds,
     queries,
     callbacks,
     openRequests: () => open,
@@ -105,7 +109,16 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
     adapter(overrides: Partial<MtnMomoAdapterConfig> = {}, timeoutMs = 300) {
       return new MtnMomoAdapter(
         { ...CREDENTIALS, currency: 'GHS', callbackToken: CALLBACK_TOKEN, ...overrides },
-        { selfBaseUrl: () => base, uuid: () => ids.uuid(), timeoutMs, clock },
+        {
+          selfBaseUrl: () => base,
+          uuid: () => {
+            const id = ids.uuid();
+            referenceIds.push(id);
+            return id;
+          },
+          timeoutMs,
+          clock,
+        },
       );
     },
     async close() {
@@ -393,6 +406,168 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       );
       expect(error.kind).toBe('rejected');
       expect(error.detail).toEqual({ httpStatus: 404, providerCode: 'RESOURCE_NOT_FOUND' });
+    });
+  });
+
+  describe('misbehaving upstream: malformed answers, resets, late acceptance, duplicate and extra callbacks', () => {
+    const lastReference = () => h.referenceIds.at(-1)!;
+
+    it('malformed: basicuserinfo answers 200 with an HTML page, a protocol error', async () => {
+      h.rule = behave({ respond: 'malformed' });
+      const error = await railError(h.adapter().resolveName({ channel: 'momo', msisdn: WALLET }));
+      expect(error.kind).toBe('protocol');
+      expect(error.failsOver).toBe(true);
+    });
+
+    it('malformed: requesttopay answers 202 with an HTML page and, with no callback planned, creates nothing', async () => {
+      h.rule = behave({ respond: 'malformed' });
+      const { access_token } = await token('collection');
+      const referenceId = h.ids.uuid();
+      const res = await mtn('POST', '/collection/v1_0/requesttopay', access_token, { 'X-Reference-Id': referenceId }, {
+        amount: '5',
+        currency: 'GHS',
+        externalId: 'chg_malformed',
+        payer: { partyIdType: 'MSISDN', partyId: WALLET },
+      });
+      expect(res.status).toBe(202);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const text = await res.text();
+      expect(() => JSON.parse(text)).toThrow();
+      expect(text).toContain('502 Bad Gateway');
+      expect((await mtn('GET', `/collection/v1_0/requesttopay/${referenceId}`, access_token)).status).toBe(404);
+    });
+
+    it('malformed with a callback: MTN took the request, so it settles and calls back later', async () => {
+      h.rule = behave({ respond: 'malformed', callback: { after_seconds: 12, status: 'success' } });
+      const { access_token } = await token('disbursement');
+      const referenceId = h.ids.uuid();
+      const res = await mtn('POST', '/disbursement/v1_0/transfer', access_token, { 'X-Reference-Id': referenceId, 'X-Callback-Url': `${h.base}/internal/callbacks/mtn-momo/${CALLBACK_TOKEN}` }, {
+        amount: '5',
+        currency: 'GHS',
+        externalId: 'trf_malformed',
+        payee: { partyIdType: 'MSISDN', partyId: WALLET },
+      });
+      expect(res.status).toBe(202);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await (await mtn('GET', `/disbursement/v1_0/transfer/${referenceId}`, access_token)).json()).toMatchObject({ status: 'PENDING' });
+      await h.scheduler.advanceBy(12_000);
+      expect(h.callbacks).toHaveLength(1);
+      expect(h.adapter().parseCallback(h.callbacks[0]!)).toEqual({ reference: 'trf_malformed', operation: 'payout', outcome: { status: 'success' } });
+    });
+
+    it('reset: the connection is destroyed without an answer, a connection error, and nothing is created', async () => {
+      h.rule = behave({ respond: 'reset' });
+      const adapter = h.adapter();
+      const collect = await railError(adapter.collect(collectRequest()));
+      expect(collect.kind).toBe('connection');
+      expect(collect.failsOver).toBe(true);
+      const referenceId = lastReference();
+      expect((await railError(adapter.resolveName({ channel: 'momo', msisdn: WALLET }))).kind).toBe('connection');
+      h.rule = () => undefined;
+      expect((await railError(adapter.status({ operation: 'collect', reference: 'chg_0001', providerReference: referenceId }))).detail).toEqual({
+        httpStatus: 404,
+        providerCode: 'RESOURCE_NOT_FOUND',
+      });
+      await h.scheduler.advanceBy(3_600_000);
+      expect(h.callbacks).toHaveLength(0);
+    });
+
+    it('timeout with a callback: the caller times out, yet the callback arrives at its time and the status endpoint reports it', async () => {
+      h.rule = behave({ respond: 'timeout', callback: { after_seconds: 40, status: 'success' } });
+      const adapter = h.adapter();
+      const error = await railError(adapter.collect(collectRequest()));
+      expect(error.kind).toBe('timeout');
+      h.rule = () => undefined;
+      const query = { operation: 'collect' as const, reference: 'chg_0001', providerReference: lastReference() };
+      expect(await adapter.status(query)).toEqual({ status: 'pending' });
+
+      await h.scheduler.advanceBy(39_999);
+      expect(h.callbacks).toHaveLength(0);
+      await h.scheduler.advanceBy(1);
+      expect(h.callbacks).toHaveLength(1);
+      expect(adapter.verifyCallback(h.callbacks[0]!)).toBe(true);
+      expect(adapter.parseCallback(h.callbacks[0]!)).toEqual({ reference: 'chg_0001', operation: 'collect', outcome: { status: 'success' } });
+      expect(await adapter.status(query)).toEqual({ status: 'success' });
+    });
+
+    it('reset with a failed callback: the caller sees a connection error, and the failure is called back later', async () => {
+      h.rule = behave({ respond: 'reset', callback: { after_seconds: 7, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } });
+      const adapter = h.adapter();
+      expect((await railError(adapter.payout(payoutRequest()))).kind).toBe('connection');
+      const query = { operation: 'payout' as const, reference: 'trf_0001', providerReference: lastReference() };
+      expect(await adapter.status(query)).toEqual({ status: 'pending' });
+      await h.scheduler.advanceBy(7_000);
+      expect(h.callbacks).toHaveLength(1);
+      expect(adapter.parseCallback(h.callbacks[0]!).outcome).toEqual({ status: 'failed', reason: 'NOT_ENOUGH_FUNDS' });
+      expect(await adapter.status(query)).toEqual({ status: 'failed', reason: 'NOT_ENOUGH_FUNDS' });
+    });
+
+    it('duplicate: the same callback is sent a second time duplicate_after_seconds later', async () => {
+      h.rule = behave({ respond: 'accept', callback: { after_seconds: 10, status: 'success', duplicate: true, duplicate_after_seconds: 3 } });
+      const adapter = h.adapter();
+      await adapter.collect(collectRequest());
+      await h.scheduler.advanceBy(10_000);
+      expect(h.callbacks).toHaveLength(1);
+      await h.scheduler.advanceBy(2_999);
+      expect(h.callbacks).toHaveLength(1);
+      await h.scheduler.advanceBy(1);
+      expect(h.callbacks).toHaveLength(2);
+      const [first, second] = h.callbacks as [InboundCallback, InboundCallback];
+      expect(second.rawBody).toBe(first.rawBody);
+      expect(second.method).toBe(first.method);
+      expect(adapter.parseCallback(second)).toEqual(adapter.parseCallback(first));
+      await h.scheduler.advanceBy(3_600_000);
+      expect(h.callbacks).toHaveLength(2);
+    });
+
+    it('duplicate without duplicate_after_seconds repeats the callback 1 s later', async () => {
+      h.rule = behave({ respond: 'accept', callback: { after_seconds: 5, status: 'failed', reason: 'EXPIRED', duplicate: true } });
+      await h.adapter().payout(payoutRequest());
+      await h.scheduler.advanceBy(5_999);
+      expect(h.callbacks).toHaveLength(1);
+      await h.scheduler.advanceBy(1);
+      expect(h.callbacks.map((c) => c.rawBody)).toEqual([h.callbacks[0]!.rawBody, h.callbacks[0]!.rawBody]);
+      expect(h.callbacks[1]!.body).toMatchObject({ status: 'FAILED', reason: 'EXPIRED' });
+    });
+
+    it('extra_callbacks: each is sent at its time with its own status, while the status endpoint reports the main callback', async () => {
+      h.rule = behave({
+        respond: 'accept',
+        callback: { after_seconds: 30, status: 'success' },
+        extra_callbacks: [
+          { after_seconds: 45, status: 'failed', reason: 'APPROVAL_REJECTED', duplicate: true, duplicate_after_seconds: 5 },
+          { after_seconds: 10, status: 'failed', reason: 'EXPIRED' },
+          { after_seconds: 20, status: 'success', drop: true },
+        ],
+      });
+      const adapter = h.adapter();
+      const { providerReference } = await adapter.collect(collectRequest());
+      const query = { operation: 'collect' as const, reference: 'chg_0001', providerReference };
+      const outcomes = () => h.callbacks.map((c) => adapter.parseCallback(c).outcome);
+
+      await h.scheduler.advanceBy(9_999);
+      expect(h.callbacks).toHaveLength(0);
+      await h.scheduler.advanceBy(1);
+      expect(outcomes()).toEqual([{ status: 'failed', reason: 'EXPIRED' }]);
+      expect(adapter.verifyCallback(h.callbacks[0]!)).toBe(true);
+      expect(await adapter.status(query)).toEqual({ status: 'pending' });
+
+      await h.scheduler.advanceBy(20_000); // t = 30 s; the dropped extra at 20 s sent nothing
+      expect(outcomes()).toEqual([{ status: 'failed', reason: 'EXPIRED' }, { status: 'success' }]);
+      expect(await adapter.status(query)).toEqual({ status: 'success' });
+
+      await h.scheduler.advanceBy(15_000); // t = 45 s: a contradicting callback after the final one
+      expect(outcomes()).toHaveLength(3);
+      expect(outcomes()[2]).toEqual({ status: 'failed', reason: 'APPROVAL_REJECTED' });
+      expect(h.callbacks[2]!.body).toMatchObject({ externalId: 'chg_0001', payer: { partyId: WALLET }, status: 'FAILED', reason: 'APPROVAL_REJECTED' });
+      expect(await adapter.status(query)).toEqual({ status: 'success' });
+
+      await h.scheduler.advanceBy(5_000); // its duplicate
+      expect(h.callbacks).toHaveLength(4);
+      expect(h.callbacks[3]!.rawBody).toBe(h.callbacks[2]!.rawBody);
+      await h.scheduler.advanceBy(3_600_000);
+      expect(h.callbacks).toHaveLength(4);
+      expect(await adapter.status(query)).toEqual({ status: 'success' });
     });
   });
 

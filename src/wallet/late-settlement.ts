@@ -1,0 +1,65 @@
+import type { Clock } from '../kernel/clock.ts';
+import type { EventOutbox } from '../events/event-outbox.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { accounts } from '../ledger/accounts.ts';
+import type { Environment, Ledger } from '../ledger/ledger.ts';
+import type { Db } from '../store/db.ts';
+
+/**
+ * Reconciles a success from a provider the service abandoned after a timeout (or a malformed
+ * answer, or a reset): that provider moved the money although another served the request, or
+ * none did. The late movement is recorded as a journal through a suspense account and reversed
+ * at once with its reversing journal (the customer is refunded, the payout recalled), and
+ * `<object>.late_success_reversed` is emitted. The merchant's charge or transfer is untouched:
+ * they see one. A second word from the same provider changes nothing.
+ */
+export async function reconcileLateSuccess(
+  tx: Db,
+  deps: { clock: Clock; ledger: Ledger; outbox: EventOutbox; logger: Logger },
+  input: {
+    object: 'charge' | 'transfer';
+    id: string;
+    environment: Environment;
+    merchantId: string;
+    provider: string;
+    amount: number;
+    source: 'callback' | 'poll';
+    snapshot: Record<string, unknown>;
+  },
+): Promise<'reversed' | 'ignored'> {
+  const abandoned = await tx.get<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM rail_attempts WHERE ref_id = ? AND provider = ? AND outcome IN ('timeout', 'connection', 'server', 'protocol')",
+    [input.id, input.provider],
+  );
+  if (!abandoned?.n) return 'ignored'; // that provider was never asked, or refused outright
+  const already = await tx.get('SELECT 1 AS x FROM late_settlements WHERE object_type = ? AND object_id = ? AND provider = ?', [input.object, input.id, input.provider]);
+  if (already) return 'ignored';
+
+  // A collection brings money in from the provider; a payout sends it out through the provider.
+  const sign = input.object === 'charge' ? 1 : -1;
+  const journal = await deps.ledger.post(tx, {
+    environment: input.environment,
+    kind: `${input.object}.late_success`,
+    refType: input.object,
+    refId: input.id,
+    memo: `late success from abandoned provider ${input.provider}`,
+    postings: [
+      { account: accounts.providerSettlement(input.provider), currency: 'GHS', amount: -sign * input.amount },
+      { account: accounts.lateSettlements(), currency: 'GHS', amount: sign * input.amount },
+    ],
+  });
+  const reversal = await deps.ledger.reverse(tx, journal, `${input.object}.late_success_reversed`, `reverse the late ${input.object === 'charge' ? 'collection' : 'payout'} by ${input.provider}`);
+  await tx.run(
+    'INSERT INTO late_settlements (environment, object_type, object_id, provider, amount, journal_id, reversal_journal_id, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [input.environment, input.object, input.id, input.provider, input.amount, journal, reversal, input.source, deps.clock.now()],
+  );
+  await deps.outbox.emit(tx, {
+    environment: input.environment,
+    merchantId: input.merchantId,
+    type: `${input.object}.late_success_reversed`,
+    objectType: input.object,
+    object: { ...(input.snapshot as { id: string }), late_success: { provider: input.provider, amount: input.amount, reversed: true } },
+  });
+  deps.logger.warn('late success from an abandoned provider reversed', { object: input.id, provider: input.provider });
+  return 'reversed';
+}
