@@ -66,3 +66,15 @@ describe('rule engine', () => {
     expect(decide(rules, { provider: 'bank-rail', operation: 'resolve', channel: 'bank', account_number: '1000000001', bank_code: '130100' })).toBeUndefined();
   });
 });
+
+describe('the README', () => {
+  it('shows a scenario file that loads', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const from = readme.indexOf('```yaml', readme.indexOf('## Scenarios'));
+    const text = readme.slice(from + '```yaml'.length, readme.indexOf('```', from + 7));
+    const scenario = parseScenario(text, 'README.md');
+    expect(scenario.rules.map((r) => r.name)).toHaveLength(4);
+    expect(scenario.wallets).toEqual([{ msisdn: '0241110000', balance: 5000 }]);
+  });
+});
