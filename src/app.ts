@@ -36,6 +36,7 @@ import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine } from './scenarios/rule-engine.ts';
 import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
+import { silentTimeline, type Timeline } from './replay/timeline.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
@@ -58,6 +59,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Scenario rules, already loaded and validated (main.ts loads files; tests pass rules). */
   rules?: readonly ScenarioRule[];
+  /** Where provider calls, callbacks, polls and webhooks are reported (replays record them). */
+  timeline?: Timeline;
   /** Simulated customers' wallets from the scenario files. */
   wallets?: readonly Wallet[];
   /**
@@ -93,6 +96,7 @@ export interface Railyard {
 /** The composition root: config in, a wired express app out. It never listens. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
   const logger = options.logger ?? silentLogger;
+  const timeline = options.timeline ?? silentTimeline;
   const clock: Clock =
     config.clock === 'virtual' ? new VirtualClock(config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH) : new SystemClock();
   const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(config.seed ?? 1) : new CryptoRandom();
@@ -148,13 +152,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { provider: hubtel, priority: p.hubtel.priority, enabled: p.hubtel.enabled },
       { provider: bank, priority: p['bank-rail'].priority, enabled: p['bank-rail'].enabled },
     ],
-    { health, store, clock, logger },
+    { health, store, clock, logger, timeline },
   );
 
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
-  const settlement = new RailSettlement({ router, charges, transfers, scheduler, store, clock, logger, config });
+  const settlement = new RailSettlement({ router, charges, transfers, scheduler, store, clock, logger, config, timeline });
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 
@@ -187,7 +191,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Webhooks: the outbox fans out into signed deliveries with retries on the clock.
   const stream = new EventStream();
   const endpoints = new WebhookEndpointService({ store, clock, ids, config });
-  const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config });
+  const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline });
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
 
   const routes: RouteSpec[] = [

@@ -3,6 +3,7 @@ import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
+import type { Timeline } from '../replay/timeline.ts';
 import type { Store } from '../store/db.ts';
 import type { ProviderHealth } from './provider-health.ts';
 import { RailError, type Channel, type RailProvider } from './provider-port.ts';
@@ -36,7 +37,7 @@ export interface AttemptRecord {
 export class RailRouter {
   constructor(
     private readonly registered: RegisteredProvider[],
-    private readonly deps: { health: ProviderHealth; store: Store; clock: Clock; logger: Logger },
+    private readonly deps: { health: ProviderHealth; store: Store; clock: Clock; logger: Logger; timeline: Timeline },
   ) {}
 
   list(): RegisteredProvider[] {
@@ -87,6 +88,7 @@ export class RailRouter {
   }
 
   private async record(request: RouteRequest, attempt: AttemptRecord, providerReference?: string): Promise<void> {
+    this.deps.timeline.record('railyard', attempt.provider, `${request.operation} ${request.refId}: ${attempt.outcome.replace('_', ' ')}`);
     await this.deps.store.run(
       'INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [request.environment, request.refType, request.refId, attempt.provider, request.operation, attempt.outcome, providerReference ?? null, attempt.detail ?? null, this.deps.clock.now()],

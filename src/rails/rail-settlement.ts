@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import express from 'express';
 import type { Clock } from '../kernel/clock.ts';
 import type { Logger } from '../kernel/logger.ts';
+import type { Timeline } from '../replay/timeline.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Store } from '../store/db.ts';
 import type { ChargeService } from '../wallet/charge-service.ts';
@@ -30,6 +31,7 @@ export class RailSettlement {
       clock: Clock;
       logger: Logger;
       config: { rails: { poll_interval_seconds: number; max_polls: number } };
+      timeline: Timeline;
     },
   ) {
     deps.scheduler.register('rail.poll', (payload: PollPayload) => this.poll(payload));
@@ -83,6 +85,7 @@ export class RailSettlement {
       const object = parsed.reference.startsWith('trf_') ? 'transfer' : parsed.reference.startsWith('chg_') ? 'charge' : null;
       const result = object ? await this.settle(object, parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
       this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });
+      this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
       // Acknowledge either way: providers do not retry, and an ignored duplicate is not their fault.
       res.status(200).json({ status: true, message: 'received', data: { result } });
     });
@@ -111,6 +114,7 @@ export class RailSettlement {
     } catch (err) {
       this.deps.logger.warn('status poll failed', { provider: row.provider, ref: payload.id, error: String(err) });
     }
+    this.deps.timeline.record('railyard', row.provider, `status poll ${payload.id}: ${outcome.status}`);
     if (outcome.status !== 'pending') {
       await this.settle(payload.object, payload.id, row.provider, outcome, 'poll');
       return;

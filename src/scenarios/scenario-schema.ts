@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NETWORKS } from '../kernel/msisdn.ts';
+import { replaySettingsSchema, scriptStepSchema } from '../replay/script-schema.ts';
 
 const callback = z.strictObject({
   after_seconds: z.number().min(0).max(30 * 24 * 3600).default(3).describe('Business seconds after acceptance'),
@@ -121,6 +122,8 @@ export const scenarioFileSchema = z.strictObject({
   description: z.string().optional(),
   wallets: z.array(walletSchema).default([]).describe("Simulated customers' mobile-money balances"),
   rules: z.array(ruleSchema).default([]),
+  replay: replaySettingsSchema.optional().describe('How `railyard replay` sets up the sandbox for the script'),
+  script: z.array(scriptStepSchema).optional().describe('Steps `railyard replay` runs and checks'),
 });
 
 export type ScenarioRule = z.infer<typeof ruleSchema>;

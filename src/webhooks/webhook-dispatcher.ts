@@ -7,6 +7,7 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
+import type { Timeline } from '../replay/timeline.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
@@ -64,6 +65,7 @@ export class WebhookDispatcher {
       stream: EventStream;
       logger: Logger;
       config: Pick<Config, 'webhooks'>;
+      timeline: Timeline;
     },
   ) {
     deps.scheduler.onTick(() => this.fanOut());
@@ -165,6 +167,7 @@ export class WebhookDispatcher {
         error = name === 'TimeoutError' || name === 'AbortError' ? `timed out after ${this.deps.config.webhooks.timeout_ms} ms` : `connection failed${cause?.code ? ` (${cause.code})` : ''}`;
       }
     }
+    this.deps.timeline.record('railyard', 'merchant', `webhook ${delivery.event_type} ${delivery.event_id}${trigger === 'redelivery' ? ' (redelivery)' : ''}: ${status ?? error}`);
     await store.run(
       'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [delivery.id, attemptNo, trigger, clock.now(), endpoint?.url ?? '', status, Math.round(performance.now() - started), excerpt, error],
