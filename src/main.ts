@@ -7,8 +7,10 @@ import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { loadScenarios } from './scenarios/scenario-loader.ts';
+import { watchScenarios } from './scenarios/scenario-watcher.ts';
 import { runListen } from './cli/listen-command.ts';
 import { runTrigger } from './cli/trigger-command.ts';
+import { parseSeed, runReplay } from './cli/replay-command.ts';
 
 const USAGE = `railyard ${VERSION}
 
@@ -20,6 +22,9 @@ Usage:
   railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
                             [--review-address <address>]
                             create the objects that emit that event (on a virtual clock, advance it)
+  railyard replay <files or dirs...> [--json] [--seed N]
+                            run the scenario files' scripts, each in its own in-process sandbox on a
+                            virtual clock, and check their expectations; exit 0 when all pass
   railyard help             this text
 
   --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
@@ -107,6 +112,29 @@ async function trigger(args: string[]): Promise<void> {
   process.exit(code);
 }
 
+async function replay(args: string[]): Promise<void> {
+  const { values, positionals } = parseOrExit('replay', () =>
+    parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        seed: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) return void process.stdout.write(USAGE);
+  const seed = parseSeed(values.seed);
+  if (typeof seed === 'string') {
+    process.stderr.write(`railyard replay: ${seed}\n`);
+    process.exit(2);
+  }
+  const code = await runReplay(positionals, { json: values.json === true, ...(seed !== undefined ? { seed } : {}) }, { stdout: process.stdout, stderr: process.stderr });
+  process.exit(code);
+}
+
 async function serve(): Promise<void> {
   const config = loadConfig();
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
@@ -122,6 +150,16 @@ async function serve(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   railyard.setBaseUrl(`http://127.0.0.1:${port}`);
   railyard.scheduler.start();
+  // Edits to scenario files take effect at once; a broken edit is reported and the last good
+  // rules stay in force.
+  const watcher = watchScenarios(
+    scenarioPaths,
+    (loaded) => {
+      railyard.scenarios.replace(loaded.rules, loaded.wallets);
+      process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
+    },
+    (message) => process.stderr.write(`scenarios not reloaded; keeping the last good version:\n${message}\n`),
+  );
 
   const base = config.base_url ?? `http://localhost:${port}`;
   const lines = [
@@ -148,6 +186,7 @@ async function serve(): Promise<void> {
     process.stdout.write(`received ${signal}: finishing in-flight requests\n`);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    watcher.close();
     railyard.stream.close(); // end open event streams (railyard listen reconnects)
     server.close(async () => {
       await railyard.close();
@@ -169,6 +208,8 @@ async function main(argv: string[]): Promise<void> {
       return listen(rest);
     case 'trigger':
       return trigger(rest);
+    case 'replay':
+      return replay(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -36,7 +36,7 @@ describe('railyard serve', () => {
     expect(result.out).toContain(`listening on http://localhost:${port}`);
     expect(result.out).toContain('sandbox key      sk_test_from_env_for_the_banner_01');
     expect(result.out).toContain('signing secret');
-    expect(result.out).toMatch(/scenarios\s+sandbox \(.*sandbox\.yaml, 7 rules\)/);
+    expect(result.out).toMatch(/scenarios\s[\s\S]*sandbox \(.*sandbox\.yaml, 7 rules\)/);
     expect(result.out).toContain('HEALTH {"status":"ok"');
     expect(result.out).toContain('railyard stopped');
     expect(result.code).toBe(0);

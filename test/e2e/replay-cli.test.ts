@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const PASS = 'test/fixtures/replay/pass';
+const FAIL = 'test/fixtures/replay/fail';
+const BROKEN = 'test/fixtures/replay/broken';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `railyard replay …` as a real process, from the repository root. */
+function railyard(...args: string[]): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'replay', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
+
+describe('railyard replay (CLI)', { timeout: 90_000 }, () => {
+  it('exits 0 when every script passes; progress on stderr, timelines and the summary on stdout', async () => {
+    const run = await railyard(PASS);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expect(lastLine(run.stdout)).toBe('6 passed, 0 failed');
+    expect(run.stdout).toContain('1 skipped (no script)\n');
+    expect(run.stdout).toContain(`PASS  ${PASS}/failover.yaml\n`);
+    expect(run.stdout).toContain(`SKIP  ${PASS}/no-script.yaml  skipped (no script)\n`);
+    expect(run.stdout).toMatch(/^\+00:05\.000  hubtel   → railyard   callback chg_\w+: success -> settled$/m);
+    expect(run.stderr).toContain(`[1/7] ${PASS}/charge-success.yaml ... PASS\n`);
+    expect(run.stderr).toContain(`[5/7] ${PASS}/no-script.yaml ... skipped (no script)\n`);
+    expect(run.stderr).toContain(`[7/7] ${PASS}/webhook-retries.yaml ... PASS\n`);
+  });
+
+  it('exits 1 when a script fails or a file is invalid, naming the step and the file:line:column', async () => {
+    const run = await railyard(PASS, FAIL, BROKEN);
+    expect(run.code, run.stderr).toBe(1);
+    expect(lastLine(run.stdout)).toBe('6 passed, 5 failed');
+    expect(run.stdout).toContain(`FAIL  ${FAIL}/wrong-expectation.yaml  step 3: expect_webhook charge.success\n`);
+    expect(run.stdout).toMatch(/at data\.object\.status: expected "failed", got "success"/);
+    expect(run.stdout).toContain(`FAIL  ${BROKEN}/bad-regex.yaml  invalid: ${BROKEN}/bad-regex.yaml:6:24: rules[0].match.msisdn.regex: regex does not compile\n`);
+    expect(run.stdout).toContain(`${BROKEN}/bad-indent.yaml:6:1: `);
+    expect(run.stdout).toContain(`${BROKEN}/unknown-field.yaml:8:7: `);
+    expect(run.stdout).toContain(`${BROKEN}/wrong-type.yaml:4:9: `);
+    expect(run.stderr).toContain(`[8/12] ${FAIL}/wrong-expectation.yaml ... FAIL\n`);
+    expect(run.stderr).toContain(`[9/12] ${BROKEN}/bad-indent.yaml ... FAIL (invalid)\n`);
+  });
+
+  it('--json prints one JSON document and no progress; the same seed prints the same bytes, --seed changes ids', async () => {
+    const a = await railyard(`${PASS}/charge-success.yaml`, `${FAIL}/wrong-expectation.yaml`, '--json');
+    expect(a.code).toBe(1);
+    expect(a.stderr).toBe('');
+    const doc = JSON.parse(a.stdout);
+    expect(doc.summary).toEqual({ passed: 1, failed: 1, skipped: 0, total: 2 });
+    expect(doc.files.map((f: { file: string; status: string }) => [f.file, f.status])).toEqual([
+      [`${PASS}/charge-success.yaml`, 'passed'],
+      [`${FAIL}/wrong-expectation.yaml`, 'failed'],
+    ]);
+    expect(doc.files[0].steps).toHaveLength(5);
+    expect(doc.files[0].timeline[0]).toMatchObject({ at: '+00:00.000', from: 'merchant', to: 'railyard', what: 'POST /api/v1/charges' });
+    expect(doc.files[1].failures[0]).toMatchObject({ index: 3, label: 'step 3: expect_webhook charge.success' });
+
+    const b = await railyard(`${PASS}/charge-success.yaml`, `${FAIL}/wrong-expectation.yaml`, '--json');
+    expect(b.stdout).toBe(a.stdout);
+    const c = await railyard(`${PASS}/charge-success.yaml`, '--json', '--seed', '7');
+    expect(c.code).toBe(0);
+    const seeded = JSON.parse(c.stdout);
+    expect(seeded.files[0].seed).toBe(7);
+    expect(seeded.files[0].timeline[1].what).not.toBe(doc.files[0].timeline[1].what);
+  });
+
+  it.each([
+    [[], /name at least one scenario file or directory/],
+    [['--seed', 'abc', PASS], /--seed must be a whole number/],
+    [['--bogus', PASS], /Unknown option '--bogus'/],
+    [['test/fixtures/replay/no-such-dir'], /does not exist/],
+  ])('exits 2 on usage errors: %j', async (args, message) => {
+    const run = await railyard(...(args as string[]));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('replays every shipped scenario with a script green: railyard replay scenarios/', async () => {
+    const run = await railyard('scenarios/');
+    expect(run.code, run.stdout.split('\n').filter((l) => /^(FAIL|  ✗|      )/.test(l)).join('\n')).toBe(0);
+    expect(lastLine(run.stdout)).toMatch(/^\d+ passed, 0 failed$/);
+  });
+});
