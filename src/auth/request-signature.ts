@@ -62,3 +62,20 @@ export class RequestSignatureVerifier {
     if (!fresh) throw new InvalidSignatureError('This signature was already used; sign each request afresh', 'replayed');
   }
 }
+
+/**
+ * For clients that sign many requests (replays, tests): a timestamp whose signature over this
+ * request was never used, the newest such second within the last 250. Two identical requests
+ * signed in the same second would carry one signature twice: a replay.
+ */
+export function unusedTimestamp(used: Set<string>, nowSeconds: number, sign: (ts: string) => string): string {
+  for (let back = 0; back < 250; back++) {
+    const ts = String(nowSeconds - back);
+    const signature = sign(ts);
+    if (!used.has(signature)) {
+      used.add(signature);
+      return ts;
+    }
+  }
+  throw new Error('more than 250 identical signed requests inside the signature window');
+}

@@ -70,6 +70,7 @@ import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
+import { takesRequest } from './takes-request.ts';
 
 export interface BankRailCredentials {
   clientId: string;
@@ -240,23 +241,6 @@ async function holdOpen(res: express.Response, maxHoldMs: number): Promise<void>
   if (!res.writableEnded) res.socket?.destroy();
 }
 
-/**
- * timeout, malformed or reset with a callback (or extra callbacks) planned: the upstream took the
- * request although the caller hears no usable answer. Accept always takes it.
- */
-function takesRequest(behaviour: ProviderBehaviour): boolean {
-  switch (behaviour.respond) {
-    case 'accept':
-      return true;
-    case 'timeout':
-    case 'malformed':
-    case 'reset':
-      return behaviour.callback !== undefined || (behaviour.extra_callbacks?.length ?? 0) > 0;
-    case 'reject':
-    case 'server_error':
-      return false;
-  }
-}
 
 function outcomeOf(plan: CallbackPlan): { status: 'SUCCESS' | 'FAILED'; responseCode: string } {
   return plan.status === 'success' ? { status: 'SUCCESS', responseCode: '00' } : { status: 'FAILED', responseCode: bankResponseCodeFor(plan.reason) };

@@ -5,6 +5,7 @@ import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
+import { takesRequest } from './takes-request.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
 // Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix
@@ -696,23 +697,6 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   return router;
 }
 
-/**
- * timeout, malformed or reset with a callback (or extra callbacks) planned: the upstream took the
- * request although the caller hears no usable answer. Accept always takes it.
- */
-function takesRequest(behaviour: ProviderBehaviour): boolean {
-  switch (behaviour.respond) {
-    case 'accept':
-      return true;
-    case 'timeout':
-    case 'malformed':
-    case 'reset':
-      return behaviour.callback !== undefined || (behaviour.extra_callbacks?.length ?? 0) > 0;
-    case 'reject':
-    case 'server_error':
-      return false;
-  }
-}
 
 function duplicateOf(plan: CallbackPlan): { duplicateAfterSeconds?: number } {
   return plan.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};

@@ -7,6 +7,7 @@ import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, Decision, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
+import { takesRequest } from './takes-request.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
 // provisioning), faithful to the wire facts in reference/upstream-providers.md §1, so that both
@@ -571,23 +572,6 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   }
 }
 
-/**
- * timeout, malformed or reset with a callback (or extra callbacks) planned: the upstream took the
- * request although the caller hears no usable answer. Accept always takes it.
- */
-function takesRequest(behaviour: ProviderBehaviour): boolean {
-  switch (behaviour.respond) {
-    case 'accept':
-      return true;
-    case 'timeout':
-    case 'malformed':
-    case 'reset':
-      return behaviour.callback !== undefined || (behaviour.extra_callbacks?.length ?? 0) > 0;
-    case 'reject':
-    case 'server_error':
-      return false;
-  }
-}
 
 function duplicateOf(plan: CallbackPlan | undefined): { duplicateAfterSeconds?: number } {
   return plan?.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};

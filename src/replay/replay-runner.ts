@@ -26,7 +26,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import { createApp, type Railyard } from '../app.ts';
-import { signRequest } from '../auth/request-signature.ts';
+import { signRequest, unusedTimestamp } from '../auth/request-signature.ts';
 import { configSchema, type Config } from '../config/config.ts';
 import { VIRTUAL_EPOCH, type Clock } from '../kernel/clock.ts';
 import { parseYamlSource, YamlSourceError } from '../kernel/yaml-source.ts';
@@ -231,21 +231,6 @@ export function findRoute(routes: readonly RouteSpec[], method: string, pathAndQ
   });
 }
 
-/**
- * A timestamp whose signature over this request was never sent: the newest such second within
- * the last 250 (signatures are checked against real time, and a repeated one is a replay).
- */
-function unusedTimestamp(used: Set<string>, nowSeconds: number, sign: (ts: string) => string): string {
-  for (let back = 0; back < 250; back++) {
-    const ts = String(nowSeconds - back);
-    const signature = sign(ts);
-    if (!used.has(signature)) {
-      used.add(signature);
-      return ts;
-    }
-  }
-  throw new Error('more than 250 identical signed requests inside the signature window');
-}
 
 interface Envelope {
   data?: unknown;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type Railyard } from '../../src/app.ts';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest, unusedTimestamp } from '../../src/auth/request-signature.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
@@ -48,22 +48,7 @@ export interface PostOptions {
 
 let idemCounter = 0;
 
-/**
- * A timestamp whose signature over this request was never used: the newest such second within
- * the last 250. Signatures are checked against real time, and two identical requests signed in
- * the same second would be one signature twice: a replay.
- */
-export function unusedTimestamp(used: Set<string>, nowSeconds: number, sign: (ts: string) => string): string {
-  for (let back = 0; back < 250; back++) {
-    const ts = String(nowSeconds - back);
-    const signature = sign(ts);
-    if (!used.has(signature)) {
-      used.add(signature);
-      return ts;
-    }
-  }
-  throw new Error('more than 250 identical signed requests inside the replay window');
-}
+export { unusedTimestamp };
 
 export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
