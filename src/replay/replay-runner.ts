@@ -137,7 +137,7 @@ export function deepMerge(base: Record<string, unknown>, override: Record<string
 export function replayConfig(file: ScenarioSource, seed: number): Config {
   const base = {
     log_requests: false,
-    rails: { timeout_ms: 150, max_hold_ms: 1_000 },
+    rails: { timeout_ms: 500, max_hold_ms: 2_000 },
   };
   const merged = deepMerge(deepMerge(base, file.scenario.replay?.config ?? {}), { db: ':memory:', clock: 'virtual', seed, log_requests: false });
   const parsed = configSchema.safeParse(merged);
