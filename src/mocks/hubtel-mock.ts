@@ -325,6 +325,40 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   }
 
   /**
+   * Asks the scenarios about a receive or send, and answers for the route when Hubtel does not
+   * take the request (null) or the reference was taken during the latency. Otherwise the route
+   * records the transaction: Hubtel took it (accept, or timeout/malformed/reset with callbacks).
+   */
+  async function decidePayment(
+    host: 'rmp' | 'smp',
+    operation: 'collect' | 'payout',
+    input: { msisdn: string; channel: HubtelChannel; amount: number; clientReference: string },
+    taken: Map<string, unknown>,
+    req: Request,
+    res: Response,
+  ): Promise<{ query: RailQuery; behaviour: ProviderBehaviour | undefined } | null> {
+    const query: RailQuery = {
+      provider: HUBTEL_PROVIDER,
+      operation,
+      channel: 'momo',
+      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+      network: HUBTEL_CHANNELS[input.channel],
+      amount: input.amount,
+    };
+    const behaviour = await decide(query);
+    if (behaviour && !takesRequest(behaviour)) {
+      await answerUnaccepted(host, query, behaviour, req, res);
+      return null;
+    }
+    // Checked again: another request may have taken the reference during the latency.
+    if (taken.has(input.clientReference)) {
+      send(res, host, 400, '4000', 'Validation errors: ClientReference has already been used');
+      return null;
+    }
+    return { query, behaviour };
+  }
+
+  /**
    * Every answer but accept's, which only the route can give. A malformed answer carries the
    * operation's success status, 200.
    */
@@ -515,19 +549,9 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     } catch (err) {
       return refuse(res, 'rmp', err);
     }
-    const query: RailQuery = {
-      provider: HUBTEL_PROVIDER,
-      operation: 'collect',
-      channel: 'momo',
-      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
-      network: HUBTEL_CHANNELS[input.channel],
-      amount: input.amount,
-    };
-    const behaviour = await decide(query);
-    // timeout, malformed and reset with callbacks planned: Hubtel took the request after all.
-    if (behaviour && !takesRequest(behaviour)) return answerUnaccepted('rmp', query, behaviour, req, res);
-    // Checked again: another request may have taken the reference during the latency.
-    if (receives.has(input.clientReference)) return send(res, 'rmp', 400, '4000', 'Validation errors: ClientReference has already been used');
+    const decided = await decidePayment('rmp', 'collect', input, receives, req, res);
+    if (!decided) return;
+    const { query, behaviour } = decided;
     const tx: MockTransaction = {
       operation: 'receive',
       clientReference: input.clientReference,
@@ -600,17 +624,9 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     } catch (err) {
       return refuse(res, 'smp', err);
     }
-    const query: RailQuery = {
-      provider: HUBTEL_PROVIDER,
-      operation: 'payout',
-      channel: 'momo',
-      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
-      network: HUBTEL_CHANNELS[input.channel],
-      amount: input.amount,
-    };
-    const behaviour = await decide(query);
-    if (behaviour && !takesRequest(behaviour)) return answerUnaccepted('smp', query, behaviour, req, res);
-    if (sends.has(input.clientReference)) return send(res, 'smp', 400, '4000', 'Validation errors: ClientReference has already been used');
+    const decided = await decidePayment('smp', 'payout', input, sends, req, res);
+    if (!decided) return;
+    const { query, behaviour } = decided;
     const tx: MockTransaction = {
       operation: 'send',
       clientReference: input.clientReference,

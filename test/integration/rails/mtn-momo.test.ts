@@ -134,6 +134,17 @@ function behave(behaviour: ProviderBehaviour, match: (q: RailQuery) => boolean =
   return (query: RailQuery): Decision | undefined => (match(query) ? { rule: 'test rule', behaviour } : undefined);
 }
 
+/** The mock holds no transaction under that reference and never calls back. */
+async function expectNothingCreated(h: Harness, adapter: MtnMomoAdapter, referenceId: string): Promise<void> {
+  h.rule = () => undefined;
+  expect((await railError(adapter.status({ operation: 'collect', reference: 'chg_0001', providerReference: referenceId }))).detail).toEqual({
+    httpStatus: 404,
+    providerCode: 'RESOURCE_NOT_FOUND',
+  });
+  await h.scheduler.advanceBy(3_600_000);
+  expect(h.callbacks).toHaveLength(0);
+}
+
 async function railError(promise: Promise<unknown>): Promise<RailError> {
   const error = await promise.then(
     () => undefined,
@@ -329,13 +340,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       const error = await railError(adapter.collect(collectRequest()));
       expect(error.kind).toBe('connection');
       const referenceId = h.ids.uuid(); // not the one the adapter used: nothing to find either way
-      h.rule = () => undefined;
-      expect((await railError(adapter.status({ operation: 'collect', reference: 'chg_0001', providerReference: referenceId }))).detail).toEqual({
-        httpStatus: 404,
-        providerCode: 'RESOURCE_NOT_FOUND',
-      });
-      await h.scheduler.advanceBy(3_600_000);
-      expect(h.callbacks).toHaveLength(0);
+      await expectNothingCreated(h, adapter, referenceId);
     });
 
     it('server_error is a server failure with MTN’s code', async () => {
@@ -463,13 +468,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       expect(collect.failsOver).toBe(true);
       const referenceId = lastReference();
       expect((await railError(adapter.resolveName({ channel: 'momo', msisdn: WALLET }))).kind).toBe('connection');
-      h.rule = () => undefined;
-      expect((await railError(adapter.status({ operation: 'collect', reference: 'chg_0001', providerReference: referenceId }))).detail).toEqual({
-        httpStatus: 404,
-        providerCode: 'RESOURCE_NOT_FOUND',
-      });
-      await h.scheduler.advanceBy(3_600_000);
-      expect(h.callbacks).toHaveLength(0);
+      await expectNothingCreated(h, adapter, referenceId);
     });
 
     it('timeout with a callback: the caller times out, yet the callback arrives at its time and the status endpoint reports it', async () => {
