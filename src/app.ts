@@ -36,6 +36,7 @@ import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine } from './scenarios/rule-engine.ts';
 import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
+import type { UpstreamTap } from './rails/upstream-call.ts';
 import { silentTimeline, type Timeline } from './replay/timeline.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
@@ -61,6 +62,8 @@ export interface AppOptions {
   rules?: readonly ScenarioRule[];
   /** Where provider calls, callbacks, polls and webhooks are reported (replays record them). */
   timeline?: Timeline;
+  /** Sees each call the adapters make to an upstream (contract generation and verification). */
+  upstreamTap?: UpstreamTap;
   /** Simulated customers' wallets from the scenario files. */
   wallets?: readonly Wallet[];
   /**
@@ -116,7 +119,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const baseUrl = () => selfBaseUrl;
 
   // Provider rails: adapters talk HTTP to the mocks mounted below, or to real upstreams.
-  const railCtx = (timeoutMs?: number): RailAdapterContext => ({ selfBaseUrl: baseUrl, uuid: () => ids.uuid(), timeoutMs: timeoutMs ?? config.rails.timeout_ms, clock });
+  const railCtx = (timeoutMs?: number): RailAdapterContext => ({
+    selfBaseUrl: baseUrl,
+    uuid: () => ids.uuid(),
+    timeoutMs: timeoutMs ?? config.rails.timeout_ms,
+    clock,
+    ...(options.upstreamTap ? { tap: options.upstreamTap } : {}),
+  });
   const p = config.providers;
   const mtn = new MtnMomoAdapter(
     {

@@ -1,3 +1,4 @@
+import type { UpstreamTap } from './upstream-call.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
 
@@ -119,4 +120,6 @@ export interface RailAdapterContext {
   timeoutMs: number;
   /** Business time, for signature timestamps and their tolerance windows. */
   clock: Clock;
+  /** Sees each upstream call (contracts); absent in normal runs. */
+  tap?: UpstreamTap;
 }

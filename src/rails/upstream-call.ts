@@ -5,15 +5,46 @@ export interface UpstreamResponse {
   text: string;
 }
 
+/** A request as it leaves for an upstream: what contract generation records. */
+export interface UpstreamRequest {
+  provider: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** Sees railyard's traffic to its upstreams (contract generation and verification). */
+export interface UpstreamTap {
+  /** Before the call leaves; a RailError thrown here stops it, as a refused connection would. */
+  beforeCall?(request: UpstreamRequest): void;
+  /** After an answer arrived; not after a timeout or a connection failure. */
+  answered?(request: UpstreamRequest, response: { status: number; contentType: string | null; text: string }): void;
+}
+
+function headerRecord(headers: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
 /**
  * One HTTP call to an upstream with a real-time timeout. Transport failures become the
  * RailErrors the router fails over on: timeout, or connection (refused, reset, DNS).
  */
-export async function callUpstream(provider: string, url: string, init: RequestInit, timeoutMs: number): Promise<UpstreamResponse> {
+export async function callUpstream(provider: string, url: string, init: RequestInit, timeoutMs: number, tap?: UpstreamTap): Promise<UpstreamResponse> {
   const what = `${init.method ?? 'GET'} ${new URL(url).pathname}`;
+  const request: UpstreamRequest | undefined = tap
+    ? { provider, method: init.method ?? 'GET', url, headers: headerRecord(init.headers), body: typeof init.body === 'string' ? init.body : undefined }
+    : undefined;
+  if (request) tap?.beforeCall?.(request);
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    return { status: response.status, text: await response.text() };
+    const answer = { status: response.status, text: await response.text() };
+    if (request) tap?.answered?.(request, { ...answer, contentType: response.headers.get('content-type') });
+    return answer;
   } catch (err) {
     const name = (err as { name?: string } | null)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') {

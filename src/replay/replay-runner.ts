@@ -33,6 +33,7 @@ import { parseYamlSource, YamlSourceError } from '../kernel/yaml-source.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
+import type { UpstreamTap } from '../rails/upstream-call.ts';
 import { signWebhook } from '../webhooks/webhook-signer.ts';
 import { describeMismatch, interpolate, partialMatch } from './partial-match.ts';
 import { formatOffset } from './replay-report.ts';
@@ -166,6 +167,8 @@ interface Receiver {
   url: string;
   secret: string | null;
   received: ReceivedWebhook[];
+  /** The first body received for each event id. */
+  payloads: Map<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -181,7 +184,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 /** Records every webhook, checks its Standard Webhooks signature, answers `status` to the first `failFirst`. */
 async function startReceiver(failFirst: number, failStatus: number): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
-  const receiver: Receiver = { url: '', secret: null, received, close: async () => {} };
+  const receiver: Receiver = { url: '', secret: null, received, payloads: new Map(), close: async () => {} };
   const server = createServer(async (req, res) => {
     const raw = await readBody(req).catch(() => '');
     let payload: { id?: unknown; type?: unknown; data?: unknown } = {};
@@ -196,6 +199,7 @@ async function startReceiver(failFirst: number, failStatus: number): Promise<Rec
     const verified = receiver.secret !== null && Number.isFinite(timestamp) && signatures.includes(signWebhook(receiver.secret, id, timestamp, raw));
     const answered = received.length < failFirst ? failStatus : 200;
     received.push({ id, type: String(payload.type ?? ''), data: payload.data, verified, answered });
+    if (!receiver.payloads.has(id)) receiver.payloads.set(id, payload);
     res.writeHead(answered, { 'content-type': 'application/json' }).end(JSON.stringify({ received: answered < 300 }));
   });
   await listen(server);
@@ -297,6 +301,22 @@ interface RunContext {
   receiver: Receiver | null;
   vars: Record<string, unknown>;
   usedSignatures: Set<string>;
+  /** The last scripted request and its answer. */
+  exchange: RecordedExchange | null;
+}
+
+/** A scripted request as sent and answered: what contract generation turns into an interaction. */
+export interface RecordedExchange {
+  method: string;
+  /** As sent, and as written in the script (`/api/v1/charges/${charge.body.data.id}`). */
+  path: string;
+  pathTemplate: string;
+  body: unknown;
+  bodyTemplate: unknown;
+  idempotent: boolean;
+  status: number;
+  contentType: string | null;
+  response: unknown;
 }
 
 interface SentRequest {
@@ -306,7 +326,7 @@ interface SentRequest {
   idempotencyKey?: string;
 }
 
-async function send(ctx: RunContext, req: SentRequest): Promise<{ status: number; body: unknown; replayed: boolean }> {
+async function send(ctx: RunContext, req: SentRequest): Promise<{ status: number; body: unknown; replayed: boolean; contentType: string | null }> {
   const { ry } = ctx;
   const url = new URL(req.path, ctx.baseUrl);
   const pathAndQuery = url.pathname + url.search;
@@ -330,7 +350,7 @@ async function send(ctx: RunContext, req: SentRequest): Promise<{ status: number
   } catch {
     body = text;
   }
-  return { status: res.status, body, replayed: res.headers.get('idempotent-replayed') === 'true' };
+  return { status: res.status, body, replayed: res.headers.get('idempotent-replayed') === 'true', contentType: res.headers.get('content-type') };
 }
 
 async function runRequest(ctx: RunContext, step: Extract<ScriptStep, { request: unknown }>, index: number): Promise<void> {
@@ -344,6 +364,17 @@ async function runRequest(ctx: RunContext, step: Extract<ScriptStep, { request: 
   const res = await send(ctx, { method: r.method, path, body, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
   const summary = summariseResponse(res.body);
   ctx.timeline.record('railyard', 'merchant', `${res.status}${summary ? ` ${summary}` : ''}${res.replayed ? ' (replayed)' : ''}`);
+  ctx.exchange = {
+    method: r.method,
+    path,
+    pathTemplate: r.path,
+    body,
+    bodyTemplate: r.body,
+    idempotent: route?.idempotent === true,
+    status: res.status,
+    contentType: res.contentType,
+    response: res.body,
+  };
   if (r.as) ctx.vars[r.as] = { status: res.status, body: res.body };
   // Let the jobs due now run: events fan out into webhook deliveries, in order.
   await ctx.ry.scheduler.runDue();
@@ -464,6 +495,100 @@ function message(err: unknown): string {
   return String(err);
 }
 
+export interface SessionOptions {
+  seed: number;
+  /** Register the local webhook receiver even when the script does not ask for it. */
+  receiver?: boolean;
+  upstreamTap?: UpstreamTap;
+}
+
+/**
+ * A scenario's sandbox, open: steps run one at a time. The replay runs a whole script in one;
+ * contract verification rebuilds the state before a step in a fresh one.
+ */
+export class ScenarioSession {
+  private constructor(
+    readonly file: ScenarioSource,
+    private readonly ctx: RunContext,
+    private readonly server: Server,
+    /** Business time at the start, ms. */
+    readonly start: number,
+  ) {}
+
+  /** Opens the sandbox: the file's rules and replay configuration, a virtual clock, the seed. Throws on a bad configuration. */
+  static async open(file: ScenarioSource, options: SessionOptions, timeline?: RecordingTimeline): Promise<ScenarioSession> {
+    const config = replayConfig(file, options.seed);
+    let appClock: Clock | undefined;
+    const fallbackStart = config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH;
+    const tl = timeline ?? new RecordingTimeline({ kind: 'virtual', now: () => appClock?.now() ?? fallbackStart });
+    const ry = await createApp(config, { rules: file.scenario.rules, wallets: file.scenario.wallets, timeline: tl, ...(options.upstreamTap ? { upstreamTap: options.upstreamTap } : {}) });
+    appClock = ry.clock;
+    const server = createServer(ry.app);
+    let receiver: Receiver | null = null;
+    try {
+      await listen(server);
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      ry.setBaseUrl(baseUrl);
+      const ctx: RunContext = { ry, baseUrl, timeline: tl, receiver: null, vars: {}, usedSignatures: new Set(), exchange: null };
+      const settings = file.scenario.replay?.webhook_receiver;
+      if (options.receiver || settings || (file.scenario.script ?? []).some((s) => 'expect_webhook' in s)) {
+        receiver = await startReceiver(settings?.fail_first ?? 0, settings?.status ?? 500);
+        ctx.receiver = receiver;
+        const res = await send(ctx, { method: 'POST', path: '/api/v1/webhook_endpoints', body: { url: receiver.url } });
+        const secret = (res.body as { data?: { secret?: unknown } } | null)?.data?.secret;
+        if (res.status !== 201 || typeof secret !== 'string') throw new Error(`could not register the webhook receiver: ${res.status} ${summariseResponse(res.body)}`);
+        receiver.secret = secret;
+      }
+      return new ScenarioSession(file, ctx, server, ry.clock.now());
+    } catch (err) {
+      if (receiver) await receiver.close();
+      await closeServer(server);
+      await ry.close();
+      throw err;
+    }
+  }
+
+  get ry(): Railyard {
+    return this.ctx.ry;
+  }
+  get baseUrl(): string {
+    return this.ctx.baseUrl;
+  }
+  get timeline(): RecordingTimeline {
+    return this.ctx.timeline;
+  }
+  /** Variables saved by `as:` so far. */
+  get vars(): Record<string, unknown> {
+    return this.ctx.vars;
+  }
+  /** Webhooks the local receiver got so far, in arrival order (none without a receiver). */
+  get webhooks(): readonly ReceivedWebhook[] {
+    return this.ctx.receiver?.received ?? [];
+  }
+  /** Whole bodies of the webhooks received, by event id. */
+  webhookPayload(id: string): unknown {
+    return this.ctx.receiver?.payloads.get(id);
+  }
+  /** The last scripted request and its answer. */
+  get exchange(): RecordedExchange | null {
+    return this.ctx.exchange;
+  }
+
+  /** Runs step `index` (1-based) of the script; throws with the reason when its check fails. */
+  async runStep(index: number): Promise<void> {
+    const step = (this.file.scenario.script ?? [])[index - 1];
+    if (!step) throw new Error(`${this.file.path} has no step ${index}`);
+    this.ctx.exchange = null;
+    await runStep(this.ctx, step, index);
+  }
+
+  async close(): Promise<void> {
+    if (this.ctx.receiver) await this.ctx.receiver.close();
+    await closeServer(this.server);
+    await this.ctx.ry.close();
+  }
+}
+
 /**
  * Runs one scenario file's script in a fresh in-process sandbox and checks its expectations. The
  * script stops at the first failing step (later steps usually depend on it). Never throws for a
@@ -490,46 +615,27 @@ export async function runScenario(file: ScenarioSource, options: RunOptions = {}
     result.passed = false;
   };
 
-  let config: Config;
-  try {
-    config = replayConfig(file, seed);
-  } catch (err) {
-    fail(null, 'replay.config', message(err));
-    result.notRun = steps.length;
-    return result;
-  }
-
-  let start = config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH;
-  let appClock: Clock | undefined;
-  const timeline = new RecordingTimeline({ kind: 'virtual', now: () => appClock?.now() ?? start });
-  let ry: Railyard | undefined;
-  let server: Server | undefined;
-  let receiver: Receiver | null = null;
+  let start = VIRTUAL_EPOCH;
+  let session: ScenarioSession | undefined;
+  const timeline = new RecordingTimeline({ kind: 'virtual', now: () => session?.ry.clock.now() ?? start });
   let cancelled = false;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const current: { step: { index: number; label: string } | null } = { step: null };
 
   try {
-    ry = await createApp(config, { rules: scenario.rules, wallets: scenario.wallets, timeline });
-    appClock = ry.clock;
-    start = ry.clock.now();
-    server = createServer(ry.app);
-    await listen(server);
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    ry.setBaseUrl(baseUrl);
-    const ctx: RunContext = { ry, baseUrl, timeline, receiver: null, vars: {}, usedSignatures: new Set() };
-
-    const settings = scenario.replay?.webhook_receiver;
-    if (settings || steps.some((s) => 'expect_webhook' in s)) {
-      receiver = await startReceiver(settings?.fail_first ?? 0, settings?.status ?? 500);
-      ctx.receiver = receiver;
-      const res = await send(ctx, { method: 'POST', path: '/api/v1/webhook_endpoints', body: { url: receiver.url } });
-      const secret = (res.body as { data?: { secret?: unknown } } | null)?.data?.secret;
-      if (res.status !== 201 || typeof secret !== 'string') throw new Error(`could not register the webhook receiver: ${res.status} ${summariseResponse(res.body)}`);
-      receiver.secret = secret;
+    try {
+      session = await ScenarioSession.open(file, { seed }, timeline);
+    } catch (err) {
+      if (err instanceof YamlSourceError) {
+        fail(null, 'replay.config', message(err));
+        result.notRun = steps.length;
+        return result;
+      }
+      throw err;
     }
-
+    start = session.start;
+    const ry = session.ry;
     const offset = () => formatOffset(ry!.clock.now() - start);
     running = (async () => {
       for (const [i, step] of steps.entries()) {
@@ -541,7 +647,7 @@ export async function runScenario(file: ScenarioSource, options: RunOptions = {}
         const checks = kind !== 'advance' && (kind !== 'request' || ('expect' in step && step.expect !== undefined));
         let error: string | undefined;
         try {
-          await runStep(ctx, step, index);
+          await session.runStep(index);
         } catch (err) {
           error = message(err);
         }
@@ -572,10 +678,8 @@ export async function runScenario(file: ScenarioSource, options: RunOptions = {}
     fail(current.step?.index ?? null, current.step?.label ?? 'setup', `could not run the script: ${message(err)}`);
   } finally {
     clearTimeout(timer);
-    if (receiver) await receiver.close();
-    if (server) await closeServer(server);
     if (running && cancelled) await Promise.race([running.catch(() => undefined), new Promise((done) => setTimeout(done, 2_000).unref())]);
-    if (ry) await ry.close();
+    if (session) await session.close();
   }
 
   result.timeline = timeline.entries.map((e) => {

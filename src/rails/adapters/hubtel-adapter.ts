@@ -296,6 +296,7 @@ export class HubtelAdapter implements RailProvider {
         ...(body ? { body: JSON.stringify(body) } : {}),
       },
       this.ctx.timeoutMs,
+      this.ctx.tap,
     );
     let parsed: unknown;
     try {

@@ -222,7 +222,7 @@ export class MtnMomoAdapter implements RailProvider {
   }
 
   private send(url: string, init: RequestInit): Promise<UpstreamResponse> {
-    return callUpstream(PROVIDER, url, init, this.ctx.timeoutMs);
+    return callUpstream(PROVIDER, url, init, this.ctx.timeoutMs, this.ctx.tap);
   }
 }
 
