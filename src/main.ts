@@ -10,6 +10,7 @@ import { loadScenarios } from './scenarios/scenario-loader.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
 import { runListen } from './cli/listen-command.ts';
 import { runTrigger } from './cli/trigger-command.ts';
+import { runGenerate, runVerify } from './cli/contracts-command.ts';
 import { parseSeed, runReplay } from './cli/replay-command.ts';
 
 const USAGE = `railyard ${VERSION}
@@ -25,6 +26,13 @@ Usage:
   railyard replay <files or dirs...> [--json] [--seed N]
                             run the scenario files' scripts, each in its own in-process sandbox on a
                             virtual clock, and check their expectations; exit 0 when all pass
+  railyard contracts generate [--dir contracts] [--scenarios <dirs or files...>] [--check]
+                            replay the scripted scenarios into Pact V4 files (merchant -> railyard
+                            with webhook messages; railyard -> mtn-momo, hubtel, bank-rail);
+                            --check fails when --dir differs from a fresh generation (drift)
+  railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
+                            [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
+                            run the Pact verifier against in-process railyard (or a running one)
   railyard help             this text
 
   --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
@@ -135,6 +143,78 @@ async function replay(args: string[]): Promise<void> {
   process.exit(code);
 }
 
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+
+async function contracts(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'generate' && sub !== 'verify') {
+    process.stderr.write(`railyard contracts: say generate or verify${sub ? `, not ${JSON.stringify(sub)}` : ''}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  if (sub === 'generate') {
+    const { values } = parseOrExit('contracts generate', () =>
+      parseArgs({
+        args: rest,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          dir: { type: 'string', default: 'contracts' },
+          scenarios: { type: 'string', multiple: true },
+          check: { type: 'boolean' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      }),
+    );
+    if (values.help) return void process.stdout.write(USAGE);
+    process.exit(await runGenerate({ dir: values.dir, ...(values.scenarios ? { scenarios: values.scenarios } : {}), check: values.check === true }, io));
+  }
+  const { values } = parseOrExit('contracts verify', () =>
+    parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        dir: { type: 'string', default: 'contracts' },
+        provider: { type: 'string', multiple: true },
+        'provider-base-url': { type: 'string' },
+        key: { type: 'string' },
+        secret: { type: 'string' },
+        'log-level': { type: 'string', default: 'error' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) return void process.stdout.write(USAGE);
+  const dir = values.dir;
+  const level = values['log-level'];
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    process.stderr.write(`railyard contracts verify: --log-level is one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(level)}\n`);
+    process.exit(2);
+  }
+  const baseUrl = values['provider-base-url'];
+  if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) {
+    process.stderr.write(`railyard contracts verify: --provider-base-url must be an http(s) URL, not ${JSON.stringify(baseUrl)}\n`);
+    process.exit(2);
+  }
+  const key = values.key ?? process.env.RAILYARD_KEY;
+  const secret = values.secret ?? process.env.RAILYARD_SIGNING_SECRET;
+  const providers = values.provider;
+  process.exit(
+    await runVerify(
+      {
+        dir,
+        logLevel: level as (typeof LOG_LEVELS)[number],
+        ...(providers ? { providers } : {}),
+        ...(baseUrl ? { providerBaseUrl: baseUrl } : {}),
+        ...(key ? { apiKey: key } : {}),
+        ...(secret ? { signingSecret: secret } : {}),
+      },
+      io,
+    ),
+  );
+}
+
 async function serve(): Promise<void> {
   const config = loadConfig();
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
@@ -210,6 +290,8 @@ async function main(argv: string[]): Promise<void> {
       return trigger(rest);
     case 'replay':
       return replay(rest);
+    case 'contracts':
+      return contracts(rest);
     case 'help':
     case '--help':
     case '-h':

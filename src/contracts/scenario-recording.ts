@@ -3,6 +3,7 @@
 // contract generator turns a recording into Pact interactions.
 
 import { readFileSync } from 'node:fs';
+import { REDACTED } from './body-matchers.ts';
 import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScriptStep } from '../replay/script-schema.ts';
 import type { UpstreamRequest } from '../rails/upstream-call.ts';
@@ -57,9 +58,15 @@ export function mockPrefix(provider: string): string {
 /** The address recordings use for the sandbox's own: each replay listens on a random port. */
 export const CANONICAL_BASE_URL = 'http://127.0.0.1:4010';
 
-/** Replaces the run's own base URL in every string, so recordings do not depend on the port. */
+/** The secret path segment of railyard's callback URLs. */
+const CALLBACK_TOKEN = /(\/internal\/callbacks\/[a-z-]+\/)[A-Za-z0-9_]+/g;
+
+/**
+ * Replaces the run's own base URL in every string, so recordings do not depend on the port, and
+ * the callback URLs' secret token, so contracts carry no secret.
+ */
 function canonical<T>(value: T, baseUrl: string): T {
-  if (typeof value === 'string') return value.split(baseUrl).join(CANONICAL_BASE_URL) as T;
+  if (typeof value === 'string') return value.split(baseUrl).join(CANONICAL_BASE_URL).replace(CALLBACK_TOKEN, `$1${REDACTED}`) as T;
   if (Array.isArray(value)) return value.map((v) => canonical(v, baseUrl)) as T;
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonical(v, baseUrl)])) as T;
   return value;
