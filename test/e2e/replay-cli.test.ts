@@ -1,37 +1,13 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../support/run-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const PASS = 'test/fixtures/replay/pass';
 const FAIL = 'test/fixtures/replay/fail';
 const BROKEN = 'test/fixtures/replay/broken';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `railyard replay …` as a real process, from the repository root. */
-function railyard(...args: string[]): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'replay', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+function railyard(...args: string[]): Promise<CliRun> {
+  return runCli(['replay', ...args]);
 }
 
 const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
