@@ -8,6 +8,8 @@ import { MatchersV3 as M } from '@pact-foundation/pact';
 const EXACT_KEYS = new Set(['status', 'type', 'currency', 'channel', 'object', 'network', 'side', 'asset', 'environment']);
 /** Keys holding secrets: the pact gets a placeholder, matched by type. */
 const SECRET_KEY = /secret|token|password|api_?key/i;
+/** Keys of numbers that are not money amounts: matched as any number. */
+const PRICE_KEY = /rate|price/i;
 
 const ID = /^([a-z]{2,4})_[0-9a-hjkmnp-tv-z]{20}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,6 +26,8 @@ export interface MatcherOptions {
    * "Expected 'chg_x' to match '^chg_'"), so ids and uuids are matched by type there.
    */
   message?: boolean;
+  /** A provider's own wire format: its amounts are in its units (Hubtel's are cedis), any number. */
+  providerUnits?: boolean;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -49,7 +53,11 @@ function leafMatcher(key: string | null, value: unknown, exact: boolean, options
   if (typeof value === 'string' && key !== null && SECRET_KEY.test(key)) return M.string(REDACTED);
   if (exact || value === null) return value;
   if (typeof value === 'string') return EXACT_KEYS.has(key ?? '') ? value : stringMatcher(value, options.message === true);
-  if (typeof value === 'number') return Number.isInteger(value) ? M.integer(value) : M.decimal(value);
+  if (typeof value === 'number') {
+    // Railyard's amounts are integer minor units, a promise; a rate or price that happened to be
+    // whole when recorded is still a number, and so is every amount in a provider's own units.
+    return Number.isInteger(value) && !options.providerUnits && !PRICE_KEY.test(key ?? '') ? M.integer(value) : M.number(value);
+  }
   if (typeof value === 'boolean') return M.boolean(value);
   return value;
 }

@@ -207,7 +207,7 @@ async function addUpstreamInteraction(pact: PactV4, rec: ScenarioRecording, step
     .willRespondWith(ex.status, (b) => {
       if (responseJson.ok && ex.contentType?.startsWith('application/json')) {
         b.headers({ 'Content-Type': JSON_CONTENT });
-        b.jsonBody(bodyMatchers(responseJson.value));
+        b.jsonBody(bodyMatchers(responseJson.value, { providerUnits: true }));
       }
     })
     .executeTest(async (server) => {

@@ -30,10 +30,10 @@ describe('bodyMatchers: what a contract promises about a body', () => {
     expect(out.data.failure_reason).toBeNull();
   });
 
-  it('matches the rest by type: integers, decimals, booleans, strings', () => {
+  it('matches the rest by type: amounts as integers, rates as numbers, booleans, strings', () => {
     const out = bodyMatchers(charge) as { status: unknown; data: Record<string, unknown> };
     expect(m(out.data.amount)['pact:matcher:type']).toBe('integer');
-    expect(m(out.data.rate)['pact:matcher:type']).toBe('decimal');
+    expect(m(out.data.rate)['pact:matcher:type']).toBe('number');
     expect(m(out.data.livemode)['pact:matcher:type']).toBe('type');
     expect(m(out.status)['pact:matcher:type']).toBe('type');
     expect(m(out.data.provider)).toMatchObject({ 'pact:matcher:type': 'type', value: 'hubtel' });
@@ -69,6 +69,17 @@ describe('bodyMatchers: what a contract promises about a body', () => {
     expect(m(out.data.secret).value).toBe(REDACTED);
     expect(m(out.data.access_token).value).toBe(REDACTED);
     expect(redactSecrets({ apiKey: 'k', nested: [{ client_secret: 's', name: 'n' }] })).toEqual({ apiKey: REDACTED, nested: [{ client_secret: REDACTED, name: 'n' }] });
+  });
+});
+
+describe('numbers', () => {
+  it('matches a whole rate or price as any number, and every number in a provider wire format', () => {
+    const out = bodyMatchers({ usd_price: 1, fx_rate: 15, amount: 100 }) as Record<string, Matcher>;
+    expect(out.usd_price!['pact:matcher:type']).toBe('number');
+    expect(out.fx_rate!['pact:matcher:type']).toBe('number');
+    expect(out.amount!['pact:matcher:type']).toBe('integer');
+    const hubtel = bodyMatchers({ Data: { Amount: 100, Charges: 1 } }, { providerUnits: true }) as { Data: Record<string, Matcher> };
+    expect(hubtel.Data.Amount!['pact:matcher:type']).toBe('number');
   });
 });
 
