@@ -16,7 +16,8 @@ WORKDIR /app
 # Dependencies first so the layer is cached until the lockfile changes. Installed as root and
 # left root-owned: the app user can read them but not rewrite them.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund \
+# @scarf/scarf (a pact-js dependency) phones home from its install script; npm < 11 would run it.
+RUN SCARF_ANALYTICS=false npm ci --omit=dev --no-audit --no-fund \
     && npm cache clean --force
 
 COPY tsconfig.json ./
