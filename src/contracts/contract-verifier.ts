@@ -12,7 +12,7 @@
 // it, and messages are read back from its events API.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Verifier } from '@pact-foundation/pact';
@@ -21,7 +21,7 @@ import { hmacSha256Hex } from '../kernel/secrets.ts';
 import { RailError } from '../rails/provider-port.ts';
 import type { UpstreamRequest } from '../rails/upstream-call.ts';
 import { interpolate } from '../replay/partial-match.ts';
-import { replayConfig, ScenarioSession } from '../replay/replay-runner.ts';
+import { closeServer, listen, ScenarioSession } from '../replay/replay-runner.ts';
 import { authorise, forwardedBody } from './authorise-request.ts';
 import { references, stateVariable } from './body-matchers.ts';
 import { CREDENTIAL_HEADERS, MERCHANT, RAILYARD, type StateParams } from './contract-generator.ts';
@@ -80,19 +80,6 @@ export function pactFiles(dir: string): string[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => join(dir, f));
-}
-
-function listen(handler: RequestListener): Promise<Server> {
-  return new Promise((done, fail) => {
-    const server = createServer(handler);
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => done(server));
-  });
-}
-
-function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((done) => server.close(() => done()));
 }
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
@@ -198,7 +185,7 @@ class InProcessStates {
     if (paused && session && !req.path.startsWith('/_pact')) {
       for (const name of CREDENTIAL_HEADERS) if (paused.headers[name] !== undefined) req.headers[name] = paused.headers[name];
       if (provider === 'bank-rail' && req.headers['x-timestamp']) {
-        const secret = replayConfig(session.file, session.ry.config.seed ?? 1).providers['bank-rail'].client_secret;
+        const secret = session.ry.config.providers['bank-rail'].client_secret;
         // The bank switch signs the path it sees: the mock's, under its mount point.
         req.headers['x-signature'] = hmacSha256Hex(secret, `${String(req.headers['x-timestamp'])}.${req.method.toUpperCase()}.${mockPrefix(provider)}${req.originalUrl}.${forwardedBody(req)}`);
       }
@@ -298,7 +285,8 @@ async function verifyInProcess(file: string, pact: PactFile, options: VerifyOpti
     if (upstream) req.url = mockPrefix(provider) + (req.url ?? '/');
     session.ry.app(req as never, res as never);
   };
-  const server = await listen(options.wrapProvider ? options.wrapProvider(dispatch) : dispatch);
+  const server = createServer(options.wrapProvider ? options.wrapProvider(dispatch) : dispatch);
+  await listen(server);
   const messageProviders: Record<string, (d: unknown) => Promise<unknown>> = {};
   for (const i of pact.interactions) {
     if (i.type === 'Asynchronous/Messages') messageProviders[i.description] = async (d) => states.message(messageParams(d));
@@ -312,7 +300,7 @@ async function verifyInProcess(file: string, pact: PactFile, options: VerifyOpti
     });
   } finally {
     await states.reset();
-    await close(server);
+    await closeServer(server);
   }
 }
 

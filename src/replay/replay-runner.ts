@@ -208,14 +208,14 @@ async function startReceiver(failFirst: number, failStatus: number): Promise<Rec
   return receiver;
 }
 
-function listen(server: Server): Promise<void> {
+export function listen(server: Server): Promise<void> {
   return new Promise((done, fail) => {
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => done());
   });
 }
 
-function closeServer(server: Server): Promise<void> {
+export function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((done) => server.close(() => done()));
 }
