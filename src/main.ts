@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
@@ -145,6 +145,18 @@ async function replay(args: string[]): Promise<void> {
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
 
+/** A contracts subcommand's options, with the --dir and --help both take. */
+function parseContractsArgs<T extends ParseArgsOptionsConfig>(sub: string, args: string[], options: T) {
+  return parseOrExit(`contracts ${sub}`, () =>
+    parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: { dir: { type: 'string', default: 'contracts' }, help: { type: 'boolean', short: 'h' }, ...options } as const,
+    }),
+  );
+}
+
 async function contracts(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub !== 'generate' && sub !== 'verify') {
@@ -153,38 +165,20 @@ async function contracts(args: string[]): Promise<void> {
   }
   const io = { stdout: process.stdout, stderr: process.stderr };
   if (sub === 'generate') {
-    const { values } = parseOrExit('contracts generate', () =>
-      parseArgs({
-        args: rest,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          dir: { type: 'string', default: 'contracts' },
-          scenarios: { type: 'string', multiple: true },
-          check: { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      }),
-    );
+    const { values } = parseContractsArgs('generate', rest, {
+      scenarios: { type: 'string', multiple: true },
+      check: { type: 'boolean' },
+    });
     if (values.help) return void process.stdout.write(USAGE);
     process.exit(await runGenerate({ dir: values.dir, ...(values.scenarios ? { scenarios: values.scenarios } : {}), check: values.check === true }, io));
   }
-  const { values } = parseOrExit('contracts verify', () =>
-    parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        dir: { type: 'string', default: 'contracts' },
-        provider: { type: 'string', multiple: true },
-        'provider-base-url': { type: 'string' },
-        key: { type: 'string' },
-        secret: { type: 'string' },
-        'log-level': { type: 'string', default: 'error' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+  const { values } = parseContractsArgs('verify', rest, {
+    provider: { type: 'string', multiple: true },
+    'provider-base-url': { type: 'string' },
+    key: { type: 'string' },
+    secret: { type: 'string' },
+    'log-level': { type: 'string', default: 'error' },
+  });
   if (values.help) return void process.stdout.write(USAGE);
   const dir = values.dir;
   const level = values['log-level'];

@@ -79,3 +79,15 @@ export function unusedTimestamp(used: Set<string>, nowSeconds: number, sign: (ts
   }
   throw new Error('more than 250 identical signed requests inside the signature window');
 }
+
+/** X-Service-Timestamp and X-Service-Signature for a request, signed now with a signature never used before. */
+export function signatureHeaders(
+  secret: string,
+  used: Set<string>,
+  nowMs: number,
+  request: { method: string; pathAndQuery: string; rawBody: string },
+): { 'x-service-timestamp': string; 'x-service-signature': string } {
+  const sign = (ts: string) => signRequest(secret, ts, request.method, request.pathAndQuery, request.rawBody);
+  const ts = unusedTimestamp(used, Math.floor(nowMs / 1000), sign);
+  return { 'x-service-timestamp': ts, 'x-service-signature': sign(ts) };
+}

@@ -13,7 +13,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { generateContracts, scriptedScenarios, type GeneratedPact } from '../contracts/contract-generator.ts';
+import { generateContracts, hasScript, scriptedScenarios, type GeneratedPact } from '../contracts/contract-generator.ts';
 import { verifyContracts, type PactVerification } from '../contracts/contract-verifier.ts';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import type { CommandIo } from './listen-command.ts';
@@ -62,7 +62,7 @@ export async function runGenerate(options: GenerateCommandOptions, io: CommandIo
   let files: string[];
   try {
     files = options.scenarios?.length
-      ? expandScenarioPaths(options.scenarios, cwd).filter((f) => /^script:/m.test(readFileSync(f, 'utf8')))
+      ? expandScenarioPaths(options.scenarios, cwd).filter(hasScript)
       : scriptedScenarios(resolve(cwd, 'scenarios'));
   } catch (err) {
     io.stderr.write(`railyard contracts generate: ${(err as Error).message}\n`);

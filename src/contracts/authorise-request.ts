@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { signRequest, unusedTimestamp } from '../auth/request-signature.ts';
+import { signatureHeaders } from '../auth/request-signature.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { findRoute } from '../replay/replay-runner.ts';
 
@@ -15,22 +15,24 @@ export function forwardedBody(req: IncomingMessage & { body?: unknown }): string
   return '';
 }
 
-/** Sets Authorization, X-Service-Timestamp/Signature on signed routes, and a fresh Idempotency-Key on idempotent ones. */
-export function authorise(
-  req: IncomingMessage & { body?: unknown; originalUrl?: string },
-  auth: { key: string; secret: string; routes: readonly RouteSpec[]; used: Set<string>; now: number },
-): void {
-  const method = req.method ?? 'GET';
-  const pathAndQuery = req.originalUrl ?? req.url ?? '/';
-  const route = findRoute(auth.routes, method, pathAndQuery);
-  req.headers.authorization = `Bearer ${auth.key}`;
-  if (route?.idempotent) req.headers['idempotency-key'] = `contract-${randomUUID()}`;
-  if (route?.signed) {
-    const raw = forwardedBody(req);
-    const sign = (ts: string) => signRequest(auth.secret, ts, method, pathAndQuery, raw);
-    const ts = unusedTimestamp(auth.used, Math.floor(auth.now / 1000), sign);
-    req.headers['x-service-timestamp'] = ts;
-    req.headers['x-service-signature'] = sign(ts);
-  }
+export interface MerchantCredentials {
+  key: string;
+  secret: string;
+  routes: readonly RouteSpec[];
+  used: Set<string>;
+  now: number;
 }
 
+/** Authorization, X-Service-Timestamp/Signature on signed routes, and a fresh Idempotency-Key on idempotent ones. */
+export function merchantHeaders(auth: MerchantCredentials, method: string, pathAndQuery: string, rawBody: string): Record<string, string> {
+  const route = findRoute(auth.routes, method, pathAndQuery);
+  const headers: Record<string, string> = { authorization: `Bearer ${auth.key}` };
+  if (route?.idempotent) headers['idempotency-key'] = `contract-${randomUUID()}`;
+  if (route?.signed) Object.assign(headers, signatureHeaders(auth.secret, auth.used, auth.now, { method, pathAndQuery, rawBody }));
+  return headers;
+}
+
+/** The same headers, set on a request the Pact verifier is sending through its proxy. */
+export function authorise(req: IncomingMessage & { body?: unknown; originalUrl?: string }, auth: MerchantCredentials): void {
+  Object.assign(req.headers, merchantHeaders(auth, req.method ?? 'GET', req.originalUrl ?? req.url ?? '/', forwardedBody(req)));
+}

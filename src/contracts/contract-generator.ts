@@ -57,13 +57,18 @@ export interface GeneratedPact {
   messages: number;
 }
 
+/** Whether a scenario file has a script: only those become contracts. */
+export function hasScript(path: string): boolean {
+  return /^script:/m.test(readFileSync(path, 'utf8'));
+}
+
 /** Scripted scenario files in a folder, sorted. */
 export function scriptedScenarios(dir: string): string[] {
   return readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()
     .map((f) => join(dir, f))
-    .filter((path) => /^script:/m.test(readFileSync(path, 'utf8')));
+    .filter(hasScript);
 }
 
 function posix(path: string): string {

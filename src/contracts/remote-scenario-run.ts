@@ -9,7 +9,7 @@ import type { RouteSpec } from '../http/route.ts';
 import { interpolate } from '../replay/partial-match.ts';
 import type { ScenarioSource } from '../replay/replay-runner.ts';
 import type { StateParams } from './contract-generator.ts';
-import { authorise } from './authorise-request.ts';
+import { authorise, merchantHeaders, type MerchantCredentials } from './authorise-request.ts';
 
 interface RouteFlags {
   method: string;
@@ -54,7 +54,7 @@ export class RemoteScenarioRun {
     );
   }
 
-  private auth() {
+  private auth(): MerchantCredentials {
     return { key: this.key, secret: this.secret, routes: this.routes as unknown as RouteSpec[], used: this.used, now: Date.now() };
   }
 
@@ -66,10 +66,7 @@ export class RemoteScenarioRun {
 
   private async send(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
     const raw = body === undefined ? undefined : JSON.stringify(body);
-    const req = { method, url: path, originalUrl: path, headers: {} as Record<string, string | string[] | undefined>, body: body ?? {} };
-    authorise(req as never, this.auth());
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+    const headers = merchantHeaders(this.auth(), method, path, raw ?? '');
     if (raw !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(new URL(path, this.baseUrl), { method, headers, ...(raw !== undefined ? { body: raw } : {}) });
     const text = await res.text();

@@ -26,7 +26,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import { createApp, type Railyard } from '../app.ts';
-import { signRequest, unusedTimestamp } from '../auth/request-signature.ts';
+import { signatureHeaders } from '../auth/request-signature.ts';
 import { configSchema, type Config } from '../config/config.ts';
 import { VIRTUAL_EPOCH, type Clock } from '../kernel/clock.ts';
 import { parseYamlSource, YamlSourceError } from '../kernel/yaml-source.ts';
@@ -336,11 +336,7 @@ async function send(ctx: RunContext, req: SentRequest): Promise<{ status: number
   if (raw !== undefined) headers['content-type'] = 'application/json';
   if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
   if (route?.signed) {
-    const secret = ry.sandbox.signingSecret;
-    const sign = (ts: string) => signRequest(secret, ts, req.method, pathAndQuery, raw ?? '');
-    const ts = unusedTimestamp(ctx.usedSignatures, Math.floor(ry.wallClock.now() / 1000), sign);
-    headers['x-service-timestamp'] = ts;
-    headers['x-service-signature'] = sign(ts);
+    Object.assign(headers, signatureHeaders(ry.sandbox.signingSecret, ctx.usedSignatures, ry.wallClock.now(), { method: req.method, pathAndQuery, rawBody: raw ?? '' }));
   }
   const res = await fetch(url, { method: req.method, headers, ...(raw !== undefined ? { body: raw } : {}) });
   const text = await res.text();
