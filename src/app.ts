@@ -11,12 +11,13 @@ import { buildOpenApi } from './http/openapi.ts';
 import { mountRoutes, type RouteSpec } from './http/route.ts';
 import { IdempotencyService } from './idempotency/idempotency-service.ts';
 import { SystemClock, VirtualClock, VIRTUAL_EPOCH, type Clock } from './kernel/clock.ts';
-import { CryptoRandom, IdGenerator, SeededRandom } from './kernel/ids.ts';
+import { bootSeed, CryptoRandom, IdGenerator, SeededRandom } from './kernel/ids.ts';
 import { silentLogger, type Logger } from './kernel/logger.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { createBankRailMock } from './mocks/bank-rail-mock.ts';
 import { createHubtelMock } from './mocks/hubtel-mock.ts';
 import type { MockContext } from './mocks/mock-context.ts';
+import { MockTransactionBooks } from './mocks/mock-transaction-book.ts';
 import { createMtnMomoMock } from './mocks/mtn-momo-mock.ts';
 import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
 import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
@@ -41,6 +42,7 @@ import { silentTimeline, type Timeline } from './replay/timeline.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
+import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
 import { ChargeService } from './wallet/charge-service.ts';
 import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
@@ -75,6 +77,8 @@ export interface AppOptions {
 
 export interface Railyard {
   app: Express;
+  /** This start's number on its database: 1 on a fresh one. */
+  boot: number;
   config: Config;
   clock: Clock;
   wallClock: Clock;
@@ -92,26 +96,43 @@ export interface Railyard {
   dispatcher: WebhookDispatcher;
   /** Tells the app its own address once it listens: adapters reach the in-process mocks there. */
   setBaseUrl(url: string): void;
+  /**
+   * Finishes the initiations earlier processes left in flight (their Idempotency-Keys get real
+   * answers). Call it once listening: the in-process mocks are reached over HTTP. Returns how many.
+   */
+  recoverInterrupted(): Promise<number>;
   baseUrl(): string;
   close(): Promise<void>;
+}
+
+/**
+ * A virtual clock starts at virtual_start (or 2026-01-01), or where the last process on this
+ * database left it when that is later: a restart never moves business time backwards.
+ */
+async function resumeVirtualClock(store: Store, config: Config): Promise<VirtualClock> {
+  const start = config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH;
+  const last = await lastVirtualTime(store);
+  return new VirtualClock(last !== null && last > start ? last : start);
 }
 
 /** The composition root: config in, a wired express app out. It never listens. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
   const logger = options.logger ?? silentLogger;
   const timeline = options.timeline ?? silentTimeline;
-  const clock: Clock =
-    config.clock === 'virtual' ? new VirtualClock(config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH) : new SystemClock();
-  const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(config.seed ?? 1) : new CryptoRandom();
+  const store: Store = new SqliteStore(config.db);
+  // Each start on a database is a new boot: its ids never repeat an earlier boot's, and its
+  // Idempotency-Key claims are told apart from those a stopped process left in flight.
+  const boot = await nextBoot(store);
+  const clock: Clock = config.clock === 'virtual' ? await resumeVirtualClock(store, config) : new SystemClock();
+  const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(bootSeed(config.seed ?? 1, boot)) : new CryptoRandom();
   const wallClock = options.wallClock ?? new SystemClock();
   const ids = new IdGenerator(clock, random);
-  const store: Store = new SqliteStore(config.db);
   const scheduler = new Scheduler({ store, clock, ids, logger });
   const ledger = new Ledger({ clock, ids });
   const outbox = new EventOutbox({ clock, ids });
   const apiKeys = new ApiKeyService({ clock, ids });
-  const signatures = new RequestSignatureVerifier({ clock: wallClock, store });
-  const idempotency = new IdempotencyService({ clock });
+  const signatures = new RequestSignatureVerifier({ clock: wallClock });
+  const idempotency = new IdempotencyService({ clock, boot });
   const health = new ProviderHealth();
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? []);
 
@@ -167,7 +188,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
-  const settlement = new RailSettlement({ router, charges, transfers, scheduler, store, clock, logger, config, timeline });
+  const settlement = new RailSettlement({ router, charges, transfers, idempotency, scheduler, store, clock, logger, config, timeline });
+  // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
+  idempotency.registerRecovery('chg', (id) => charges.resume(id));
+  idempotency.registerRecovery('trf', (id) => transfers.resume(id));
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 
@@ -240,6 +264,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     scenarios,
     health,
     logger,
+    books: await MockTransactionBooks.load(store, clock),
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
   };
@@ -286,6 +311,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let closed = false;
   return {
     app,
+    boot,
     config,
     clock,
     wallClock,
@@ -305,6 +331,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       selfBaseUrl = config.base_url ?? url;
     },
     baseUrl,
+    recoverInterrupted: () => idempotency.recoverOrphans(store),
     async close() {
       if (closed) return;
       closed = true;

@@ -224,6 +224,12 @@ async function serve(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   railyard.setBaseUrl(`http://127.0.0.1:${port}`);
   railyard.scheduler.start();
+  // Initiations a stopped process left in flight are finished now that the mocks can be reached;
+  // a retry that arrives first waits for the same recovery.
+  railyard
+    .recoverInterrupted()
+    .then((n) => n && process.stdout.write(`recovered ${n} initiation(s) interrupted by the last stop\n`))
+    .catch((err) => process.stderr.write(`recovery of interrupted initiations failed: ${err instanceof Error ? err.message : String(err)}\n`));
   // Edits to scenario files take effect at once; a broken edit is reported and the last good
   // rules stay in force.
   const watcher = watchScenarios(

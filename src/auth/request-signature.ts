@@ -1,37 +1,47 @@
 import type { Clock } from '../kernel/clock.ts';
 import { InvalidSignatureError } from '../kernel/errors.ts';
 import { hmacSha256Hex, safeEqual } from '../kernel/secrets.ts';
-import type { Store } from '../store/db.ts';
 import type { AuthContext } from './api-key-service.ts';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export interface SignedRequest {
+/** What a signature covers. */
+export interface SignableRequest {
   method: string;
   pathAndQuery: string;
+  /** The Idempotency-Key header; empty or absent when the request has none. */
+  idempotencyKey?: string | undefined;
   rawBody: string;
+}
+
+export interface SignedRequest extends SignableRequest {
   timestamp: string | undefined;
   signature: string | undefined;
 }
 
-/** The string a merchant signs: `${timestamp}.${METHOD}.${path_and_query}.${raw_body}`. */
-export function signingPayload(timestamp: string, method: string, pathAndQuery: string, rawBody: string): string {
-  return `${timestamp}.${method.toUpperCase()}.${pathAndQuery}.${rawBody}`;
+/**
+ * The string a merchant signs: `${timestamp}.${METHOD}.${path_and_query}.${idempotency_key}.${raw_body}`.
+ * Covering the Idempotency-Key makes a byte-identical retry an idempotent retry (the stored
+ * answer), while a captured request replayed under another key no longer matches its signature.
+ */
+export function signingPayload(timestamp: string, req: SignableRequest): string {
+  return `${timestamp}.${req.method.toUpperCase()}.${req.pathAndQuery}.${req.idempotencyKey ?? ''}.${req.rawBody}`;
 }
 
-export function signRequest(secret: string, timestamp: string, method: string, pathAndQuery: string, rawBody: string): string {
-  return hmacSha256Hex(secret, signingPayload(timestamp, method, pathAndQuery, rawBody));
+export function signRequest(secret: string, timestamp: string, req: SignableRequest): string {
+  return hmacSha256Hex(secret, signingPayload(timestamp, req));
 }
 
 /**
  * X-Service-Signature = hex HMAC-SHA256(signing secret, payload); X-Service-Timestamp within
  * ±300 s of real time (merchants sign with their own clocks, even when the sandbox runs on a
- * virtual one); a signature already seen inside that window is a replay.
+ * virtual one). There is no replay cache: a signature can only be reused with its own
+ * Idempotency-Key, where idempotency answers it (the stored response, or 409 in flight).
  */
 export class RequestSignatureVerifier {
-  constructor(private readonly deps: { clock: Clock; store: Store }) {}
+  constructor(private readonly deps: { clock: Clock }) {}
 
-  async verify(auth: AuthContext, req: SignedRequest): Promise<void> {
+  verify(auth: AuthContext, req: SignedRequest): void {
     if (!req.timestamp || !req.signature) {
       throw new InvalidSignatureError('X-Service-Timestamp and X-Service-Signature headers are required', 'missing');
     }
@@ -45,49 +55,18 @@ export class RequestSignatureVerifier {
         'stale',
       );
     }
-    const expected = signRequest(auth.signingSecret, req.timestamp, req.method, req.pathAndQuery, req.rawBody);
+    const expected = signRequest(auth.signingSecret, req.timestamp, req);
     if (!safeEqual(expected, req.signature.toLowerCase())) {
-      throw new InvalidSignatureError('X-Service-Signature does not match the request', 'mismatch');
+      throw new InvalidSignatureError(
+        'X-Service-Signature does not match the request (it covers the timestamp, method, path and query, Idempotency-Key and raw body)',
+        'mismatch',
+      );
     }
-    const expiresAt = (Number(req.timestamp) + SIGNATURE_TOLERANCE_SECONDS) * 1000;
-    const fresh = await this.deps.store.transaction(async (tx) => {
-      await tx.run('DELETE FROM seen_signatures WHERE expires_at < ?', [this.deps.clock.now()]);
-      const r = await tx.run('INSERT INTO seen_signatures (key_id, signature, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
-        auth.keyId,
-        expected,
-        expiresAt,
-      ]);
-      return r.changes === 1;
-    });
-    if (!fresh) throw new InvalidSignatureError('This signature was already used; sign each request afresh', 'replayed');
   }
 }
 
-/**
- * For clients that sign many requests (replays, tests): a timestamp whose signature over this
- * request was never used, the newest such second within the last 250. Two identical requests
- * signed in the same second would carry one signature twice: a replay.
- */
-export function unusedTimestamp(used: Set<string>, nowSeconds: number, sign: (ts: string) => string): string {
-  for (let back = 0; back < 250; back++) {
-    const ts = String(nowSeconds - back);
-    const signature = sign(ts);
-    if (!used.has(signature)) {
-      used.add(signature);
-      return ts;
-    }
-  }
-  throw new Error('more than 250 identical signed requests inside the signature window');
-}
-
-/** X-Service-Timestamp and X-Service-Signature for a request, signed now with a signature never used before. */
-export function signatureHeaders(
-  secret: string,
-  used: Set<string>,
-  nowMs: number,
-  request: { method: string; pathAndQuery: string; rawBody: string },
-): { 'x-service-timestamp': string; 'x-service-signature': string } {
-  const sign = (ts: string) => signRequest(secret, ts, request.method, request.pathAndQuery, request.rawBody);
-  const ts = unusedTimestamp(used, Math.floor(nowMs / 1000), sign);
-  return { 'x-service-timestamp': ts, 'x-service-signature': sign(ts) };
+/** X-Service-Timestamp and X-Service-Signature for a request, signed now. */
+export function signatureHeaders(secret: string, nowMs: number, req: SignableRequest): { 'x-service-timestamp': string; 'x-service-signature': string } {
+  const ts = String(Math.floor(nowMs / 1000));
+  return { 'x-service-timestamp': ts, 'x-service-signature': signRequest(secret, ts, req) };
 }

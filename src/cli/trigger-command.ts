@@ -30,7 +30,7 @@
 // arguments (an unknown event type lists the valid ones).
 
 import { randomUUID } from 'node:crypto';
-import { signRequest } from '../auth/request-signature.ts';
+import { signatureHeaders } from '../auth/request-signature.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/webhook.schemas.ts';
 import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './listen-command.ts';
 
@@ -91,9 +91,7 @@ class Client {
       if (raw !== undefined) headers['content-type'] = 'application/json';
       if (opts.idempotent) headers['idempotency-key'] = `railyard-trigger-${randomUUID()}`;
       if (opts.signed) {
-        const ts = String(Math.floor(Date.now() / 1000));
-        headers['x-service-timestamp'] = ts;
-        headers['x-service-signature'] = signRequest(this.secret, ts, method, path, raw ?? '');
+        Object.assign(headers, signatureHeaders(this.secret, Date.now(), { method, pathAndQuery: path, idempotencyKey: headers['idempotency-key'], rawBody: raw ?? '' }));
       }
       let res: Response;
       try {

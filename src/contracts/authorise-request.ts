@@ -5,8 +5,8 @@ import type { RouteSpec } from '../http/route.ts';
 import { findRoute } from '../replay/replay-runner.ts';
 
 // What a pact cannot hold, added to each request the Pact verifier sends to railyard: the API key,
-// a fresh Idempotency-Key (a stored one would replay) and a signature made now (a recorded one is
-// stale, and a replayed one is refused).
+// a fresh Idempotency-Key (a stored one would replay) and a signature made now over both (a recorded one is
+// stale).
 
 /** The body the pact-js proxy forwards: it re-serialises what body-parser read. */
 export function forwardedBody(req: IncomingMessage & { body?: unknown }): string {
@@ -19,7 +19,6 @@ export interface MerchantCredentials {
   key: string;
   secret: string;
   routes: readonly RouteSpec[];
-  used: Set<string>;
   now: number;
 }
 
@@ -28,7 +27,7 @@ export function merchantHeaders(auth: MerchantCredentials, method: string, pathA
   const route = findRoute(auth.routes, method, pathAndQuery);
   const headers: Record<string, string> = { authorization: `Bearer ${auth.key}` };
   if (route?.idempotent) headers['idempotency-key'] = `contract-${randomUUID()}`;
-  if (route?.signed) Object.assign(headers, signatureHeaders(auth.secret, auth.used, auth.now, { method, pathAndQuery, rawBody }));
+  if (route?.signed) Object.assign(headers, signatureHeaders(auth.secret, auth.now, { method, pathAndQuery, idempotencyKey: headers['idempotency-key'], rawBody }));
   return headers;
 }
 

@@ -105,7 +105,6 @@ function stateValues(script: unknown[], vars: Record<string, unknown>): Record<s
 class InProcessStates {
   session: ScenarioSession | null = null;
   paused: UpstreamRequest | null = null;
-  private readonly used = new Set<string>();
 
   constructor(private readonly cwd: string) {}
 
@@ -173,7 +172,7 @@ class InProcessStates {
   merchantFilter: RequestHandler = (req, _res, next) => {
     const ry = this.session?.ry;
     if (ry && !req.path.startsWith('/_pact')) {
-      authorise(req, { key: ry.sandbox.key, secret: ry.sandbox.signingSecret, routes: ry.routes, used: this.used, now: ry.wallClock.now() });
+      authorise(req, { key: ry.sandbox.key, secret: ry.sandbox.signingSecret, routes: ry.routes, now: ry.wallClock.now() });
     }
     next();
   };

@@ -55,7 +55,7 @@ export class RemoteScenarioRun {
   }
 
   private auth(): MerchantCredentials {
-    return { key: this.key, secret: this.secret, routes: this.routes as unknown as RouteSpec[], used: this.used, now: Date.now() };
+    return { key: this.key, secret: this.secret, routes: this.routes as unknown as RouteSpec[], now: Date.now() };
   }
 
   /** Adds the key, a fresh signature and Idempotency-Key to each request the verifier sends. */

@@ -40,7 +40,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
     if (route.signed) {
       headerParams.push(
         { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time in seconds, within 300 s of the server', schema: { type: 'string', pattern: '^[0-9]+$' } },
-        { name: 'X-Service-Signature', in: 'header', required: true, description: 'hex HMAC-SHA256(signing secret, `${timestamp}.${METHOD}.${path_and_query}.${raw_body}`)', schema: { type: 'string' } },
+        { name: 'X-Service-Signature', in: 'header', required: true, description: "hex HMAC-SHA256(signing secret, `${timestamp}.${METHOD}.${path_and_query}.${idempotency_key}.${raw_body}`), with an empty idempotency_key when the request has none", schema: { type: 'string' } },
       );
     }
     const responses: Record<string, unknown> = {

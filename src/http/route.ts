@@ -96,9 +96,10 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
         throw new ForbiddenError('Sandbox helpers accept only sk_test_ keys', { environment: auth.environment });
       }
       if (route.signed) {
-        await deps.signatures.verify(auth, {
+        deps.signatures.verify(auth, {
           method: req.method,
           pathAndQuery: req.originalUrl,
+          idempotencyKey: req.get('idempotency-key'),
           rawBody: (req as Request & { rawBody?: string }).rawBody ?? '',
           timestamp: req.get('x-service-timestamp'),
           signature: req.get('x-service-signature'),

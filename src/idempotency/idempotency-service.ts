@@ -50,28 +50,62 @@ export function parseIdempotencyKey(header: string | undefined): string {
   return header;
 }
 
+/** Finishes an Idempotency-Key a stopped process left in flight, given the resource it claimed for. */
+export type Recovery = (resourceId: string) => Promise<void>;
+
+interface KeyRow {
+  request_hash: string;
+  state: string;
+  boot: number | null;
+  resource_id: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  expires_at: number;
+}
+
 /**
  * Formance-style idempotency: the key, a hash of the request and the response are stored in the
  * transaction that makes the effect. Same key and request: the stored response again. Same key,
- * other request: idempotency_key_reused. Same key while the first is in flight:
+ * other request: idempotency_key_reused. Same key while the first is in flight in this process:
  * idempotency_conflict. Keys live 24 hours per merchant and environment.
+ *
+ * Each claim records the boot that made it. A key still in flight from an earlier boot was
+ * orphaned by a stop: it is recovered (at start-up, by the status poll, or by the retry that meets
+ * it, whichever comes first, and only once), so a retry after a restart gets the real answer.
  */
 export class IdempotencyService {
-  constructor(private readonly deps: { clock: Clock }) {}
+  private readonly recoveries = new Map<string, Recovery>();
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: { clock: Clock; boot: number }) {}
+
+  /** How orphaned keys of one kind of resource are finished, by the resource id's prefix (`chg`). */
+  registerRecovery(prefix: string, recovery: Recovery): void {
+    this.recoveries.set(prefix, recovery);
+  }
 
   /** Replays a finished request, refuses a clash, or returns null for a fresh key. */
   async lookup(db: Db, claim: IdempotencyClaim): Promise<StoredResponse | null> {
-    const row = await db.get<{ request_hash: string; state: string; response_status: number | null; response_body: string | null; expires_at: number }>(
-      'SELECT request_hash, state, response_status, response_body, expires_at FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?',
-      [claim.scope.environment, claim.scope.merchantId, claim.key],
-    );
-    if (!row || row.expires_at <= this.deps.clock.now()) return null;
+    let row = await this.read(db, claim);
+    if (!row) return null;
     if (row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
+    if (row.state === 'in_flight' && row.boot !== this.deps.boot && row.resource_id) {
+      await this.recover(row.resource_id);
+      row = (await this.read(db, claim)) ?? row;
+    }
     if (row.state === 'in_flight') throw new IdempotencyConflictError(claim.key);
     return { status: row.response_status!, body: JSON.parse(row.response_body!) };
   }
 
-  /** Marks the key in flight, inside the transaction that creates the resource. */
+  private async read(db: Db, claim: IdempotencyClaim): Promise<KeyRow | undefined> {
+    const row = await db.get<KeyRow>(
+      'SELECT request_hash, state, boot, resource_id, response_status, response_body, expires_at FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?',
+      [claim.scope.environment, claim.scope.merchantId, claim.key],
+    );
+    return row && row.expires_at > this.deps.clock.now() ? row : undefined;
+  }
+
+  /** Marks the key in flight for this boot, inside the transaction that creates the resource. */
   async claim(tx: Db, claim: IdempotencyClaim, resourceId: string): Promise<void> {
     const now = this.deps.clock.now();
     await tx.run('DELETE FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ? AND expires_at <= ?', [
@@ -81,14 +115,15 @@ export class IdempotencyService {
       now,
     ]);
     const inserted = await tx.run(
-      `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, created_at, expires_at)
-       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?) ON CONFLICT DO NOTHING`,
-      [claim.scope.environment, claim.scope.merchantId, claim.key, claim.requestHash, resourceId, now, now + IDEMPOTENCY_RETENTION_MS],
+      `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at)
+       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [claim.scope.environment, claim.scope.merchantId, claim.key, claim.requestHash, resourceId, this.deps.boot, now, now + IDEMPOTENCY_RETENTION_MS],
     );
     if (inserted.changes === 0) {
-      // Lost a race with a concurrent request that used the same key: lookup names the clash
-      // (a different request); otherwise the other one is, or just was, in flight.
-      await this.lookup(tx, claim);
+      // Lost a race with a concurrent request that used the same key: a different request is
+      // idempotency_key_reused; otherwise the other one is, or just was, in flight.
+      const row = await this.read(tx, claim);
+      if (row && row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
       throw new IdempotencyConflictError(claim.key);
     }
   }
@@ -108,5 +143,37 @@ export class IdempotencyService {
       `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE resource_id = ? AND state = 'in_flight'`,
       [response.status, JSON.stringify(response.body), resourceId],
     );
+  }
+
+  /** Where the key that created a resource stands: in flight in this process, orphaned by a stop, or neither. */
+  async claimState(db: Db, resourceId: string): Promise<'in_flight_here' | 'orphaned' | 'settled'> {
+    const row = await db.get<{ boot: number | null }>("SELECT boot FROM idempotency_keys WHERE resource_id = ? AND state = 'in_flight'", [resourceId]);
+    if (!row) return 'settled';
+    return row.boot === this.deps.boot ? 'in_flight_here' : 'orphaned';
+  }
+
+  /** Recovers one orphaned key; every caller that asks while it runs waits for the same run. */
+  recover(resourceId: string): Promise<void> {
+    const running = this.running.get(resourceId);
+    if (running) return running;
+    const recovery = this.recoveries.get(resourceId.slice(0, resourceId.indexOf('_')));
+    if (!recovery) return Promise.resolve();
+    const run = recovery(resourceId).finally(() => this.running.delete(resourceId));
+    this.running.set(resourceId, run);
+    return run;
+  }
+
+  /** Recovers every key earlier boots left in flight, a few at a time; returns how many. */
+  async recoverOrphans(db: Db, concurrency = 8): Promise<number> {
+    const rows = await db.all<{ resource_id: string }>(
+      "SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot <> ?) ORDER BY created_at",
+      [this.deps.boot],
+    );
+    const queue = rows.map((r) => r.resource_id);
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.recover(id);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+    return rows.length;
   }
 }

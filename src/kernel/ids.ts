@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
 
 // Crockford base32: sortable, unambiguous.
@@ -30,10 +30,32 @@ export class CryptoRandom implements RandomSource {
   }
 }
 
+/**
+ * A UUID (v4 layout) derived from a name: the same name always gives the same UUID. Adapters
+ * send it where an upstream wants a UUID reference (MTN's X-Reference-Id), so that a call
+ * resumed after a restart carries the reference of the first and the upstream deduplicates it.
+ */
+export function uuidFrom(name: string): string {
+  const bytes = createHash('sha256').update(name).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export function seedFromString(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
   return h >>> 0;
+}
+
+/**
+ * The seed of one process's random sequence: the configured seed on a fresh database (replays
+ * stay byte-identical), mixed with the boot count on every later start, so that a sandbox
+ * restarted on the same database at the same virtual time never draws the same ids again.
+ */
+export function bootSeed(seed: number, boot: number): number {
+  return boot <= 1 ? seed >>> 0 : seedFromString(`${seed >>> 0}:boot:${boot}`);
 }
 
 /**

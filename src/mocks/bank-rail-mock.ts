@@ -70,6 +70,7 @@ import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
+import type { MockTransactionBook } from './mock-transaction-book.ts';
 import { takesRequest } from './takes-request.ts';
 
 export interface BankRailCredentials {
@@ -251,7 +252,7 @@ function duplicateOf(plan: CallbackPlan): { duplicateAfterSeconds?: number } {
 }
 
 export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
-  const transfers = new Map<string, MockTransfer>();
+  const transfers = ctx.books.open<MockTransfer>(PROVIDER, 'credit-transfers');
   const router = express.Router();
 
   const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);
@@ -298,7 +299,7 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
       responseCode: payload.responseCode,
       completedAt: iso(ctx.clock.now()),
     };
-    transfers.set(final.sessionId, final);
+    await transfers.set(final.sessionId, final);
     if (payload.drop) return;
     await sendCallback(payload.callbackUrl, final.sessionId, JSON.stringify(statusBody(final)), payload.duplicateAfterSeconds);
   });
@@ -465,19 +466,22 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
       drop: plan.drop === true,
       ...duplicateOf(plan),
     };
-    transfers.set(sessionId, transfer);
     try {
-      await ctx.scheduler.schedule(ctx.store, { kind: SETTLE_JOB, runAt: now + plan.after_seconds * 1000, payload });
-      for (const extra of behaviour?.extra_callbacks ?? []) {
-        if (extra.drop) continue;
-        await ctx.scheduler.schedule(ctx.store, {
-          kind: CALLBACK_JOB,
-          runAt: now + extra.after_seconds * 1000,
-          payload: { transfer, callbackUrl, ...outcomeOf(extra), ...duplicateOf(extra) } satisfies CallbackPayload,
-        });
-      }
+      // The transfer and its planned callbacks are kept together: a restart keeps both or neither.
+      await ctx.store.transaction(async (db) => {
+        await transfers.set(sessionId, transfer, db);
+        await ctx.scheduler.schedule(db, { kind: SETTLE_JOB, runAt: now + plan.after_seconds * 1000, payload });
+        for (const extra of behaviour?.extra_callbacks ?? []) {
+          if (extra.drop) continue;
+          await ctx.scheduler.schedule(db, {
+            kind: CALLBACK_JOB,
+            runAt: now + extra.after_seconds * 1000,
+            payload: { transfer, callbackUrl, ...outcomeOf(extra), ...duplicateOf(extra) } satisfies CallbackPayload,
+          });
+        }
+      });
     } catch (err) {
-      transfers.delete(sessionId);
+      transfers.discard(sessionId);
       ctx.logger.error('bank-rail mock could not schedule settlement', { sessionId, error: String(err) });
       return refuse(res, 500, '96');
     }

@@ -5,6 +5,8 @@ import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
+import type { MockTransactionBook } from './mock-transaction-book.ts';
+import type { Db } from '../store/db.ts';
 import { takesRequest } from './takes-request.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
@@ -220,18 +222,18 @@ function sleep(ms: number): Promise<void> {
 
 export function createHubtelMock(ctx: MockContext, credentials: HubtelCredentials): Router {
   const router = express.Router();
-  const receives = new Map<string, MockTransaction>();
-  const sends = new Map<string, MockTransaction>();
+  const receives = ctx.books.open<MockTransaction>(HUBTEL_PROVIDER, 'receive');
+  const sends = ctx.books.open<MockTransaction>(HUBTEL_PROVIDER, 'send');
   const expectedAuth = `${credentials.clientId}:${credentials.clientSecret}`;
 
   ctx.scheduler.register(HUBTEL_SETTLE_JOB, async (payload: SettlePayload) => {
     const book = payload.transaction.operation === 'receive' ? receives : sends;
     // The payload carries the whole transaction, so a restart between accept and settle loses nothing.
     const tx = book.get(payload.transaction.clientReference) ?? { ...payload.transaction };
-    book.set(tx.clientReference, tx);
     if (tx.state !== 'pending') return; // at-least-once jobs: settle and call back only once
     tx.state = payload.status;
     if (payload.failure) tx.failure = payload.failure;
+    await book.set(tx.clientReference, tx);
     if (payload.drop) return;
     await deliverCallback(tx.callbackUrl, tx.clientReference, callbackBody(tx), payload.duplicateAfterSeconds);
   });
@@ -333,7 +335,7 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     host: 'rmp' | 'smp',
     operation: 'collect' | 'payout',
     input: { msisdn: string; channel: HubtelChannel; amount: number; clientReference: string },
-    taken: Map<string, unknown>,
+    taken: MockTransactionBook<MockTransaction>,
     req: Request,
     res: Response,
   ): Promise<{ query: RailQuery; behaviour: ProviderBehaviour | undefined } | null> {
@@ -417,12 +419,19 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   async function accept(
     tx: MockTransaction,
     behaviour: ProviderBehaviour | undefined,
-    book: Map<string, MockTransaction>,
+    book: MockTransactionBook<MockTransaction>,
   ): Promise<void> {
+    // The transaction and its planned callbacks are kept together: a restart keeps both or neither.
+    await ctx.store.transaction(async (db) => {
+      await book.set(tx.clientReference, tx, db);
+      await planCallbacks(tx, behaviour, db);
+    });
+  }
+
+  async function planCallbacks(tx: MockTransaction, behaviour: ProviderBehaviour | undefined, db: Db): Promise<void> {
     const plan = behaviour?.callback ?? { after_seconds: ctx.defaultCallbackSeconds, status: 'success' as const };
     const operation = tx.operation === 'receive' ? 'collect' : 'payout';
     const acceptedAt = ctx.clock.now();
-    book.set(tx.clientReference, tx);
     const payload: SettlePayload = {
       transaction: { ...tx },
       status: plan.status,
@@ -430,14 +439,14 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       ...(plan.status === 'failed' ? { failure: hubtelFailure(plan.reason, operation) } : {}),
       ...duplicateOf(plan),
     };
-    await ctx.scheduler.schedule(ctx.store, {
+    await ctx.scheduler.schedule(db, {
       kind: HUBTEL_SETTLE_JOB,
       runAt: acceptedAt + plan.after_seconds * 1000,
       payload,
     });
     for (const extra of behaviour?.extra_callbacks ?? []) {
       if (extra.drop) continue;
-      await ctx.scheduler.schedule(ctx.store, {
+      await ctx.scheduler.schedule(db, {
         kind: HUBTEL_CALLBACK_JOB,
         runAt: acceptedAt + extra.after_seconds * 1000,
         payload: {
@@ -506,7 +515,7 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   function validate(
     body: Record<string, unknown>,
     fields: { msisdn: string; callback: string },
-    book: Map<string, MockTransaction>,
+    book: MockTransactionBook<MockTransaction>,
   ): { amount: number; msisdn: string; channel: HubtelChannel; clientReference: string; callbackUrl: string; description: string } {
     const problems: string[] = [];
     const msisdn = body[fields.msisdn];
@@ -723,7 +732,7 @@ function objectBody(req: Request): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-function findTransaction(book: Map<string, MockTransaction>, req: Request): MockTransaction | undefined {
+function findTransaction(book: MockTransactionBook<MockTransaction>, req: Request): MockTransaction | undefined {
   const clientReference = queryString(req, 'clientReference');
   if (clientReference) return book.get(clientReference);
   const id = queryString(req, 'hubtelTransactionId') ?? queryString(req, 'networkTransactionId');

@@ -4,8 +4,9 @@ import type { ProviderHealth } from '../rails/provider-health.ts';
 import type { ScenarioEngine } from '../scenarios/scenario-types.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Store } from '../store/db.ts';
+import type { MockTransactionBooks } from './mock-transaction-book.ts';
 
-/** What every provider mock is given. Mocks keep their transactions in memory. */
+/** What every provider mock is given. */
 export interface MockContext {
   clock: Clock;
   /** Callbacks are scheduled jobs on the business clock: scheduler.schedule(store, {...}). */
@@ -14,6 +15,8 @@ export interface MockContext {
   scenarios: ScenarioEngine;
   health: ProviderHealth;
   logger: Logger;
+  /** Transaction books that survive restarts: mocks deduplicate by the upstream's reference. */
+  books: MockTransactionBooks;
   /** Upper bound, in real ms, on how long a `timeout` behaviour holds a request open. */
   maxHoldMs: number;
   /** Seconds until the callback when no scenario rule decides. */

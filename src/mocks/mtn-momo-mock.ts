@@ -7,6 +7,7 @@ import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, Decision, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
+import type { MockTransactionBook } from './mock-transaction-book.ts';
 import { takesRequest } from './takes-request.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
@@ -170,9 +171,9 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   const users = new Map<string, { providerCallbackHost: string; apiKey?: string }>();
   // Keyed by the token's hash so a lookup compares no secrets; the token itself is checked with safeEqual.
   const tokens = new Map<string, IssuedToken>();
-  const transactions: Record<Product, Map<string, MockTransaction>> = {
-    collection: new Map(),
-    disbursement: new Map(),
+  const transactions: Record<Product, MockTransactionBook<MockTransaction>> = {
+    collection: ctx.books.open(PROVIDER, 'collection'),
+    disbursement: ctx.books.open(PROVIDER, 'disbursement'),
   };
 
   const subscriptionKey = (product: Product) =>
@@ -186,6 +187,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     tx.status = payload.status;
     if (payload.status === 'SUCCESSFUL') tx.financialTransactionId = financialTransactionId(tx.referenceId);
     else tx.reason = payload.reason ?? 'INTERNAL_PROCESSING_ERROR';
+    await transactions[tx.product].set(tx.referenceId, tx);
     if (payload.drop) return;
     await sendCallback(tx, statusObject(tx), payload.duplicateAfterSeconds);
   });
@@ -354,40 +356,47 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       }
       // A request that waited out latency may meet a twin that arrived meanwhile.
       if (book.has(referenceId)) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
-      book.set(referenceId, {
-        product,
-        referenceId,
-        amount: body.amount,
-        currency: body.currency,
-        externalId: body.externalId,
-        party: body.party,
-        payerMessage: body.payerMessage,
-        payeeNote: body.payeeNote,
-        status: 'PENDING',
-        callbackUrl,
-      });
       const acceptedAt = ctx.clock.now();
-      if (settle) {
-        await ctx.scheduler.schedule(ctx.store, {
-          kind: SETTLE_JOB,
-          runAt: acceptedAt + afterSeconds * 1000,
-          payload: { product, referenceId, ...settle } satisfies SettlePayload,
-        });
-      }
-      for (const extra of behaviour?.extra_callbacks ?? []) {
-        if (extra.drop) continue;
-        await ctx.scheduler.schedule(ctx.store, {
-          kind: CALLBACK_JOB,
-          runAt: acceptedAt + extra.after_seconds * 1000,
-          payload: {
+      // The transaction and its planned callbacks are kept together: a restart keeps both or neither.
+      await ctx.store.transaction(async (db) => {
+        await book.set(
+          referenceId,
+          {
             product,
             referenceId,
-            status: extra.status === 'failed' ? 'FAILED' : 'SUCCESSFUL',
-            ...(extra.status === 'failed' ? { reason: extra.reason ?? 'INTERNAL_PROCESSING_ERROR' } : {}),
-            ...duplicateOf(extra),
-          } satisfies CallbackPayload,
-        });
-      }
+            amount: body.amount,
+            currency: body.currency,
+            externalId: body.externalId,
+            party: body.party,
+            payerMessage: body.payerMessage,
+            payeeNote: body.payeeNote,
+            status: 'PENDING',
+            callbackUrl,
+          },
+          db,
+        );
+        if (settle) {
+          await ctx.scheduler.schedule(db, {
+            kind: SETTLE_JOB,
+            runAt: acceptedAt + afterSeconds * 1000,
+            payload: { product, referenceId, ...settle } satisfies SettlePayload,
+          });
+        }
+        for (const extra of behaviour?.extra_callbacks ?? []) {
+          if (extra.drop) continue;
+          await ctx.scheduler.schedule(db, {
+            kind: CALLBACK_JOB,
+            runAt: acceptedAt + extra.after_seconds * 1000,
+            payload: {
+              product,
+              referenceId,
+              status: extra.status === 'failed' ? 'FAILED' : 'SUCCESSFUL',
+              ...(extra.status === 'failed' ? { reason: extra.reason ?? 'INTERNAL_PROCESSING_ERROR' } : {}),
+              ...duplicateOf(extra),
+            } satisfies CallbackPayload,
+          });
+        }
+      });
       // The upstream took it, but the caller hears nothing it can use.
       if (behaviour && behaviour.respond !== 'accept') return void (await answerUnaccepted(behaviour, req, res, 202));
       res.status(202).end();
@@ -521,7 +530,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
 
   function knownTransaction(payload: { product: Product; referenceId: string }, job: string): MockTransaction | undefined {
     const tx = transactions[payload.product].get(payload.referenceId);
-    // Mock transactions live in memory: a restart forgets them, and so do their jobs.
+    // Only a job whose transaction was never kept (a hand-made job) finds nothing.
     if (!tx) ctx.logger.warn(`mtn-momo mock: ${job} job for an unknown transaction`, { referenceId: payload.referenceId });
     return tx;
   }

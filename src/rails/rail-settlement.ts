@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import express from 'express';
+import type { IdempotencyService } from '../idempotency/idempotency-service.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Timeline } from '../replay/timeline.ts';
@@ -26,6 +27,7 @@ export class RailSettlement {
       router: RailRouter;
       charges: ChargeService;
       transfers: TransferService;
+      idempotency: IdempotencyService;
       scheduler: Scheduler;
       store: Store;
       clock: Clock;
@@ -95,14 +97,22 @@ export class RailSettlement {
   private async poll(payload: PollPayload): Promise<void> {
     const service = payload.object === 'charge' ? this.deps.charges : this.deps.transfers;
     const row = await service.row(this.deps.store, payload.id);
-    if (!row || (row.status !== 'pending_provider' && row.status !== 'pending')) return;
-    if (!row.provider || !row.provider_reference) {
-      // No provider ever accepted it: the process stopped between recording and routing.
+    if (!row) return;
+    const pending = row.status === 'pending_provider' || row.status === 'pending';
+    if (!row.provider_reference) {
+      // No provider's answer is recorded: this process is still routing it, or a stop cut the
+      // routing off (resume it and answer its Idempotency-Key, even if a callback has settled
+      // it since), or nothing can (fail it).
+      const claim = await this.deps.idempotency.claimState(this.deps.store, payload.id);
+      if (claim === 'in_flight_here') return pending ? this.pollAgain(payload) : undefined;
+      if (claim === 'orphaned') return this.deps.idempotency.recover(payload.id);
+      if (!pending) return;
       await this.deps.store.transaction((tx) =>
         payload.object === 'charge' ? this.deps.charges.abandon(tx, payload.id) : this.deps.transfers.abandon(tx, payload.id),
       );
       return;
     }
+    if (!pending || !row.provider) return;
     const provider = this.deps.router.get(row.provider);
     let outcome: RailOutcome = { status: 'pending' };
     try {
@@ -119,6 +129,10 @@ export class RailSettlement {
       await this.settle(payload.object, payload.id, row.provider, outcome, 'poll');
       return;
     }
+    await this.pollAgain(payload);
+  }
+
+  private async pollAgain(payload: PollPayload): Promise<void> {
     if (payload.polls + 1 < this.deps.config.rails.max_polls) {
       await this.deps.scheduler.schedule(this.deps.store, {
         kind: 'rail.poll',
@@ -126,7 +140,7 @@ export class RailSettlement {
         payload: { ...payload, polls: payload.polls + 1 },
       });
     } else {
-      this.deps.logger.warn('gave up polling; still pending', { ref: payload.id, provider: row.provider });
+      this.deps.logger.warn('gave up polling; still pending', { ref: payload.id });
     }
   }
 }

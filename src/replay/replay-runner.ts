@@ -300,7 +300,6 @@ interface RunContext {
   timeline: RecordingTimeline;
   receiver: Receiver | null;
   vars: Record<string, unknown>;
-  usedSignatures: Set<string>;
   /** The last scripted request and its answer. */
   exchange: RecordedExchange | null;
 }
@@ -336,7 +335,7 @@ async function send(ctx: RunContext, req: SentRequest): Promise<{ status: number
   if (raw !== undefined) headers['content-type'] = 'application/json';
   if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
   if (route?.signed) {
-    Object.assign(headers, signatureHeaders(ry.sandbox.signingSecret, ctx.usedSignatures, ry.wallClock.now(), { method: req.method, pathAndQuery, rawBody: raw ?? '' }));
+    Object.assign(headers, signatureHeaders(ry.sandbox.signingSecret, ry.wallClock.now(), { method: req.method, pathAndQuery, idempotencyKey: req.idempotencyKey, rawBody: raw ?? '' }));
   }
   const res = await fetch(url, { method: req.method, headers, ...(raw !== undefined ? { body: raw } : {}) });
   const text = await res.text();
@@ -525,7 +524,7 @@ export class ScenarioSession {
       await listen(server);
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       ry.setBaseUrl(baseUrl);
-      const ctx: RunContext = { ry, baseUrl, timeline: tl, receiver: null, vars: {}, usedSignatures: new Set(), exchange: null };
+      const ctx: RunContext = { ry, baseUrl, timeline: tl, receiver: null, vars: {}, exchange: null };
       const settings = file.scenario.replay?.webhook_receiver;
       if (options.receiver || settings || (file.scenario.script ?? []).some((s) => 'expect_webhook' in s)) {
         receiver = await startReceiver(settings?.fail_first ?? 0, settings?.status ?? 500);

@@ -3,6 +3,7 @@ import { VirtualClock } from '../kernel/clock.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
+import { saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
@@ -81,6 +82,8 @@ export class Scheduler {
         ran++;
       }
       clock.set(target);
+      // A restart on this database resumes business time here.
+      await saveVirtualTime(this.deps.store, target);
       return ran;
     });
   }

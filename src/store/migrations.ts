@@ -314,4 +314,35 @@ CREATE TABLE late_settlements (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'restarts',
+    sql: `
+-- Signatures cover the Idempotency-Key now, so a reused signature is an idempotent retry.
+DROP TABLE seen_signatures;
+
+-- Process facts that outlive a process: the boot counter (ids never repeat across restarts;
+-- claims name the boot that made them) and where a virtual clock stood.
+CREATE TABLE runtime_state (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+
+-- Which boot claimed a key: a key still in flight from an earlier boot was orphaned by a stop.
+ALTER TABLE idempotency_keys ADD COLUMN boot INTEGER;
+CREATE INDEX idempotency_keys_in_flight ON idempotency_keys (state, boot);
+
+-- The provider mocks' transactions, so that they deduplicate by the upstream's reference across
+-- restarts, as the real upstreams do.
+CREATE TABLE mock_transactions (
+  provider TEXT NOT NULL,
+  book TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, book, reference)
+);
+`,
+  },
 ];

@@ -18,7 +18,7 @@ import type { Db, Store } from '../store/db.ts';
 import { failureReason } from './failure-reason.ts';
 import { feeFor } from './fees.ts';
 import { reconcileLateSuccess } from './late-settlement.ts';
-import { runInitiation } from './rail-initiation.ts';
+import { resumeInitiation, runInitiation, type Initiation } from './rail-initiation.ts';
 import type { Charge, CreateChargeBody } from './wallet.schemas.ts';
 
 interface ChargeRow {
@@ -120,21 +120,36 @@ export class ChargeService {
       });
     });
 
-    return runInitiation(this.deps, {
+    const row = (await this.row(store, id))!;
+    return runInitiation(this.deps, this.initiation(row, (tx, response) => idempotency.complete(tx, claim, response)));
+  }
+
+  /** Routing a recorded charge to a provider, whether fresh or resumed after a stop. */
+  private initiation(row: ChargeRow, complete: Initiation<Charge>['complete']): Initiation<Charge> {
+    const { id, environment, merchant_id: merchantId, msisdn, network, amount } = row;
+    return {
       object: 'charge',
       id,
-      environment: auth.environment,
-      merchantId: auth.merchantId,
-      claim,
+      environment,
+      merchantId,
       pendingStatus: 'pending_provider',
       messages: { initiated: CHARGE_INITIATED, declined: 'Charge declined by the provider' },
       route: () =>
-        router.route({ environment: auth.environment, channel: 'momo', network, operation: 'collect', refType: 'charge', refId: id }, (p) =>
-          p.collect({ reference: id, amount: body.amount, currency: 'GHS', msisdn, network, description: `railyard charge ${id}` }),
+        this.deps.router.route({ environment, channel: 'momo', network, operation: 'collect', refType: 'charge', refId: id }, (p) =>
+          p.collect({ reference: id, amount, currency: 'GHS', msisdn, network, description: `railyard charge ${id}` }),
         ),
       present: async (tx) => presentCharge((await this.row(tx, id))!),
       fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
-    });
+      complete,
+    };
+  }
+
+  /** Finishes a charge whose initiation a stop interrupted, and answers its Idempotency-Key (see resumeInitiation). */
+  async resume(id: string): Promise<void> {
+    const row = await this.row(this.deps.store, id);
+    if (!row) return;
+    const complete: Initiation<Charge>['complete'] = (tx, response) => this.deps.idempotency.completeForResource(tx, id, response);
+    await resumeInitiation(this.deps, this.initiation(row, complete), row);
   }
 
   async get(db: Db, auth: AuthContext, id: string): Promise<Charge> {

@@ -1,7 +1,7 @@
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { failure, ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
-import type { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency-service.ts';
+import type { IdempotencyService, StoredResponse } from '../idempotency/idempotency-service.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Environment } from '../ledger/ledger.ts';
@@ -11,18 +11,32 @@ import { failureReason } from './failure-reason.ts';
 
 const TABLE = { charge: 'charges', transfer: 'transfers' } as const;
 
+export interface InitiationDeps {
+  store: Store;
+  clock: Clock;
+  outbox: EventOutbox;
+  idempotency: IdempotencyService;
+}
+
 export interface Initiation<T extends { id: string; status: string }> {
   object: 'charge' | 'transfer';
   id: string;
   environment: Environment;
   merchantId: string;
-  claim: IdempotencyClaim;
   /** The status a record keeps until the provider's final word. */
   pendingStatus: string;
   messages: { initiated: string; declined: string };
   route(): Promise<{ provider: { name: string }; result: RailAccepted }>;
   present(tx: Db): Promise<T>;
   fail(tx: Db, reason: string, providerReason: string | null): Promise<void>;
+  /** Stores the answer under the request's Idempotency-Key, in the transaction that records it. */
+  complete(tx: Db, response: StoredResponse): Promise<void>;
+}
+
+/** What recovery needs to know of a record whose initiation a stop interrupted. */
+export interface InterruptedRecord {
+  status: string;
+  provider: string | null;
 }
 
 /**
@@ -31,14 +45,11 @@ export interface Initiation<T extends { id: string; status: string }> {
  * transaction. Accepted: 201 and `<object>.pending`. Refused on its merits (a 4xx): it fails
  * at once, 201 with the failed record. No provider could take it: it fails, 502.
  */
-export async function runInitiation<T extends { id: string; status: string }>(
-  deps: { store: Store; clock: Clock; outbox: EventOutbox; idempotency: IdempotencyService },
-  spec: Initiation<T>,
-): Promise<RouteResult> {
+export async function runInitiation<T extends { id: string; status: string }>(deps: InitiationDeps, spec: Initiation<T>): Promise<RouteResult> {
   const finish = (work: (tx: Db) => Promise<RouteResult>) =>
     deps.store.transaction(async (tx) => {
       const response = await work(tx);
-      await deps.idempotency.complete(tx, spec.claim, response);
+      await spec.complete(tx, response);
       return response;
     });
   try {
@@ -73,4 +84,38 @@ export async function runInitiation<T extends { id: string; status: string }>(
     }
     throw err;
   }
+}
+
+/**
+ * Finishes an initiation that a stop cut off between its record and its provider's answer, in
+ * the manner of Stripe's recovery points, and stores the answer under its Idempotency-Key:
+ * - settled meanwhile (its provider called back after the restart): the record as it stands;
+ * - a provider's acceptance was recorded before the stop: finish with that provider, no call;
+ * - otherwise route it again with the same references. A provider that took it before knows the
+ *   reference and says so (MTN 409 RESOURCE_ALREADY_EXIST, Hubtel's used ClientReference, the bank
+ *   rail's duplicate sessionId); the adapters read that as its acceptance. None can take it: 502,
+ *   and the record fails (a transfer's reservation is refunded).
+ */
+export async function resumeInitiation<T extends { id: string; status: string }>(
+  deps: InitiationDeps,
+  spec: Initiation<T>,
+  record: InterruptedRecord,
+): Promise<void> {
+  if (record.status !== spec.pendingStatus || record.provider !== null) {
+    await deps.store.transaction(async (tx) => {
+      const present = await spec.present(tx);
+      await spec.complete(tx, { status: 201, body: ok(present.status === 'failed' ? spec.messages.declined : spec.messages.initiated, present) });
+    });
+    return;
+  }
+  const accepted = await deps.store.get<{ provider: string; provider_reference: string | null }>(
+    "SELECT provider, provider_reference FROM rail_attempts WHERE ref_type = ? AND ref_id = ? AND outcome = 'accepted' ORDER BY seq DESC LIMIT 1",
+    [spec.object, spec.id],
+  );
+  if (accepted?.provider_reference) {
+    const recorded = { provider: { name: accepted.provider }, result: { providerReference: accepted.provider_reference } };
+    await runInitiation(deps, { ...spec, route: async () => recorded });
+    return;
+  }
+  await runInitiation(deps, spec);
 }

@@ -14,7 +14,7 @@ import { resolveNetwork, type ChargeDeps } from './charge-service.ts';
 import { failureReason } from './failure-reason.ts';
 import { feeFor } from './fees.ts';
 import { reconcileLateSuccess } from './late-settlement.ts';
-import { runInitiation } from './rail-initiation.ts';
+import { resumeInitiation, runInitiation, type Initiation } from './rail-initiation.ts';
 import type { CreateTransferBody, Transfer } from './wallet.schemas.ts';
 
 interface TransferRow {
@@ -109,34 +109,48 @@ export class TransferService {
       });
     });
 
-    return runInitiation(this.deps, {
+    const row = (await this.row(store, id))!;
+    return runInitiation(this.deps, this.initiation(row, (tx, response) => idempotency.complete(tx, claim, response)));
+  }
+
+  /** Routing a recorded transfer to a provider, whether fresh or resumed after a stop. */
+  private initiation(row: TransferRow, complete: Initiation<Transfer>['complete']): Initiation<Transfer> {
+    const { id, environment, merchant_id: merchantId, channel, amount } = row;
+    const network = row.network ?? undefined;
+    return {
       object: 'transfer',
       id,
-      environment: auth.environment,
-      merchantId: auth.merchantId,
-      claim,
+      environment,
+      merchantId,
       pendingStatus: 'pending',
       messages: { initiated: TRANSFER_INITIATED, declined: 'Transfer declined by the provider; the reservation was refunded' },
       route: () =>
-        router.route(
-          { environment: auth.environment, channel: body.channel, network: recipient.network, operation: 'payout', refType: 'transfer', refId: id },
-          (p) =>
-            p.payout({
-              reference: id,
-              amount: body.amount,
-              currency: 'GHS',
-              channel: body.channel,
-              msisdn: recipient.msisdn ?? undefined,
-              network: recipient.network,
-              accountNumber: recipient.account_number ?? undefined,
-              bankCode: recipient.bank_code ?? undefined,
-              accountName: recipient.bank_account_name ?? undefined,
-              description: `railyard transfer ${id}`,
-            }),
+        this.deps.router.route({ environment, channel, network, operation: 'payout', refType: 'transfer', refId: id }, (p) =>
+          p.payout({
+            reference: id,
+            amount,
+            currency: 'GHS',
+            channel,
+            msisdn: row.msisdn ?? undefined,
+            network,
+            accountNumber: row.account_number ?? undefined,
+            bankCode: row.bank_code ?? undefined,
+            accountName: row.bank_account_name ?? undefined,
+            description: `railyard transfer ${id}`,
+          }),
         ),
       present: async (tx) => presentTransfer((await this.row(tx, id))!),
       fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
-    });
+      complete,
+    };
+  }
+
+  /** As ChargeService.resume: finishes an interrupted initiation and answers its Idempotency-Key. */
+  async resume(id: string): Promise<void> {
+    const row = await this.row(this.deps.store, id);
+    if (!row) return;
+    const complete: Initiation<Transfer>['complete'] = (tx, response) => this.deps.idempotency.completeForResource(tx, id, response);
+    await resumeInitiation(this.deps, this.initiation(row, complete), row);
   }
 
   async get(db: Db, auth: AuthContext, id: string): Promise<Transfer> {

@@ -71,6 +71,11 @@ describe('the README tour', () => {
     expect(outputs[2]).toContain('"available":57800,"reserved":2100');
   });
 
+  it('answers a byte-identical retry of the signed transfer from the store, moving nothing more', () => {
+    expect(outputs[2]!).toMatch(/^idempotent-replayed: true\r?$/im);
+    expect(outputs[2]!.match(/"available":57800,"reserved":2100/g)).toHaveLength(2);
+  });
+
   it('resolves names, and 404s the no-match number', () => {
     expect(outputs[3]).toContain('"name":"Kwame Mensah"');
     expect(outputs[3]).toContain('"code":"not_found"');

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signingPayload, signRequest } from '../../src/auth/request-signature.ts';
+import { requestHash } from '../../src/idempotency/idempotency-service.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 let sb: TestSandbox;
@@ -132,27 +133,85 @@ describe('request signing on POST /api/v1/transfers', () => {
     expect(res.status).toBe(201);
   });
 
-  it('rejects a tampered body, path or secret, and changes nothing', async () => {
+  /** A transfer sent exactly as given: what an HTTP client's automatic retry sends again. */
+  function rawTransfer(headers: Record<string, string>, rawBody: string) {
+    let req = sb.http.post('/api/v1/transfers').set('Authorization', `Bearer ${sb.key}`).set('Content-Type', 'application/json');
+    for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
+    return req.send(rawBody);
+  }
+  const signedHeaders = (idempotencyKey: string, rawBody: string, ts = String(Math.floor(sb.ry.wallClock.now() / 1000))) => ({
+    'Idempotency-Key': idempotencyKey,
+    'X-Service-Timestamp': ts,
+    'X-Service-Signature': signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: '/api/v1/transfers', idempotencyKey, rawBody }),
+  });
+
+  it('signs timestamp, method, path and query, Idempotency-Key and raw body, joined by dots', () => {
+    expect(signingPayload('1767225600', { method: 'post', pathAndQuery: '/api/v1/transfers?x=1', idempotencyKey: 'key-1', rawBody: '{"a":1}' })).toBe(
+      '1767225600.POST./api/v1/transfers?x=1.key-1.{"a":1}',
+    );
+    expect(signingPayload('1767225600', { method: 'GET', pathAndQuery: '/p', rawBody: '' })).toBe('1767225600.GET./p..');
+  });
+
+  it('answers a byte-identical retry with the stored response, never a 401', async () => {
+    const raw = JSON.stringify(momoTransfer);
+    const headers = signedHeaders('retry-1', raw);
+    const first = await rawTransfer(headers, raw);
+    expect(first.status).toBe(201);
+    const retry = await rawTransfer(headers, raw);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await sb.wallet()).toMatchObject({ reserved: momoTransfer.amount + first.body.data.fees });
+  });
+
+  it('answers a byte-identical retry of a request still in flight with 409 idempotency_conflict', async () => {
+    const raw = JSON.stringify({ ...momoTransfer, msisdn: '0551234990' });
+    const headers = signedHeaders('retry-in-flight', raw);
+    // The first holds its key while the provider is slow (a hold-open number); the retry meets it.
+    await sb.ry.store.run(
+      "INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at) VALUES ('test', ?, 'retry-in-flight', ?, 'in_flight', 'trf_inflight', ?, 0, ?)",
+      [sb.ry.sandbox.merchantId, requestHash('POST', '/api/v1/transfers', JSON.parse(raw)), sb.ry.boot, sb.ry.clock.now() + 60_000],
+    );
+    const retry = await rawTransfer(headers, raw);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe('idempotency_conflict');
+  });
+
+  it('accepts two requests with identical bodies and distinct keys in the same second', async () => {
+    const raw = JSON.stringify(momoTransfer);
     const ts = String(Math.floor(sb.ry.wallClock.now() / 1000));
+    const a = await rawTransfer(signedHeaders('same-body-a', raw, ts), raw);
+    const b = await rawTransfer(signedHeaders('same-body-b', raw, ts), raw);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.data.id).not.toBe(b.body.data.id);
+    expect(await sb.wallet()).toMatchObject({ reserved: 2 * (momoTransfer.amount + a.body.data.fees) });
+  });
+
+  it('refuses a captured signature replayed under a new Idempotency-Key, and changes nothing', async () => {
+    const raw = JSON.stringify(momoTransfer);
+    const captured = signedHeaders('captured-a', raw);
+    expect((await rawTransfer(captured, raw)).status).toBe(201);
+    const walletBefore = await sb.wallet();
+    const replayed = await rawTransfer({ ...captured, 'Idempotency-Key': 'captured-b' }, raw);
+    expect(replayed.status).toBe(401);
+    expect(replayed.body.error).toMatchObject({ code: 'invalid_signature', details: { reason: 'mismatch' } });
+    const dropped = await rawTransfer({ 'X-Service-Timestamp': captured['X-Service-Timestamp'], 'X-Service-Signature': captured['X-Service-Signature'] }, raw);
+    expect(dropped.status).toBe(401);
+    expect(await sb.wallet()).toEqual(walletBefore);
+    expect((await sb.get('/api/v1/transactions')).body.data).toHaveLength(1);
+  });
+
+  it('rejects a tampered body, path, key or secret, and changes nothing', async () => {
     const signedBody = JSON.stringify(momoTransfer);
-    const signature = signRequest(sb.signingSecret, ts, 'POST', '/api/v1/transfers', signedBody);
-    const tampered = await sb.http
-      .post('/api/v1/transfers')
-      .set('Authorization', `Bearer ${sb.key}`)
-      .set('Idempotency-Key', 'tamper-1')
-      .set('X-Service-Timestamp', ts)
-      .set('X-Service-Signature', signature)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify({ ...momoTransfer, amount: 99_000 }));
+    const headers = signedHeaders('tamper-1', signedBody);
+    const tampered = await rawTransfer(headers, JSON.stringify({ ...momoTransfer, amount: 99_000 }));
     expect(tampered.status).toBe(401);
     expect(tampered.body.error.details.reason).toBe('mismatch');
 
     const wrongPath = await sb.http
       .post('/api/v1/transfers?x=1')
       .set('Authorization', `Bearer ${sb.key}`)
-      .set('Idempotency-Key', 'tamper-2')
-      .set('X-Service-Timestamp', ts)
-      .set('X-Service-Signature', signature)
+      .set(headers)
       .set('Content-Type', 'application/json')
       .send(signedBody);
     expect(wrongPath.status).toBe(401);
@@ -163,18 +222,6 @@ describe('request signing on POST /api/v1/transfers', () => {
 
     expect(await sb.wallet()).toMatchObject({ available: 100_000, reserved: 0 });
     expect((await sb.get('/api/v1/transactions')).body.data).toEqual([]);
-  });
-
-  it('rejects a replayed signature, even with a new Idempotency-Key', async () => {
-    const ts = Math.floor(sb.ry.wallClock.now() / 1000);
-    const first = await sb.transfer(momoTransfer, { timestamp: ts, idempotencyKey: 'replay-a' });
-    expect(first.status).toBe(201);
-    const replay = await sb.transfer(momoTransfer, { timestamp: ts, idempotencyKey: 'replay-a' });
-    expect(replay.status).toBe(401);
-    expect(replay.body.error.details.reason).toBe('replayed');
-    const replayOtherKey = await sb.transfer(momoTransfer, { timestamp: ts, idempotencyKey: 'replay-b' });
-    expect(replayOtherKey.status).toBe(401);
-    expect(replayOtherKey.body.error.details.reason).toBe('replayed');
   });
 
   it('checks the signature before the scope-free body validation, so an unsigned bad body is 401 not 400', async () => {

@@ -41,8 +41,8 @@ async function harness(overrides: Record<string, unknown> = {}): Promise<Harness
   const store = new SqliteStore(':memory:');
   const ids = new IdGenerator(clock, new SeededRandom(7));
   const apiKeys = new ApiKeyService({ clock, ids });
-  const signatures = new RequestSignatureVerifier({ clock, store });
-  const idempotency = new IdempotencyService({ clock });
+  const signatures = new RequestSignatureVerifier({ clock });
+  const idempotency = new IdempotencyService({ clock, boot: 1 });
   const feed = new PriceFeed({ store, clock, seed: 7, market: config.trading.market });
   await feed.init();
 
@@ -158,13 +158,12 @@ describe('PUT /api/v1/sandbox/rates/usd/:asset', () => {
   });
 
   it.each([
-    ['an unknown asset', '/api/v1/sandbox/rates/usd/DAI'],
-    ['a lowercase asset', '/api/v1/sandbox/rates/usd/usdt'],
-  ])('names path.asset for %s', async (_label, path) => {
-    const res = await h.put(path, { price: '1.0003' });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('validation_error');
-    expect(fieldsOf(res.body)).toEqual(['path.asset']);
+    ['an unknown asset', 'DAI'],
+    ['a lowercase asset', 'usdt'],
+  ])('answers 404 not_found for %s, naming it', async (_label, asset) => {
+    const res = await h.put(`/api/v1/sandbox/rates/usd/${asset}`, { price: '1.0003' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ status: false, message: `No such asset: '${asset}'`, error: { code: 'not_found', details: { id: asset } } });
   });
 
   it.each([

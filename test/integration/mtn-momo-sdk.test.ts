@@ -11,6 +11,7 @@ import { createMtnMomoMock, type MtnMomoCredentials } from '../../src/mocks/mtn-
 import { ProviderHealth } from '../../src/rails/provider-health.ts';
 import { Scheduler } from '../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { MockTransactionBooks } from '../../src/mocks/mock-transaction-book.ts';
 
 // The independent `mtn-momo` npm client (sparkplug/momoapi-node), used unchanged: it is only
 // told the mock's base URL. If this passes, the mock speaks MTN's wire format as clients read it.
@@ -47,6 +48,7 @@ describe('the mtn-momo SDK, pointed at the MTN MoMo mock, works unchanged', () =
           scenarios: { decide: () => undefined }, // no rules: MTN's own sandbox behaviour
           health: new ProviderHealth(),
           logger: silentLogger,
+          books: await MockTransactionBooks.load(store, clock),
           maxHoldMs: 1000,
           defaultCallbackSeconds: CALLBACK_SECONDS,
         },

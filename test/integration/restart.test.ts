@@ -74,28 +74,121 @@ describe('durability', () => {
 });
 
 describe('recovery from a stop in the middle of an initiation', () => {
-  it('fails the transfer no provider accepted, refunds it, and answers its Idempotency-Key', async () => {
+  const momo = (msisdn: string) => ({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn });
+  const bank = { amount: 5_000, currency: 'GHS', channel: 'bank', account_number: '1000000001', bank_code: '040100', bank_account_name: 'Ama Owusu' };
+
+  /**
+   * Puts a record back where a stop between the claim and the provider's answer leaves it: no
+   * provider recorded, its key in flight under an earlier boot. What the upstream was told stays.
+   */
+  async function orphan(sb: TestSandbox, table: 'charges' | 'transfers', id: string, opts: { keepAttempts?: boolean } = {}): Promise<void> {
+    await sb.ry.store.run(`UPDATE ${table} SET provider = NULL, provider_reference = NULL WHERE id = ?`, [id]);
+    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = ?, response_status = NULL, response_body = NULL WHERE resource_id = ?", [
+      sb.ry.boot - 1,
+      id,
+    ]);
+    if (!opts.keepAttempts) await sb.ry.store.run('DELETE FROM rail_attempts WHERE ref_id = ?', [id]);
+  }
+
+  async function start(): Promise<TestSandbox> {
     const sb = await startTestSandbox();
     sandboxes.push(sb);
-    await sb.fund(20_000);
-    // What the first transaction of POST /transfers leaves behind when the process dies before
-    // any provider answers: a pending transfer with no provider, a reservation, a key in flight.
-    const ok = await sb.transfer({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'crash-key' });
-    await sb.ry.store.run("UPDATE transfers SET provider = NULL, provider_reference = NULL WHERE id = ?", [ok.body.data.id]);
-    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL");
-    await sb.ry.store.run("DELETE FROM jobs WHERE kind LIKE 'mock.%'");
-    await sb.advance(1);
-    const inFlight = await sb.transfer({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'crash-key' });
-    expect(inFlight.status).toBe(409);
+    await sb.fund(50_000);
+    return sb;
+  }
 
-    await sb.advance(60); // the status poll finds no provider ever took it
-    const transfer = (await sb.get(`/api/v1/transfers/${ok.body.data.id}`)).body.data;
-    expect(transfer).toMatchObject({ status: 'failed', failure_reason: 'initiation_interrupted' });
-    expect(await sb.wallet()).toMatchObject({ available: 20_000, reserved: 0 });
-    const retry = await sb.transfer({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'crash-key' });
+  it.each([
+    ['mtn-momo', 'a charge', '0551234987', 'RESOURCE_ALREADY_EXIST'],
+    ['hubtel', 'a charge failed over to hubtel', '0551234989', 'its used ClientReference'],
+  ])('resumes with the same reference at %s (%s), which knows it (%s): the retry gets the same charge', async (provider, _what, msisdn) => {
+    const sb = await start();
+    const first = await sb.charge(momo(msisdn), { idempotencyKey: `orphan-${provider}` });
+    expect(first.body.data.provider).toBe(provider);
+    await orphan(sb, 'charges', first.body.data.id);
+
+    const retry = await sb.charge(momo(msisdn), { idempotencyKey: `orphan-${provider}` });
     expect(retry.status).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body.data).toMatchObject({ id: ok.body.data.id, status: 'failed' });
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_provider', provider });
+    const mockTransactions = await sb.ry.store.all('SELECT reference FROM mock_transactions WHERE provider = ?', [provider]);
+    expect(mockTransactions).toHaveLength(1);
+    await sb.advance(10);
+    expect((await sb.get(`/api/v1/charges/${first.body.data.id}`)).body.data.status).toBe('success');
+    expect(await sb.wallet()).toMatchObject({ available: 50_000 + 5_000 - first.body.data.fees });
     expectBalanced(await sb.trialBalance());
+  });
+
+  it('resumes a bank transfer with the same sessionId, which the rail reports as a duplicate, and settles it once', async () => {
+    const sb = await start();
+    const first = await sb.transfer(bank, { idempotencyKey: 'orphan-bank' });
+    await orphan(sb, 'transfers', first.body.data.id);
+    const retry = await sb.transfer(bank, { idempotencyKey: 'orphan-bank' });
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending', provider: 'bank-rail' });
+    await sb.advance(10);
+    expect((await sb.get(`/api/v1/transfers/${first.body.data.id}`)).body.data.status).toBe('success');
+    expect(await sb.wallet()).toMatchObject({ available: 50_000 - 5_000 - first.body.data.fees, reserved: 0 });
+    expectBalanced(await sb.trialBalance());
+  });
+
+  it('finishes from the recorded acceptance without calling the provider again', async () => {
+    const sb = await start();
+    const first = await sb.charge(momo('0551234987'), { idempotencyKey: 'orphan-recorded' });
+    await orphan(sb, 'charges', first.body.data.id, { keepAttempts: true });
+    // Were the provider called again, it would refuse: it is down.
+    sb.ry.health.setDown('mtn-momo', true);
+    const retry = await sb.charge(momo('0551234987'), { idempotencyKey: 'orphan-recorded' });
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_provider', provider: 'mtn-momo' });
+  });
+
+  it('answers with the record as it stands when its provider settled it during the stop', async () => {
+    const sb = await start();
+    const first = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-settled' });
+    await sb.advance(10);
+    await orphan(sb, 'transfers', first.body.data.id);
+    await sb.ry.store.run("UPDATE transfers SET provider = 'mtn-momo' WHERE id = ?", [first.body.data.id]);
+    const retry = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-settled' });
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'success' });
+  });
+
+  it('fails the record with 502 provider_unavailable, refunding the reservation, when no provider can take it now', async () => {
+    const sb = await start();
+    const first = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-unavailable' });
+    await orphan(sb, 'transfers', first.body.data.id);
+    await sb.ry.store.run("DELETE FROM mock_transactions"); // the upstreams forgot it too
+    for (const provider of ['mtn-momo', 'hubtel']) sb.ry.health.setDown(provider, true);
+    const retry = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-unavailable' });
+    expect(retry.status).toBe(502);
+    expect(retry.body.error).toMatchObject({ code: 'provider_unavailable', details: { transfer_id: first.body.data.id } });
+    expect((await sb.get(`/api/v1/transfers/${first.body.data.id}`)).body.data).toMatchObject({ status: 'failed', failure_reason: 'provider_unavailable' });
+    expect(await sb.wallet()).toMatchObject({ available: 50_000, reserved: 0 });
+    expectBalanced(await sb.trialBalance());
+  });
+
+  it('is finished at start-up, before any retry, and by the status poll when nobody retries', async () => {
+    const sb = await start();
+    const a = await sb.charge(momo('0551234987'), { idempotencyKey: 'orphan-startup' });
+    const b = await sb.charge(momo('0551234987'), { idempotencyKey: 'orphan-poll' });
+    await orphan(sb, 'charges', a.body.data.id);
+    expect(await sb.ry.recoverInterrupted()).toBe(1 + 0);
+    const key = await sb.ry.store.get<{ state: string; response_status: number }>("SELECT state, response_status FROM idempotency_keys WHERE idempotency_key = 'orphan-startup'");
+    expect(key).toEqual({ state: 'done', response_status: 201 });
+
+    await orphan(sb, 'charges', b.body.data.id);
+    await sb.advance(60); // the status poll meets the orphan
+    const polled = await sb.ry.store.get<{ state: string }>("SELECT state FROM idempotency_keys WHERE idempotency_key = 'orphan-poll'");
+    expect(polled).toEqual({ state: 'done' });
+    expect((await sb.get(`/api/v1/charges/${b.body.data.id}`)).body.data).toMatchObject({ status: 'success', provider: 'mtn-momo' });
+  });
+
+  it('answers 409 only while the claim belongs to this process, still routing', async () => {
+    const sb = await start();
+    const first = await sb.charge(momo('0551234987'), { idempotencyKey: 'in-flight-here' });
+    await orphan(sb, 'charges', first.body.data.id);
+    await sb.ry.store.run('UPDATE idempotency_keys SET boot = ? WHERE resource_id = ?', [sb.ry.boot, first.body.data.id]);
+    const retry = await sb.charge(momo('0551234987'), { idempotencyKey: 'in-flight-here' });
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe('idempotency_conflict');
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type Railyard } from '../../src/app.ts';
-import { signRequest, unusedTimestamp } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/auth/request-signature.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
@@ -16,8 +16,6 @@ export interface TestSandbox {
   baseUrl: string;
   key: string;
   signingSecret: string;
-  /** Every request signature this sandbox has been sent, so none is sent twice (a replay). */
-  usedSignatures: Set<string>;
   /** Unauthenticated supertest agent against the listening server. */
   http: ReturnType<typeof supertest>;
   get(path: string, key?: string): supertest.Test;
@@ -25,7 +23,7 @@ export interface TestSandbox {
   post(path: string, body: unknown, opts?: PostOptions): supertest.Test;
   /** POST /api/v1/transfers, signed, with a fresh Idempotency-Key unless given. */
   transfer(body: unknown, opts?: PostOptions): supertest.Test;
-  /** POST /api/v1/trades, signed, with a fresh Idempotency-Key and a signature never used before. */
+  /** POST /api/v1/trades, signed, with a fresh Idempotency-Key unless given. */
   execute(body: unknown, opts?: PostOptions): supertest.Test;
   /** POST /api/v1/charges with a fresh Idempotency-Key unless given. */
   charge(body: unknown, opts?: PostOptions): supertest.Test;
@@ -48,8 +46,6 @@ export interface PostOptions {
 
 let idemCounter = 0;
 
-export { unusedTimestamp };
-
 export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
@@ -68,22 +64,20 @@ export async function startTestSandbox(
   await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ry.setBaseUrl(baseUrl);
+  // As railyard serve does: what a stopped process left in flight on this database is finished.
+  await ry.recoverInterrupted();
   const http = supertest(baseUrl);
   const key = ry.sandbox.key;
   const signingSecret = ry.sandbox.signingSecret;
 
-  const usedSignatures = new Set<string>();
   const post = (path: string, body: unknown, opts: PostOptions = {}) => {
     const raw = opts.rawBody ?? JSON.stringify(body);
     let req = http.post(path).set('Authorization', `Bearer ${opts.key ?? key}`).set('Content-Type', 'application/json');
     if (opts.idempotencyKey) req = req.set('Idempotency-Key', opts.idempotencyKey);
     if (opts.sign) {
-      const secret = opts.signingSecret ?? signingSecret;
-      const ts =
-        opts.timestamp !== undefined
-          ? String(opts.timestamp)
-          : unusedTimestamp(usedSignatures, Math.floor(ry.wallClock.now() / 1000), (t) => signRequest(secret, t, 'POST', path, raw));
-      req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(opts.signingSecret ?? signingSecret, ts, 'POST', path, raw));
+      const ts = String(opts.timestamp ?? Math.floor(ry.wallClock.now() / 1000));
+      const signed = { method: 'POST', pathAndQuery: path, idempotencyKey: opts.idempotencyKey ?? undefined, rawBody: raw };
+      req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(opts.signingSecret ?? signingSecret, ts, signed));
     }
     return req.send(raw);
   };
@@ -95,7 +89,6 @@ export async function startTestSandbox(
     baseUrl,
     key,
     signingSecret,
-    usedSignatures,
     http,
     get: (path, k = key) => http.get(path).set('Authorization', `Bearer ${k}`),
     post,

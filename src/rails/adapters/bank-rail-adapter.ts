@@ -110,7 +110,7 @@ export class BankRailAdapter implements RailProvider {
     if (req.channel !== 'bank' || !req.accountNumber || !req.bankCode) {
       throw new RailError('rejected', 'bank-rail pays out only to a bank account (accountNumber and bankCode)');
     }
-    const { status, body } = await this.call('POST', '/gip/v1/credit-transfers', {
+    const { status, body } = await this.callOrKnown('POST', '/gip/v1/credit-transfers', req.reference, {
       sessionId: req.reference,
       amount: req.amount, // integer pesewas: this rail speaks minor units
       currency: req.currency,
@@ -184,6 +184,19 @@ export class BankRailAdapter implements RailProvider {
       ...(typeof body.transactionId === 'string' ? { providerReference: body.transactionId } : {}),
       outcome: outcomeFrom(body),
     };
+  }
+
+  /**
+   * A credit transfer, or, when the rail says the sessionId was used before (94: an earlier call,
+   * cut off by a timeout or a restart, was taken), the transfer it already holds.
+   */
+  private async callOrKnown(method: 'POST', path: string, sessionId: string, payload: Json): Promise<{ status: number; body: Json }> {
+    try {
+      return await this.call(method, path, payload);
+    } catch (err) {
+      if (!(err instanceof RailError) || err.detail.providerCode !== '94') throw err;
+      return this.call('GET', `/gip/v1/credit-transfers/${encodeURIComponent(sessionId)}`);
+    }
   }
 
   /** A 2xx whose responseCode is not one we expect: unavailable codes fail over, others are refusals. */

@@ -119,7 +119,7 @@ export class HubtelAdapter implements RailProvider {
 
   async collect(req: CollectRequest): Promise<RailAccepted> {
     const clientReference = toHubtelClientReference(req.reference);
-    const body = await this.call('POST', this.url('receive', `/merchantaccount/merchants/${this.pos()}/receive/mobilemoney`), {
+    const body = await this.initiate('collect', req.reference, this.url('receive', `/merchantaccount/merchants/${this.pos()}/receive/mobilemoney`), {
       CustomerMsisdn: req.msisdn,
       Channel: this.channelFor(req.network, req.msisdn),
       Amount: Number(toMajorString(req.amount, 'GHS')),
@@ -135,8 +135,9 @@ export class HubtelAdapter implements RailProvider {
       throw new RailError('rejected', 'hubtel pays out to mobile money wallets only');
     }
     const clientReference = toHubtelClientReference(req.reference);
-    const body = await this.call(
-      'POST',
+    const body = await this.initiate(
+      'payout',
+      req.reference,
       this.url('send', `/api/merchants/${encodeURIComponent(this.config.prepaidDepositId)}/send/mobilemoney`),
       {
         ...(req.accountName ? { RecipientName: req.accountName } : {}),
@@ -243,6 +244,39 @@ export class HubtelAdapter implements RailProvider {
       ...(providerReference ? { providerReference } : {}),
       outcome,
     };
+  }
+
+  /**
+   * POSTs a receive or send. Hubtel refuses a ClientReference used before (4000); when it holds a
+   * transaction under ours, an earlier call (cut off by a timeout or a restart) was taken, and
+   * that transaction is the answer.
+   */
+  private async initiate(operation: 'collect' | 'payout', reference: string, url: string, body: Json): Promise<Json> {
+    try {
+      return await this.call('POST', url, body);
+    } catch (err) {
+      if (!(err instanceof RailError) || err.kind !== 'rejected' || err.detail.providerCode !== '4000') throw err;
+      const transactionId = await this.knownTransactionId(operation, reference);
+      if (!transactionId) throw err;
+      return { ResponseCode: '0001', Data: { TransactionId: transactionId } };
+    }
+  }
+
+  /** Hubtel's TransactionId for our reference, from its status check; undefined when it has none. */
+  private async knownTransactionId(operation: 'collect' | 'payout', reference: string): Promise<string | undefined> {
+    const clientReference = encodeURIComponent(toHubtelClientReference(reference));
+    try {
+      if (operation === 'collect') {
+        const body = await this.call('GET', this.url('receiveStatus', `/transactions/${this.pos()}/status?clientReference=${clientReference}`));
+        return isObject(body.data) ? text(body.data.transactionId) : undefined;
+      }
+      const path = `/api/merchants/${encodeURIComponent(this.config.prepaidDepositId)}/transactions/status?clientReference=${clientReference}`;
+      const body = await this.call('GET', this.url('sendStatus', path));
+      return isObject(body.Data) ? text(body.Data.TransactionId) : undefined;
+    } catch (err) {
+      if (err instanceof RailError && err.kind === 'rejected') return undefined;
+      throw err;
+    }
   }
 
   private accepted(body: Json): RailAccepted {

@@ -1,3 +1,4 @@
+import { uuidFrom } from '../../kernel/ids.ts';
 import { toMajorString } from '../../kernel/money.ts';
 import type { Network } from '../../kernel/msisdn.ts';
 import { safeEqual } from '../../kernel/secrets.ts';
@@ -135,7 +136,7 @@ export class MtnMomoAdapter implements RailProvider {
     msisdn: string,
     req: { reference: string; amount: number; description: string },
   ): Promise<RailAccepted> {
-    const referenceId = this.ctx.uuid();
+    const referenceId = mtnReferenceId(req.reference);
     const note = mtnNote(req.description);
     const res = await this.call(product, 'POST', path, {
       headers: { 'X-Reference-Id': referenceId, 'X-Callback-Url': this.callbackUrl() },
@@ -148,6 +149,9 @@ export class MtnMomoAdapter implements RailProvider {
         payeeNote: note,
       },
     });
+    // MTN already holds this X-Reference-Id: an earlier call (cut off by a timeout or a restart)
+    // was taken, and the callback or a status poll will tell its outcome.
+    if (res.status === 409 && errorCode(res.text) === 'RESOURCE_ALREADY_EXIST') return { providerReference: referenceId };
     if (res.status < 200 || res.status >= 300) throw failure(res);
     // MTN answers 202 with an empty body; anything else (an HTML error page from a proxy, say)
     // is not an acceptance we can trust.
@@ -224,6 +228,14 @@ export class MtnMomoAdapter implements RailProvider {
   private send(url: string, init: RequestInit): Promise<UpstreamResponse> {
     return callUpstream(PROVIDER, url, init, this.ctx.timeoutMs, this.ctx.tap);
   }
+}
+
+/**
+ * The X-Reference-Id for one of our charges or transfers: derived from our id, so that a call
+ * resumed after a restart is the same transaction to MTN, which refuses it as a duplicate.
+ */
+export function mtnReferenceId(reference: string): string {
+  return uuidFrom(`${PROVIDER}:${reference}`);
 }
 
 /** The RailError for a non-success answer. */

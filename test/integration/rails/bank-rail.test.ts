@@ -14,6 +14,7 @@ import { RailError, type InboundCallback, type PayoutRequest } from '../../../sr
 import type { Decision, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
+import { MockTransactionBooks } from '../../../src/mocks/mock-transaction-book.ts';
 
 const CREDENTIALS = { clientId: 'railyard-participant', clientSecret: 'gip-test-secret-7f3a' };
 const CALLBACK_TOKEN = 'tok_bankrail_9c2e';
@@ -81,6 +82,7 @@ async function startHarness(): Promise<Harness> {
       },
       health,
       logger: silentLogger,
+      books: await MockTransactionBooks.load(store, clock),
       maxHoldMs: 2_000,
       defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS,
     },
@@ -280,12 +282,17 @@ describe('bank-rail credit transfers', () => {
     expect(accepted.providerReference).toMatch(/^GIP/);
   });
 
-  it('refuses a reused sessionId with 409 and code 94', async () => {
-    await h.adapter.payout(payoutRequest('trf_006'));
+  it('refuses a reused sessionId with 409 and code 94, which the adapter reads as the transfer the rail already holds', async () => {
+    const first = await h.adapter.payout(payoutRequest('trf_006'));
 
-    const err = await railError(h.adapter.payout(payoutRequest('trf_006')));
+    const reused = await signedRequest('POST', '/gip/v1/credit-transfers', {
+      sessionId: 'trf_006', amount: 12_550, currency: 'GHS', destinationBankCode: GCB, accountNumber: ACCOUNT,
+      accountName: 'Kwame Asante', narration: 'again', callbackUrl: 'http://127.0.0.1:1/cb',
+    });
+    expect(reused).toMatchObject({ status: 409, body: { responseCode: '94' } });
 
-    expect(err).toMatchObject({ kind: 'rejected', detail: { httpStatus: 409, providerCode: '94' } });
+    // What a call resumed after a restart meets: the same transfer, not a second one.
+    expect(await h.adapter.payout(payoutRequest('trf_006'))).toEqual(first);
   });
 
   it('refuses an unknown bank code (92), a malformed account number (30) and a zero amount (13)', async () => {

@@ -20,6 +20,7 @@ import { RailError, type InboundCallback } from '../../../src/rails/provider-por
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
+import { MockTransactionBooks } from '../../../src/mocks/mock-transaction-book.ts';
 
 const CREDENTIALS: HubtelCredentials = {
   clientId: 'hubtel-client',
@@ -76,7 +77,7 @@ async function harness(): Promise<Harness> {
   app.use(
     '/mocks/hubtel',
     createHubtelMock(
-      { clock, scheduler, store, scenarios, health, logger, maxHoldMs: 2000, defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS },
+      { clock, scheduler, store, scenarios, health, logger, books: await MockTransactionBooks.load(store, clock), maxHoldMs: 2000, defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS },
       CREDENTIALS,
     ),
   );

@@ -9,12 +9,13 @@ import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import { silentLogger } from '../../../src/kernel/logger.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
 import { createMtnMomoMock, type MtnMomoCredentials } from '../../../src/mocks/mtn-momo-mock.ts';
-import { MtnMomoAdapter, type MtnMomoAdapterConfig } from '../../../src/rails/adapters/mtn-momo-adapter.ts';
+import { MtnMomoAdapter, mtnReferenceId, type MtnMomoAdapterConfig } from '../../../src/rails/adapters/mtn-momo-adapter.ts';
 import { ProviderHealth } from '../../../src/rails/provider-health.ts';
 import { RailError, type InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Decision, ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
+import { MockTransactionBooks } from '../../../src/mocks/mock-transaction-book.ts';
 
 const CREDENTIALS: MtnMomoCredentials = {
   apiUser: '3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c',
@@ -73,6 +74,7 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
       },
       health,
       logger: silentLogger,
+      books: await MockTransactionBooks.load(store, clock),
       maxHoldMs: options.maxHoldMs ?? 2000,
       defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS,
     },
@@ -415,7 +417,8 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
   });
 
   describe('misbehaving upstream: malformed answers, resets, late acceptance, duplicate and extra callbacks', () => {
-    const lastReference = () => h.referenceIds.at(-1)!;
+    // The X-Reference-Id the adapter sent for the last collect or payout (it derives it from our id).
+    const lastReference = (reference = 'chg_0001') => mtnReferenceId(reference);
 
     it('malformed: basicuserinfo answers 200 with an HTML page, a protocol error', async () => {
       h.rule = behave({ respond: 'malformed' });
@@ -460,6 +463,19 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       expect(h.adapter().parseCallback(h.callbacks[0]!)).toEqual({ reference: 'trf_malformed', operation: 'payout', outcome: { status: 'success' } });
     });
 
+    it('a second request with the same reference meets 409 RESOURCE_ALREADY_EXIST, which the adapter reads as the transaction MTN holds', async () => {
+      const adapter = h.adapter();
+      const first = await adapter.collect(collectRequest());
+      expect(first).toEqual({ providerReference: mtnReferenceId('chg_0001') });
+      const { access_token } = await token('collection');
+      const body = { amount: '10.00', currency: 'GHS', externalId: 'chg_other', payer: { partyIdType: 'MSISDN', partyId: '233241234567' } };
+      const duplicate = await mtn('POST', '/collection/v1_0/requesttopay', access_token, { 'X-Reference-Id': first.providerReference }, body);
+      expect(duplicate.status).toBe(409);
+      expect(await adapter.collect(collectRequest())).toEqual(first);
+      await h.scheduler.advanceBy(60_000);
+      expect(h.callbacks).toHaveLength(1);
+    });
+
     it('reset: the connection is destroyed without an answer, a connection error, and nothing is created', async () => {
       h.rule = behave({ respond: 'reset' });
       const adapter = h.adapter();
@@ -493,7 +509,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       h.rule = behave({ respond: 'reset', callback: { after_seconds: 7, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } });
       const adapter = h.adapter();
       expect((await railError(adapter.payout(payoutRequest()))).kind).toBe('connection');
-      const query = { operation: 'payout' as const, reference: 'trf_0001', providerReference: lastReference() };
+      const query = { operation: 'payout' as const, reference: 'trf_0001', providerReference: lastReference('trf_0001') };
       expect(await adapter.status(query)).toEqual({ status: 'pending' });
       await h.scheduler.advanceBy(7_000);
       expect(h.callbacks).toHaveLength(1);

@@ -1,0 +1,29 @@
+import type { Db, Store } from './db.ts';
+
+// Facts about the running sandbox that must outlive its process.
+
+/** Counts this start: 1 on a fresh database, one more on every start after. */
+export async function nextBoot(store: Store): Promise<number> {
+  return store.transaction(async (tx) => {
+    await tx.run("INSERT INTO runtime_state (name, value) VALUES ('boot', 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1");
+    return (await tx.get<{ value: number }>("SELECT value FROM runtime_state WHERE name = 'boot'"))!.value;
+  });
+}
+
+/**
+ * Where a virtual clock stood when the last process stopped: the time it last saved, or the run
+ * time of the latest job it finished if that is later (a process killed in an advance).
+ */
+export async function lastVirtualTime(db: Db): Promise<number | null> {
+  const saved = await db.get<{ value: number }>("SELECT value FROM runtime_state WHERE name = 'virtual_clock'");
+  const ran = await db.get<{ at: number | null }>("SELECT MAX(run_at) AS at FROM jobs WHERE state <> 'pending'");
+  const times = [saved?.value, ran?.at].filter((t): t is number => typeof t === 'number');
+  return times.length ? Math.max(...times) : null;
+}
+
+export async function saveVirtualTime(db: Db, epochMs: number): Promise<void> {
+  await db.run(
+    "INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    [epochMs],
+  );
+}
