@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signatureHeaders } from '../../src/auth/request-signature.ts';
+import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+// A merchant's client that retries hard: a thousand copies of one request, all at once, under one
+// Idempotency-Key. Exactly one effect; every answer is the stored response or 409 while the first
+// is in flight; never a 5xx.
+
+const COPIES = 1_000;
+let sb: TestSandbox;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  await sb.fund(10_000_000);
+});
+afterAll(() => sb.close());
+
+async function storm(path: string, body: unknown, idempotencyKey: string, signed: boolean) {
+  const raw = JSON.stringify(body);
+  const headers: Record<string, string> = { authorization: `Bearer ${sb.key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
+  if (signed) Object.assign(headers, signatureHeaders(sb.signingSecret, sb.ry.wallClock.now(), { method: 'POST', pathAndQuery: path, idempotencyKey, rawBody: raw }));
+  const answers = await Promise.all(
+    Array.from({ length: COPIES }, async () => {
+      const res = await fetch(sb.baseUrl + path, { method: 'POST', headers, body: raw });
+      return { status: res.status, text: await res.text() };
+    }),
+  );
+  const byStatus = Object.groupBy(answers, (a) => String(a.status));
+  for (const status of Object.keys(byStatus)) expect(['201', '409']).toContain(status);
+  const created = byStatus['201'] ?? [];
+  expect(created.length).toBeGreaterThanOrEqual(1);
+  // Every 201 is the same stored response.
+  expect(new Set(created.map((a) => a.text)).size).toBe(1);
+  for (const conflict of byStatus['409'] ?? []) expect(JSON.parse(conflict.text).error.code).toBe('idempotency_conflict');
+  return JSON.parse(created[0]!.text).data;
+}
+
+async function transactionsCount(): Promise<number> {
+  return (await sb.ry.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM transactions'))!.n;
+}
+
+describe(`${COPIES} concurrent copies of one request under one Idempotency-Key`, () => {
+  it('create exactly one charge', async () => {
+    const before = await transactionsCount();
+    const charge = await storm('/api/v1/charges', { amount: 10_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, 'storm-charge', false);
+    expect(await transactionsCount()).toBe(before + 1);
+    await sb.advance(10);
+    expect((await sb.get(`/api/v1/charges/${charge.id}`)).body.data.status).toBe('success');
+  });
+
+  it('create exactly one signed transfer, reserving once', async () => {
+    const wallet = await sb.wallet();
+    const transfer = await storm('/api/v1/transfers', { amount: 20_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, 'storm-transfer', true);
+    expect(await sb.wallet()).toMatchObject({ available: wallet.available - transfer.total_debited, reserved: wallet.reserved + transfer.total_debited });
+    const count = await sb.ry.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM transfers WHERE amount = 20000");
+    expect(count!.n).toBe(1);
+  });
+
+  it('execute one trade from one quote', async () => {
+    const quote = (await sb.post('/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 })).body.data;
+    const trade = await storm('/api/v1/trades', { quote_reference: quote.reference, delivery_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }, 'storm-trade', true);
+    const trades = await sb.ry.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM trades');
+    expect(trades!.n).toBe(1);
+    expect(trade.reference).toMatch(/^trd_/);
+    expectBalanced(await sb.trialBalance());
+  });
+});
