@@ -1,0 +1,266 @@
+// npm run chaos -- [options]
+//
+// Crash-recovery harness, run on demand (never in CI). Each trial starts `railyard serve` on a
+// fresh SQLite file and a free loopback port, loads it with concurrent charges and signed
+// transfers, kills it at a random moment (SIGKILL mostly, SIGTERM sometimes), restarts it on the
+// same database and port, retries every unanswered request byte-identically, replays a sample of
+// answered ones, settles the virtual clock and reconciles what the clients were told against the
+// API and the database: nothing lost, nothing duplicated, nothing orphaned, no 5xx, no 409 after
+// the restart, a balanced ledger, no key left in flight. Exit 1 when any trial shows a problem.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { parseArgs } from 'node:util';
+import type { FindingKind, Findings } from './reconcile.ts';
+import { runTrial, trialFailed, type TrialResult } from './run-trial.ts';
+import { freePort, killAllStarted, RailyardProcess, REPO_ROOT, SANDBOX_KEY, SANDBOX_SECRET } from './spawn-server.ts';
+
+const USAGE = `npm run chaos -- [options]
+
+  --trials N            trials to run (default 10)
+  --clients N           concurrent clients (default 16)
+  --requests N          charges and transfers per trial (default 160, at most 5000)
+  --seed N              seed of the first trial; trial i uses seed + i (default: random, printed)
+  --sigterm-ratio R     share of trials killed with SIGTERM instead of SIGKILL, 0..1 (default 0.25)
+  --keep                keep the temp dirs (database, server log, requests) of failing trials
+  --keep-all            keep every trial's temp dir, passing or not
+  --fuzz N              also send N requests from the OpenAPI fuzzer (chaos/openapi-fuzzer.ts) to one fresh server
+  --rail-timeout-ms N   real-time provider timeout; the timeout numbers hold requests this long (default 2000)
+  --settle-seconds N    virtual seconds to advance after the restart (default 900)
+  --fund N              pesewas put in the wallet before the load (default 50000000)
+  --sample N            answered requests re-sent after the restart (default 20)
+  --scenarios PATH      scenario file or dir for the servers (default scenarios/sandbox.yaml)
+  -h, --help
+`;
+
+function int(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) usage(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function usage(message: string): never {
+  process.stderr.write(`chaos: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseOptions() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      strict: true,
+      allowPositionals: false,
+      options: {
+        trials: { type: 'string' },
+        clients: { type: 'string' },
+        requests: { type: 'string' },
+        seed: { type: 'string' },
+        'sigterm-ratio': { type: 'string' },
+        keep: { type: 'boolean', default: false },
+        'keep-all': { type: 'boolean', default: false },
+        fuzz: { type: 'string' },
+        'rail-timeout-ms': { type: 'string' },
+        'settle-seconds': { type: 'string' },
+        fund: { type: 'string' },
+        sample: { type: 'string' },
+        scenarios: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    usage(err instanceof Error ? err.message : String(err));
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const ratioText = v['sigterm-ratio'];
+  const ratio = ratioText === undefined ? 0.25 : Number(ratioText);
+  if (ratioText !== undefined && (!/^\d*\.?\d+$/.test(ratioText) || ratio < 0 || ratio > 1)) usage(`--sigterm-ratio must be a number from 0 to 1, got ${JSON.stringify(ratioText)}`);
+  return {
+    trials: int('trials', v.trials, 10, 0, 10_000),
+    clients: int('clients', v.clients, 16, 1, 256),
+    requests: int('requests', v.requests, 160, 1, 5_000),
+    seed: int('seed', v.seed, Math.floor(Math.random() * 1_000_000), 0, 2 ** 31 - 1),
+    sigtermRatio: ratio,
+    keep: v.keep === true || v['keep-all'] === true,
+    keepAll: v['keep-all'] === true,
+    fuzz: v.fuzz === undefined ? 0 : int('fuzz', v.fuzz, 0, 1, 1_000_000),
+    railTimeoutMs: int('rail-timeout-ms', v['rail-timeout-ms'], 2_000, 10, 120_000),
+    settleSeconds: int('settle-seconds', v['settle-seconds'], 900, 0, 86_400),
+    fundAmount: int('fund', v.fund, 50_000_000, 1, 1_000_000_000_000),
+    sampleSize: int('sample', v.sample, 20, 0, 5_000),
+    scenarios: resolve(REPO_ROOT, v.scenarios ?? 'scenarios/sandbox.yaml'),
+    requestTimeoutMs: 60_000,
+  };
+}
+
+interface Column {
+  title: string;
+  cell: (r: TrialResult) => string | number;
+  total: (rs: TrialResult[]) => string | number;
+}
+
+/** Columns that count a kind of finding (one finding per object, answer line or key). */
+function counts(kinds: [string, Exclude<FindingKind, 'warnings' | 'conflictsAfterRestart'>][]): Column[] {
+  return kinds.map(([title, kind]) => ({ title, cell: (r) => r.findings[kind].length, total: (rs) => sum(rs, (r) => r.findings[kind].length) }));
+}
+
+const COLUMNS: Column[] = [
+  { title: 'trial', cell: (r) => `${r.trial} (seed ${r.seed})`, total: () => 'total' },
+  { title: 'requests', cell: (r) => r.requests, total: (rs) => sum(rs, (r) => r.requests) },
+  { title: 'acknowledged', cell: (r) => r.acknowledged, total: (rs) => sum(rs, (r) => r.acknowledged) },
+  { title: 'of which 502', cell: (r) => r.unavailable, total: (rs) => sum(rs, (r) => r.unavailable) },
+  { title: 'killed with', cell: (r) => `${r.killedWith} after ${r.startedBeforeKill}`, total: (rs) => `${rs.filter((r) => r.killedWith === 'SIGKILL').length}×KILL ${rs.filter((r) => r.killedWith === 'SIGTERM').length}×TERM` },
+  { title: 'unanswered at kill', cell: (r) => r.unansweredAtKill, total: (rs) => sum(rs, (r) => r.unansweredAtKill) },
+  { title: 'retried', cell: (r) => r.retried, total: (rs) => sum(rs, (r) => r.retried) },
+  { title: 'replayed', cell: (r) => r.replaySampled, total: (rs) => sum(rs, (r) => r.replaySampled) },
+  ...counts([['lost', 'lost'], ['duplicated', 'duplicated'], ['orphaned', 'orphaned'], ['5xx', 'serverErrors']]),
+  {
+    title: '409 after restart',
+    cell: (r) => conflictCell(r.findings),
+    total: (rs) => `${sum(rs, (r) => r.findings.conflictAnswers)} (${sum(rs, (r) => r.findings.conflictsAfterRestart.length)} keys)`,
+  },
+  ...counts([['401', 'unauthorized'], ['replay ≠', 'replayMismatches'], ['keys in flight', 'inFlightKeys'], ['never answered', 'unansweredAtEnd']]),
+  { title: 'ledger balanced', cell: (r) => (r.error ? '?' : r.findings.ledger.length ? `no (${r.findings.ledger.length})` : 'yes'), total: (rs) => (rs.every((r) => !r.error && !r.findings.ledger.length) ? 'yes' : 'no') },
+  { title: 'result', cell: (r) => (r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'), total: (rs) => `${rs.filter(trialFailed).length} failed` },
+];
+
+/** 409 answers after the restart, and how many requests (keys) got them. */
+function conflictCell(f: Findings): string {
+  return f.conflictAnswers ? `${f.conflictAnswers} (${f.conflictsAfterRestart.length} keys)` : '0';
+}
+
+function sum(rs: TrialResult[], f: (r: TrialResult) => number): number {
+  return rs.reduce((s, r) => s + f(r), 0);
+}
+
+function table(results: TrialResult[]): string {
+  const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [
+    row(COLUMNS.map((c) => c.title)),
+    row(COLUMNS.map(() => '---')),
+    ...results.map((r) => row(COLUMNS.map((c) => c.cell(r)))),
+    row(COLUMNS.map((c) => `**${c.total(results)}**`)),
+  ].join('\n');
+}
+
+const LABELS: Record<FindingKind, string> = {
+  lost: 'lost', duplicated: 'duplicated', orphaned: 'orphaned', serverErrors: '5xx', conflictsAfterRestart: '409 after restart',
+  unauthorized: '401', replayMismatches: 'replay mismatch', inFlightKeys: 'keys left in flight', unansweredAtEnd: 'never answered',
+  ledger: 'ledger', warnings: 'warnings (not failures)',
+};
+const MAX_LINES = 8;
+
+function details(r: TrialResult): string {
+  const out: string[] = [`### trial ${r.trial} (seed ${r.seed}, ${r.killedWith})${r.kept ? ` — kept in ${r.dir}` : ''}`];
+  if (r.error) out.push(`- **error**: ${r.error}`);
+  for (const kind of Object.keys(LABELS) as FindingKind[]) {
+    const lines = r.findings[kind];
+    if (!lines.length) continue;
+    out.push(`- **${LABELS[kind]}** (${lines.length}):`);
+    for (const line of lines.slice(0, MAX_LINES)) out.push(`  - ${line}`);
+    if (lines.length > MAX_LINES) out.push(`  - … and ${lines.length - MAX_LINES} more`);
+  }
+  if (r.logErrors.length && trialFailed(r)) {
+    out.push(`- **server log errors** (${r.logErrors.length} distinct):`);
+    for (const line of r.logErrors.slice(0, MAX_LINES)) out.push(`  - \`${line.slice(0, 400)}\``);
+  }
+  return out.join('\n');
+}
+
+/**
+ * --fuzz: runFuzz from chaos/openapi-fuzzer.ts against one fresh server, with a digest of its
+ * database so that a request answered 4xx is checked to change nothing. The module is imported
+ * only when asked for, so the chaos trials run even while the fuzzer is being worked on.
+ */
+async function fuzz(requests: number, seed: number, keep: boolean): Promise<boolean> {
+  const specifier = './openapi-fuzzer.ts';
+  let mod: typeof import('./openapi-fuzzer.ts');
+  try {
+    mod = await import(specifier);
+  } catch (err) {
+    process.stderr.write(
+      `chaos: --fuzz needs chaos/openapi-fuzzer.ts exporting runFuzz, which could not be loaded ` +
+        `(${err instanceof Error ? err.message.split('\n')[0] : String(err)}). Run without --fuzz until it lands.\n`,
+    );
+    return false;
+  }
+  if (typeof mod.runFuzz !== 'function') {
+    process.stderr.write('chaos: chaos/openapi-fuzzer.ts does not export a runFuzz function\n');
+    return false;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'railyard-chaos-fuzz-'));
+  const dbPath = join(dir, 'railyard.db');
+  const port = await freePort();
+  const server = await RailyardProcess.start({
+    port, dbPath, seed, logFile: join(dir, 'server.log'), railTimeoutMs: 2_000, scenarios: resolve(REPO_ROOT, 'scenarios/sandbox.yaml'),
+  });
+  // A second, read-only connection to the server's WAL database sees each commit as it lands.
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  const reader = {
+    get: async <T,>(sql: string, params: SQLInputValue[] = []) => db.prepare(sql).get(...params) as T | undefined,
+    all: async <T,>(sql: string, params: SQLInputValue[] = []) => db.prepare(sql).all(...params) as T[],
+  };
+  let passed = false;
+  try {
+    const report = await mod.runFuzz({
+      baseUrl: `http://127.0.0.1:${port}`,
+      key: SANDBOX_KEY,
+      secret: SANDBOX_SECRET,
+      requests,
+      seed,
+      digest: mod.storeDigest(reader),
+      onProgress: (sent, found) => process.stderr.write(`fuzz: ${sent}/${requests} sent, ${found} distinct finding(s)\n`),
+    });
+    passed = report.findings.length === 0;
+    process.stdout.write(`\n## fuzz: ${report.sent} request(s), seed ${report.seed}, ${report.findings.length} distinct finding(s)\n\n`);
+    process.stdout.write(`statuses: ${JSON.stringify(report.byStatus)}\n`);
+    for (const finding of report.findings) process.stdout.write(`\n${mod.formatFinding(finding)}\n`);
+  } finally {
+    db.close();
+    await server.kill('SIGTERM');
+    if (passed || !keep) rmSync(dir, { recursive: true, force: true });
+    else process.stdout.write(`fuzz server dir kept: ${dir}\n`);
+  }
+  return passed;
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions();
+  process.on('SIGINT', () => {
+    killAllStarted();
+    process.exit(130);
+  });
+  process.on('exit', killAllStarted);
+
+  process.stdout.write(
+    `# railyard chaos: ${o.trials} trial(s), ${o.clients} clients, ${o.requests} requests, seed ${o.seed}, SIGTERM ratio ${o.sigtermRatio}\n\n`,
+  );
+  const results: TrialResult[] = [];
+  for (let i = 1; i <= o.trials; i++) {
+    const seed = o.seed + i - 1;
+    process.stderr.write(`trial ${i}/${o.trials} (seed ${seed})… `);
+    const r = await runTrial({ ...o, trial: i, seed });
+    results.push(r);
+    process.stderr.write(`${r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'} (${r.killedWith}, ${r.requests} requests, ${r.unansweredAtKill} unanswered at kill)${r.kept ? ` kept in ${r.dir}` : ''}\n`);
+  }
+  if (results.length) {
+    process.stdout.write(table(results) + '\n');
+    const notable = results.filter((r) => trialFailed(r) || r.findings.warnings.length);
+    if (notable.length) process.stdout.write('\n## findings\n\n' + notable.map(details).join('\n\n') + '\n');
+  }
+  const fuzzPassed = o.fuzz > 0 ? await fuzz(o.fuzz, o.seed, o.keep) : true;
+  const failed = results.filter(trialFailed).length;
+  process.stdout.write(`\n${failed ? `${failed} of ${results.length} trial(s) showed problems` : `${results.length} trial(s), no problems`}${o.fuzz ? `; fuzz ${fuzzPassed ? 'passed' : 'failed'}` : ''}\n`);
+  process.exitCode = failed || !fuzzPassed ? 1 : 0;
+}
+
+main().catch((err) => {
+  killAllStarted();
+  process.stderr.write(`chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

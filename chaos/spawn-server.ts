@@ -1,0 +1,161 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LOOPBACK, sendRecorded, recordRequest } from './recorded-request.ts';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const TSX = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+
+export const SANDBOX_KEY = 'sk_test_railyard_sandbox_0000000000000000';
+export const SANDBOX_SECRET = 'sig_test_railyard_sandbox_signing_secret';
+
+export interface ServerOptions {
+  port: number;
+  dbPath: string;
+  seed: number;
+  logFile: string;
+  /** Real-time provider timeout: the timeout numbers hold a request this long per provider. */
+  railTimeoutMs: number;
+  scenarios: string;
+  startTimeoutMs?: number;
+}
+
+/** Asks the kernel for a free loopback port, then lets it go for the server to take. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, LOOPBACK, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** Every process group this harness started and has not yet seen die, so a crash of the harness can end them. */
+const live = new Set<number>();
+export function killAllStarted(): void {
+  for (const pgid of live) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  live.clear();
+}
+
+/**
+ * One `railyard serve` (tsx src/main.ts serve) on 127.0.0.1. tsx runs the app in a child node
+ * process, so the server is started as its own process group and signalled as a group: a SIGKILL
+ * to the tsx wrapper alone would leave the real server holding the port and the database.
+ */
+export class RailyardProcess {
+  readonly port: number;
+  readonly pgid: number;
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly logFd: number;
+
+  private constructor(readonly options: ServerOptions) {
+    this.port = options.port;
+    this.logFd = openSync(options.logFile, 'a');
+    writeSync(this.logFd, `\n===== chaos: starting railyard serve on port ${options.port} at ${new Date().toISOString()} =====\n`);
+    this.child = spawn(TSX, ['src/main.ts', 'serve'], {
+      cwd: REPO_ROOT,
+      detached: true,
+      stdio: ['ignore', this.logFd, this.logFd],
+      env: {
+        ...process.env,
+        // tsx's shebang says `node`: make it the Node 24 that runs this harness, not the machine's.
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        PORT: String(options.port),
+        HOST: LOOPBACK,
+        RAILYARD_BASE_URL: `http://${LOOPBACK}:${options.port}`,
+        RAILYARD_DB: options.dbPath,
+        RAILYARD_CLOCK: 'virtual',
+        RAILYARD_SEED: String(options.seed),
+        RAILYARD_LOG_REQUESTS: 'true',
+        RAILYARD_RAIL_TIMEOUT_MS: String(options.railTimeoutMs),
+        RAILYARD_SCENARIOS: options.scenarios,
+        RAILYARD_SANDBOX_KEY: SANDBOX_KEY,
+        RAILYARD_SANDBOX_SIGNING_SECRET: SANDBOX_SECRET,
+        // A railyard.yaml in the repo must not change what the harness tests.
+        RAILYARD_CONFIG: join(REPO_ROOT, 'chaos', 'railyard.chaos.yaml'),
+      },
+    });
+    this.pgid = this.child.pid!;
+    live.add(this.pgid);
+    this.exited = new Promise((done) => this.child.once('exit', (code, signal) => done({ code, signal })));
+  }
+
+  /** Starts the server and resolves once GET /healthz answers 200. */
+  static async start(options: ServerOptions): Promise<RailyardProcess> {
+    const server = new RailyardProcess(options);
+    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    void server.exited.then((e) => (exited = e));
+    while (Date.now() < deadline) {
+      if (exited) break;
+      const outcome = await sendRecorded(server.port, recordRequest(server.port, 'GET', '/healthz', undefined, {}), 2_000);
+      if (outcome.ok && outcome.status === 200) return server;
+      await sleep(100);
+    }
+    await server.kill('SIGKILL');
+    const why = exited ? `it exited (${JSON.stringify(exited)})` : 'GET /healthz never answered 200';
+    throw new Error(`railyard serve did not start on port ${options.port}: ${why}\n--- log tail ---\n${tail(options.logFile, 40)}`);
+  }
+
+  /** Signals the whole process group and waits until no process of it is left. */
+  async kill(signal: 'SIGKILL' | 'SIGTERM', graceMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; escalated: boolean }> {
+    signalGroup(this.pgid, signal);
+    let escalated = false;
+    const result = await Promise.race([this.exited, sleep(graceMs).then(() => null)]);
+    if (!result || groupAlive(this.pgid)) {
+      // The wrapper may be gone while its child lingers, or a graceful stop hung: finish it.
+      const deadline = Date.now() + graceMs;
+      while (groupAlive(this.pgid) && Date.now() < deadline) await sleep(50);
+      if (groupAlive(this.pgid)) {
+        escalated = true;
+        signalGroup(this.pgid, 'SIGKILL');
+        while (groupAlive(this.pgid)) await sleep(50);
+      }
+    }
+    live.delete(this.pgid);
+    const final = await this.exited;
+    closeSync(this.logFd);
+    return { ...final, escalated };
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+export function tail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
