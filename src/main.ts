@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
+import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
@@ -215,7 +216,8 @@ async function serve(): Promise<void> {
   const scenarios = loadScenarios(scenarioPaths);
   const logger = config.log_requests ? jsonLogger() : silentLogger;
   const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets });
-  const server = createServer(railyard.app);
+  const drain = new GracefulDrain();
+  const server = createServer(drain.wrap(railyard.app));
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(config.port, config.host, () => done());
@@ -268,12 +270,18 @@ async function serve(): Promise<void> {
     force.unref();
     watcher.close();
     railyard.stream.close(); // end open event streams (railyard listen reconnects)
-    server.close(async () => {
-      await railyard.close();
-      process.stdout.write('railyard stopped\n');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    // Merchant requests in flight finish (their providers, the in-process mocks, stay up), then
+    // the running job; only then does the listener close.
+    void (async () => {
+      await drain.drain();
+      await railyard.scheduler.stop();
+      server.close(async () => {
+        await railyard.close();
+        process.stdout.write('railyard stopped\n');
+        process.exit(0);
+      });
+      server.closeAllConnections();
+    })();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
