@@ -1,9 +1,21 @@
-# railyard: the sandbox as a container. No build step: tsx (a runtime dependency) runs the
-# TypeScript sources on the image's own Node 24. The `node@24` devDependency is omitted.
+# railyard: the sandbox as a container. A build stage compiles the TypeScript (npm run build);
+# the runtime stage runs the compiled JavaScript on the image's own Node 24, with production
+# dependencies only. The `node@24` devDependency is not needed there.
 #
 #   docker build -t railyard .
 #   docker run --rm -p 4010:4010 -v railyard-data:/data railyard
 ARG NODE_IMAGE=node:24-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /build
+COPY package.json package-lock.json ./
+# @scarf/scarf (a pact-js dependency) phones home from its install script; npm < 11 would run it.
+# --ignore-scripts: the image has Node 24 already, and the build runs below, once the sources are in.
+RUN SCARF_ANALYTICS=false npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src/ ./src/
+RUN npx tsc -p tsconfig.build.json
+
 FROM ${NODE_IMAGE}
 
 ENV NODE_ENV=production \
@@ -16,14 +28,12 @@ WORKDIR /app
 # Dependencies first so the layer is cached until the lockfile changes. Installed as root and
 # left root-owned: the app user can read them but not rewrite them.
 COPY package.json package-lock.json ./
-# @scarf/scarf (a pact-js dependency) phones home from its install script; npm < 11 would run it.
-RUN SCARF_ANALYTICS=false npm ci --omit=dev --no-audit --no-fund \
+RUN SCARF_ANALYTICS=false npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
     && npm cache clean --force
 
-COPY tsconfig.json ./
 COPY bin/ ./bin/
 COPY scenarios/ ./scenarios/
-COPY src/ ./src/
+COPY --from=build /build/dist/ ./dist/
 
 # The SQLite store lives on a volume the unprivileged user owns.
 RUN mkdir -p /data && chown node:node /data
@@ -38,4 +48,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4010)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 
 # Exec form: node is PID 1 and receives SIGTERM, which the server handles by draining requests.
-CMD ["node", "--import", "tsx", "src/main.ts", "serve"]
+CMD ["node", "dist/main.js", "serve"]

@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so the package works without a build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI (npm run build, which npm ci runs too); without a build, the TypeScript
+// sources through tsx.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/main.ts');
+const compiled = new URL('../dist/main.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/main.ts');
+}

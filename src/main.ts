@@ -9,10 +9,6 @@ import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { loadScenarios } from './scenarios/scenario-loader.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
-import { runListen } from './cli/listen-command.ts';
-import { runTrigger } from './cli/trigger-command.ts';
-import { runGenerate, runVerify } from './cli/contracts-command.ts';
-import { parseSeed, runReplay } from './cli/replay-command.ts';
 
 const USAGE = `railyard ${VERSION}
 
@@ -71,6 +67,7 @@ async function listen(args: string[]): Promise<void> {
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const { runListen } = await import('./cli/listen-command.ts');
   const code = await runListen(
     {
       forwardTo: values['forward-to'],
@@ -108,6 +105,7 @@ async function trigger(args: string[]): Promise<void> {
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const { runTrigger } = await import('./cli/trigger-command.ts');
   const code = await runTrigger(
     positionals[0] ?? '',
     {
@@ -135,6 +133,7 @@ async function replay(args: string[]): Promise<void> {
     }),
   );
   if (values.help) return void process.stdout.write(USAGE);
+  const { parseSeed, runReplay } = await import('./cli/replay-command.ts');
   const seed = parseSeed(values.seed);
   if (typeof seed === 'string') {
     process.stderr.write(`railyard replay: ${seed}\n`);
@@ -165,6 +164,8 @@ async function contracts(args: string[]): Promise<void> {
     process.exit(2);
   }
   const io = { stdout: process.stdout, stderr: process.stderr };
+  // Loaded only for these commands: pact-js is heavy, and serve never needs it.
+  const { runGenerate, runVerify } = await import('./cli/contracts-command.ts');
   if (sub === 'generate') {
     const { values } = parseContractsArgs('generate', rest, {
       scenarios: { type: 'string', multiple: true },
