@@ -25,8 +25,17 @@ export class SeededRandom implements RandomSource {
 }
 
 export class CryptoRandom implements RandomSource {
+  // One call to the system's generator fills many draws: each id takes eight.
+  private pool = Buffer.alloc(0);
+  private offset = 0;
   nextUint32(): number {
-    return randomBytes(4).readUInt32BE(0);
+    if (this.offset + 4 > this.pool.length) {
+      this.pool = randomBytes(4096);
+      this.offset = 0;
+    }
+    const value = this.pool.readUInt32BE(this.offset);
+    this.offset += 4;
+    return value;
   }
 }
 

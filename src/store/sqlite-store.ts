@@ -1,4 +1,4 @@
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Db, Row, SqlValue, Store } from './db.ts';
@@ -10,6 +10,8 @@ export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  // Repositories send a small, fixed set of SQL strings: each is prepared once.
+  private readonly statements = new Map<string, StatementSync>();
 
   constructor(readonly path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -37,15 +39,25 @@ export class SqliteStore implements Store {
     }
   }
 
+  private prepared(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= 1_000) this.statements.clear(); // bounded, should SQL ever be built per call
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   private readonly direct: Db = {
     run: async (sql, params = []) => {
-      const r = this.db.prepare(sql).run(...(params as SQLInputValue[]));
+      const r = this.prepared(sql).run(...(params as SQLInputValue[]));
       return { changes: Number(r.changes) };
     },
     get: async <T = Row>(sql: string, params: SqlValue[] = []) =>
-      this.db.prepare(sql).get(...(params as SQLInputValue[])) as T | undefined,
+      this.prepared(sql).get(...(params as SQLInputValue[])) as T | undefined,
     all: async <T = Row>(sql: string, params: SqlValue[] = []) =>
-      this.db.prepare(sql).all(...(params as SQLInputValue[])) as T[],
+      this.prepared(sql).all(...(params as SQLInputValue[])) as T[],
   };
 
   // Statements outside a transaction wait their turn too, so they never see (or join) the
