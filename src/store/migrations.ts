@@ -345,4 +345,17 @@ CREATE TABLE mock_transactions (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'hot-path-indexes',
+    sql: `
+-- The dispatcher looks for undispatched events on every scheduler pass; without this it read
+-- every event ever dispatched (a clock advance over 20k callbacks spent most of its time there).
+CREATE INDEX outbox_events_undispatched ON outbox_events (seq) WHERE dispatched_at IS NULL;
+-- Daily and monthly trading limits sum a merchant's trades since a time.
+CREATE INDEX trades_merchant_created ON trades (environment, merchant_id, created_at);
+-- Recovery and the status poll find an in-flight key by the resource it claimed.
+CREATE INDEX idempotency_keys_resource ON idempotency_keys (resource_id);
+`,
+  },
 ];
