@@ -127,7 +127,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(bootSeed(config.seed ?? 1, boot)) : new CryptoRandom();
   const wallClock = options.wallClock ?? new SystemClock();
   const ids = new IdGenerator(clock, random);
-  const scheduler = new Scheduler({ store, clock, ids, logger });
+  const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot });
+  await scheduler.releaseEarlierClaims();
   const ledger = new Ledger({ clock, ids });
   const outbox = new EventOutbox({ clock, ids });
   const apiKeys = new ApiKeyService({ clock, ids });

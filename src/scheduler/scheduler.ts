@@ -20,12 +20,20 @@ export interface ScheduledJob {
   payload: unknown;
 }
 
+/** How long, in real time, a claimed job stays with the process that claimed it. */
+export const JOB_LEASE_MS = 60_000;
+
 /**
  * Durable delayed work on the business clock: quote expiry, provider callbacks, status polls,
  * webhook retries. A job is written in the caller's transaction, so it exists exactly when the
  * state change that asked for it does. Jobs run in (run_at, creation) order, one at a time, at
  * least once: a crash between running and marking done runs the job again, so handlers are
  * idempotent.
+ *
+ * Running a job starts with claiming it: a lease in real time, in the name of this process's
+ * boot. Only one process runs a job while its lease holds; the lease of a process that died
+ * runs out and the job is due again (at once, at start-up, for the boots of a database only one
+ * process uses). So several instances can share one jobs table.
  */
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
@@ -34,7 +42,16 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; ids: IdGenerator; logger: Logger },
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      ids: IdGenerator;
+      logger: Logger;
+      /** Real time, for leases: business time may stand still or leap. */
+      wallClock: Clock;
+      /** This process's boot: the owner of the jobs it claims. */
+      boot: number;
+    },
   ) {}
 
   register(kind: string, handler: JobHandler): void {
@@ -88,8 +105,23 @@ export class Scheduler {
     });
   }
 
-  async pending(): Promise<{ kind: string; run_at: number }[]> {
-    return this.deps.store.all("SELECT kind, run_at FROM jobs WHERE state = 'pending' ORDER BY run_at, seq");
+  /** How many jobs wait, and when the next falls due: counted, not loaded. */
+  async pending(): Promise<{ count: number; nextRunAt: number | null }> {
+    const row = await this.deps.store.get<{ count: number; next: number | null }>(
+      "SELECT COUNT(*) AS count, MIN(run_at) AS next FROM jobs WHERE state = 'pending'",
+    );
+    return { count: row?.count ?? 0, nextRunAt: row?.next ?? null };
+  }
+
+  /**
+   * Frees the claims of earlier boots: on a database one process uses, they died with their
+   * process. (Processes sharing a database wait for the leases to run out instead.)
+   */
+  async releaseEarlierClaims(): Promise<number> {
+    const r = await this.deps.store.run("UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE state = 'pending' AND claimed_by <> ?", [
+      this.deps.boot,
+    ]);
+    return r.changes;
   }
 
   /** Polls for due jobs in the background (the served sandbox; tests drive runDue/advanceBy). */
@@ -117,12 +149,23 @@ export class Scheduler {
     }
   }
 
+  /** The next due job this process has claimed, after the tick hooks ran. */
   private async nextDue(until: number): Promise<JobRow | undefined> {
     for (const hook of this.tickHooks) await hook();
-    return this.deps.store.get<JobRow>(
-      "SELECT id, kind, run_at, payload FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT 1",
-      [until],
-    );
+    for (;;) {
+      const now = this.deps.wallClock.now();
+      const job = await this.deps.store.get<JobRow>(
+        "SELECT id, kind, run_at, payload FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY run_at, seq LIMIT 1",
+        [until, now],
+      );
+      if (!job) return undefined;
+      const claimed = await this.deps.store.run(
+        "UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE id = ? AND state = 'pending' AND (lease_until IS NULL OR lease_until < ?)",
+        [this.deps.boot, now + JOB_LEASE_MS, job.id, now],
+      );
+      if (claimed.changes === 1) return job;
+      // Another process claimed it between the two statements: look again.
+    }
   }
 
   private async execute(job: JobRow): Promise<void> {
@@ -130,10 +173,10 @@ export class Scheduler {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at });
-      await this.deps.store.run("UPDATE jobs SET state = 'done', attempts = attempts + 1 WHERE id = ?", [job.id]);
+      await this.deps.store.run("UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id = ?", [job.id]);
     } catch (err) {
       this.deps.logger.error('job failed', { job: job.id, kind: job.kind, error: String(err) });
-      await this.deps.store.run("UPDATE jobs SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?", [
+      await this.deps.store.run("UPDATE jobs SET state = 'failed', attempts = attempts + 1, lease_until = NULL, last_error = ? WHERE id = ?", [
         String(err).slice(0, 500),
         job.id,
       ]);

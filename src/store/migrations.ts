@@ -358,4 +358,14 @@ CREATE INDEX trades_merchant_created ON trades (environment, merchant_id, create
 CREATE INDEX idempotency_keys_resource ON idempotency_keys (resource_id);
 `,
   },
+  {
+    version: 7,
+    name: 'job-leases',
+    sql: `
+-- A job is claimed before it runs: by a boot, until a real time. Several processes can then
+-- share one jobs table; a dead process's claims run out.
+ALTER TABLE jobs ADD COLUMN claimed_by INTEGER;
+ALTER TABLE jobs ADD COLUMN lease_until INTEGER;
+`,
+  },
 ];

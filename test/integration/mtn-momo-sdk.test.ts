@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
+import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { createMtnMomoMock, type MtnMomoCredentials } from '../../src/mocks/mtn-momo-mock.ts';
@@ -29,7 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 describe('the mtn-momo SDK, pointed at the MTN MoMo mock, works unchanged', () => {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(VIRTUAL_EPOCH);
-  const scheduler = new Scheduler({ store, clock, ids: new IdGenerator(clock, new SeededRandom(7)), logger: silentLogger });
+  const scheduler = new Scheduler({ store, clock, ids: new IdGenerator(clock, new SeededRandom(7)), logger: silentLogger, wallClock: new SystemClock(), boot: 1 });
   const callbacks: { method: string; body: unknown }[] = [];
   let server: Server;
   let base: string;

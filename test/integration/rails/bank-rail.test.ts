@@ -2,7 +2,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { VIRTUAL_EPOCH, VirtualClock } from '../../../src/kernel/clock.ts';
+import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import { silentLogger } from '../../../src/kernel/logger.ts';
 import { hmacSha256Hex } from '../../../src/kernel/secrets.ts';
@@ -63,7 +63,7 @@ async function startHarness(): Promise<Harness> {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(VIRTUAL_EPOCH);
   const ids = new IdGenerator(clock, new SeededRandom(1));
-  const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger });
+  const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: new SystemClock(), boot: 1 });
   const health = new ProviderHealth();
   const callbacks: InboundCallback[] = [];
   const queries: RailQuery[] = [];

@@ -3,7 +3,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { VIRTUAL_EPOCH, VirtualClock } from '../../../src/kernel/clock.ts';
+import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import type { Logger } from '../../../src/kernel/logger.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
@@ -62,7 +62,7 @@ async function harness(): Promise<Harness> {
     warn: (message, fields) => logs.push({ message, fields }),
     error: (message, fields) => logs.push({ message, fields }),
   };
-  const scheduler = new Scheduler({ store, clock, ids, logger });
+  const scheduler = new Scheduler({ store, clock, ids, logger, wallClock: new SystemClock(), boot: 1 });
   const health = new ProviderHealth();
   const queries: RailQuery[] = [];
   let current: ProviderBehaviour | undefined;

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { VIRTUAL_EPOCH, VirtualClock } from '../../../src/kernel/clock.ts';
+import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import { silentLogger } from '../../../src/kernel/logger.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
@@ -52,7 +52,7 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(VIRTUAL_EPOCH);
   const ids = new IdGenerator(clock, new SeededRandom(1));
-  const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger });
+  const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: new SystemClock(), boot: 1 });
   const health = new ProviderHealth();
   const callbacks: InboundCallback[] = [];
   const queries: RailQuery[] = [];

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { VirtualClock, VIRTUAL_EPOCH } from '../../src/kernel/clock.ts';
+import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import { JOB_LEASE_MS, Scheduler } from '../../src/scheduler/scheduler.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
+
+/** Two processes sharing one jobs table: each its own scheduler, boot and wall clock. */
+function sharedTable() {
+  const store = new SqliteStore(':memory:');
+  stores.push(store);
+  const clock = new VirtualClock(VIRTUAL_EPOCH);
+  const wall = new VirtualClock(Date.UTC(2026, 10, 23));
+  const ids = new IdGenerator(clock, new SeededRandom(3));
+  const process = (boot: number) => {
+    const ran: string[] = [];
+    const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: wall, boot });
+    scheduler.register('note', async (payload: { name: string }) => void ran.push(payload.name));
+    return { scheduler, ran };
+  };
+  return { store, clock, wall, process };
+}
+
+describe('the scheduler', () => {
+  it('runs due jobs in (run_at, creation) order, including those a job schedules for now', async () => {
+    const { store, process } = sharedTable();
+    const { scheduler, ran } = process(1);
+    scheduler.register('chain', async () => {
+      await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH + 2_000, payload: { name: 'scheduled by chain' } });
+    });
+    await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH + 5_000, payload: { name: 'late' } });
+    await scheduler.schedule(store, { kind: 'chain', runAt: VIRTUAL_EPOCH + 1_000, payload: {} });
+    await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH + 2_000, payload: { name: 'early' } });
+    expect(await scheduler.pending()).toEqual({ count: 3, nextRunAt: VIRTUAL_EPOCH + 1_000 });
+    expect(await scheduler.advanceBy(10_000)).toBe(4);
+    expect(ran).toEqual(['early', 'scheduled by chain', 'late']);
+    expect(await scheduler.pending()).toEqual({ count: 0, nextRunAt: null });
+  });
+
+  it('leaves a job another process has claimed alone until its lease runs out, then runs it', async () => {
+    const { store, wall, process } = sharedTable();
+    const a = process(1);
+    const b = process(2);
+    await a.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'once' } });
+    // Process 1 claims it and dies before marking it done.
+    await store.run('UPDATE jobs SET claimed_by = 1, lease_until = ?', [wall.now() + JOB_LEASE_MS]);
+    expect(await b.scheduler.runDue()).toBe(0);
+    wall.set(wall.now() + JOB_LEASE_MS + 1);
+    expect(await b.scheduler.runDue()).toBe(1);
+    expect(b.ran).toEqual(['once']);
+    expect(await store.get('SELECT state, claimed_by, lease_until FROM jobs')).toEqual({ state: 'done', claimed_by: 2, lease_until: null });
+  });
+
+  it('frees the claims of earlier boots at once when one process owns the database', async () => {
+    const { store, wall, process } = sharedTable();
+    const first = process(1);
+    await first.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'orphaned claim' } });
+    await store.run('UPDATE jobs SET claimed_by = 1, lease_until = ?', [wall.now() + JOB_LEASE_MS]);
+    const second = process(2);
+    expect(await second.scheduler.releaseEarlierClaims()).toBe(1);
+    expect(await second.scheduler.runDue()).toBe(1);
+    expect(second.ran).toEqual(['orphaned claim']);
+  });
+});
