@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
+import type { Duplex } from 'node:stream';
 import { RailyardError, type ErrorCode } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { failure, type ErrorEnvelope } from './envelope.ts';
@@ -50,4 +51,24 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { status, body } = toErrorResponse(err, logger);
     res.status(status).json(body);
   };
+}
+
+/**
+ * For node:http's 'clientError' event: a request node cannot parse (a malformed request line
+ * or header, headers over its 16 kB limit) never reaches express, and node's own answer is a
+ * bare 400 or 431 with no body. This answers with the envelope instead:
+ * `server.on('clientError', answerClientError)`.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(
+    tooLarge
+      ? failure('validation_error', 'The request line and headers are larger than 16 kB', { fields: [{ field: 'headers', message: 'too large' }] })
+      : failure('validation_error', 'The request is not well-formed HTTP', { fields: [{ field: 'request', message: 'malformed' }] }),
+  );
+  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

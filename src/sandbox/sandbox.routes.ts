@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { ApiKeyService } from '../auth/api-key-service.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { ok } from '../http/envelope.ts';
+import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../kernel/errors.ts';
+import { ForbiddenError, ValidationError } from '../kernel/errors.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { ProviderHealth } from '../rails/provider-health.ts';
@@ -50,8 +51,8 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
     return {
       mode: deps.clock.kind,
       now: iso(deps.clock.now()),
-      pending_jobs: pending.length,
-      next_job_at: pending[0] ? iso(pending[0].run_at) : null,
+      pending_jobs: pending.count,
+      next_job_at: pending.nextRunAt === null ? null : iso(pending.nextRunAt),
     };
   };
   const providers = () =>
@@ -148,12 +149,12 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       summary: 'Take a provider down (its mock answers 503 and routing fails over) or bring it back',
       tag: 'Sandbox',
       sandboxOnly: true,
-      params: z.strictObject({ name: z.string().max(40) }),
+      params: pathIdParams('name', 'provider', 'mtn-momo'),
       body: z.strictObject({ down: z.boolean({ error: 'down must be true or false' }) }),
       response: { status: 200, description: 'The provider', schema: envelopeOf(providerSchema) },
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, body }) => {
-        if (!deps.router.get(params.name)) throw new NotFoundError(`No provider named ${params.name}`, { name: params.name });
+        if (!deps.router.get(params.name)) throw noSuch('provider', params.name);
         deps.health.setDown(params.name, body.down);
         return { status: 200, body: ok(body.down ? 'Provider is down' : 'Provider is up', providers().find((p) => p.name === params.name)!) };
       },

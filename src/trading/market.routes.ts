@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config/config.ts';
 import { ok } from '../http/envelope.ts';
+import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { ValidationError } from '../kernel/errors.ts';
@@ -96,14 +97,16 @@ export function marketRoutes(deps: MarketRouteDeps): RouteSpec[] {
       description: 'A pinned leg never moves; with an old as_of it goes stale, which halts quoting with rate_expired.',
       tag: 'Sandbox',
       sandboxOnly: true,
-      params: z.strictObject({ asset: z.enum(ASSETS, { error: `asset must be one of ${ASSETS.join(', ')}` }) }),
+      params: pathIdParams('asset', 'asset', 'USDT', ASSETS),
       body: z.strictObject({ price: decimalText('price', '1.0003').describe('USD per asset'), as_of: asOfSchema }),
       response,
-      errors: ['forbidden'],
+      errors: ['forbidden', 'not_found'],
       handler: async ({ params, body }) => {
+        const asset = ASSETS.find((a) => a === params.asset);
+        if (!asset) throw noSuch('asset', params.asset);
         const at = asOf(body.as_of);
-        await feed.pinUsd(params.asset, parseRate(body.price), at);
-        return { status: 200, body: ok(`${params.asset} USD price pinned at ${body.price}`, await marketState()) };
+        await feed.pinUsd(asset, parseRate(body.price), at);
+        return { status: 200, body: ok(`${asset} USD price pinned at ${body.price}`, await marketState()) };
       },
     }),
     defineRoute({

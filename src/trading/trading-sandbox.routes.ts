@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ok } from '../http/envelope.ts';
+import { findById } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
@@ -36,7 +37,10 @@ export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService 
       body: z.strictObject({ decision: z.enum(['approve', 'reject'], { error: 'decision must be approve or reject' }) }),
       response: { status: 200, description: 'The trade, settled or failed', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, body, auth }) => ({ status: 200, body: ok(`Review: ${body.decision}`, await deps.trades.review(auth, params.reference, body.decision)) }),
+      handler: async ({ params, body, auth }) => ({
+        status: 200,
+        body: ok(`Review: ${body.decision}`, await findById('trade', params.reference, () => deps.trades.review(auth, params.reference, body.decision))),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -48,7 +52,10 @@ export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService 
       params: tradeReferenceParams,
       response: { status: 200, description: 'The trade, reversed', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'not_found', 'insufficient_funds'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Trade reversed', await deps.trades.reverse(auth, params.reference)) }),
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: ok('Trade reversed', await findById('trade', params.reference, () => deps.trades.reverse(auth, params.reference))),
+      }),
     }),
     defineRoute({
       method: 'post',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ok } from '../http/envelope.ts';
+import { findById } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { Store } from '../store/db.ts';
@@ -49,7 +50,10 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       params: tradeReferenceParams,
       response: { status: 200, description: 'The trade', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Trade', await deps.trades.get(deps.store, auth, params.reference)) }),
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: ok('Trade', await findById('trade', params.reference, () => deps.trades.get(deps.store, auth, params.reference))),
+      }),
     }),
     defineRoute({
       method: 'get',

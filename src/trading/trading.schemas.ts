@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pathIdParams } from '../http/find-by-id.ts';
 import { MAX_AMOUNT } from '../kernel/money.ts';
 import { amountSchema } from '../wallet/wallet.schemas.ts';
 import { ALL_TRADING_NETWORKS } from './assets.ts';
@@ -29,7 +30,7 @@ export const quoteBody = z
 export type QuoteBody = z.infer<typeof quoteBody>;
 
 export const tradeReference = z.string().regex(/^trd_[0-9a-z]{20}$/, 'must look like trd_ followed by 20 characters');
-export const tradeReferenceParams = z.strictObject({ reference: tradeReference });
+export const tradeReferenceParams = pathIdParams('reference', 'trade', 'trd_0000000000aaaaaaaaaa');
 
 export const executeBody = z.strictObject({
   quote_reference: z.string({ error: 'quote_reference is required' }).regex(/^qt_[0-9a-z]{20}$/, 'quote_reference must look like qt_ followed by 20 characters'),

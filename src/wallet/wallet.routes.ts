@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ok } from '../http/envelope.ts';
+import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { Ledger } from '../ledger/ledger.ts';
@@ -13,7 +14,6 @@ import {
   createChargeBody,
   createTransferBody,
   envelopeOf,
-  idParams,
   listEnvelopeOf,
   nameResolutionSchema,
   resolveBankBody,
@@ -67,10 +67,13 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       summary: 'The latest state of a charge',
       tag: 'Charges',
       scope: 'read',
-      params: idParams('chg'),
+      params: pathIdParams('id', 'charge', 'chg_0000000000aaaaaaaaaa'),
       response: { status: 200, description: 'The charge', schema: envelopeOf(chargeSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Charge', await deps.charges.get(deps.store, auth, params.id)) }),
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: ok('Charge', await findById('charge', params.id, () => deps.charges.get(deps.store, auth, params.id))),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -94,10 +97,13 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       summary: 'The latest state of a transfer',
       tag: 'Transfers',
       scope: 'read',
-      params: idParams('trf'),
+      params: pathIdParams('id', 'transfer', 'trf_0000000000aaaaaaaaaa'),
       response: { status: 200, description: 'The transfer', schema: envelopeOf(transferSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Transfer', await deps.transfers.get(deps.store, auth, params.id)) }),
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: ok('Transfer', await findById('transfer', params.id, () => deps.transfers.get(deps.store, auth, params.id))),
+      }),
     }),
     defineRoute({
       method: 'post',

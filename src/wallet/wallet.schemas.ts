@@ -59,9 +59,6 @@ export type CreateTransferBody = z.infer<typeof createTransferBody>;
 export const resolveMomoBody = z.strictObject({ msisdn: msisdnSchema, network: network.optional() });
 export const resolveBankBody = z.strictObject({ account_number: accountNumberSchema, bank_code: bankCodeSchema });
 
-export const idParams = (prefix: string) =>
-  z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`), `id must look like ${prefix}_ followed by 20 characters`) });
-
 const timestamp = z.string().describe('ISO 8601, UTC');
 
 export const chargeSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ok } from '../http/envelope.ts';
+import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
@@ -15,7 +16,8 @@ import {
   rotateBody,
 } from './webhook.schemas.ts';
 
-const idOf = (prefix: string) => z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`), `id must look like ${prefix}_ followed by 20 characters`) });
+const endpointId = pathIdParams('id', 'webhook endpoint', 'we_0000000000aaaaaaaaaa');
+const deliveryId = pathIdParams('id', 'webhook delivery', 'wd_0000000000aaaaaaaaaa');
 
 export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatcher: WebhookDispatcher }): RouteSpec[] {
   const { endpoints, dispatcher } = deps;
@@ -50,10 +52,10 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       summary: 'One webhook endpoint',
       tag: 'Webhooks',
       scope: 'webhooks:write',
-      params: idOf('we'),
+      params: endpointId,
       response: { status: 200, description: 'The endpoint', schema: envelopeOf(endpointSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook endpoint', await endpoints.get(auth, params.id)) }),
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook endpoint', await findById('webhook endpoint', params.id, () => endpoints.get(auth, params.id))) }),
     }),
     defineRoute({
       method: 'delete',
@@ -62,10 +64,10 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       summary: 'Stop sending to an endpoint; pending retries to it stop too',
       tag: 'Webhooks',
       scope: 'webhooks:write',
-      params: idOf('we'),
+      params: endpointId,
       response: { status: 200, description: 'The deleted endpoint', schema: envelopeOf(endpointSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook endpoint deleted', await endpoints.remove(auth, params.id)) }),
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook endpoint deleted', await findById('webhook endpoint', params.id, () => endpoints.remove(auth, params.id))) }),
     }),
     defineRoute({
       method: 'post',
@@ -74,11 +76,11 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       summary: 'Issue a new signing secret; the old one keeps signing for a grace period, so deliveries carry both signatures',
       tag: 'Webhooks',
       scope: 'webhooks:write',
-      params: idOf('we'),
+      params: endpointId,
       body: rotateBody,
       response: { status: 200, description: 'The endpoint with its new secret', schema: envelopeOf(endpointWithSecretSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, body, auth }) => ({ status: 200, body: ok('Secret rotated; store the new secret now', await endpoints.rotate(auth, params.id, body?.grace_seconds)) }),
+      handler: async ({ params, body, auth }) => ({ status: 200, body: ok('Secret rotated; store the new secret now', await findById('webhook endpoint', params.id, () => endpoints.rotate(auth, params.id, body?.grace_seconds))) }),
     }),
     defineRoute({
       method: 'get',
@@ -102,10 +104,10 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       summary: 'One event',
       tag: 'Webhooks',
       scope: 'read',
-      params: idOf('evt'),
+      params: pathIdParams('id', 'event', 'evt_0000000000aaaaaaaaaa'),
       response: { status: 200, description: 'The event', schema: envelopeOf(eventSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Event', await dispatcher.getEvent(auth, params.id)) }),
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Event', await findById('event', params.id, () => dispatcher.getEvent(auth, params.id))) }),
     }),
     defineRoute({
       method: 'get',
@@ -134,10 +136,10 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       summary: 'One delivery and its attempts',
       tag: 'Webhooks',
       scope: 'read',
-      params: idOf('wd'),
+      params: deliveryId,
       response: { status: 200, description: 'The delivery', schema: envelopeOf(deliverySchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook delivery', await dispatcher.get(auth, params.id)) }),
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Webhook delivery', await findById('webhook delivery', params.id, () => dispatcher.get(auth, params.id))) }),
     }),
     defineRoute({
       method: 'post',
@@ -146,10 +148,10 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       summary: 'Send a delivery again now, whatever its state; the attempt is logged as a redelivery',
       tag: 'Webhooks',
       scope: 'webhooks:write',
-      params: idOf('wd'),
+      params: deliveryId,
       response: { status: 200, description: 'The delivery with the new attempt', schema: envelopeOf(deliverySchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Redelivered', await dispatcher.redeliver(auth, params.id)) }),
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Redelivered', await findById('webhook delivery', params.id, () => dispatcher.redeliver(auth, params.id))) }),
     }),
   ];
 }

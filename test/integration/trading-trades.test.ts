@@ -588,13 +588,16 @@ describe('Idempotent execution', () => {
     expect(await tradeCount()).toBe(1);
   });
 
-  it('treats an identical signed request in the same second as a replayed signature', async () => {
+  it('answers a byte-identical signed retry in the same second from the store: the signature covers the key', async () => {
     const body = { quote_reference: await buyQuote(10_000), delivery_address: TRC20 };
     const timestamp = Math.floor(sb.ry.wallClock.now() / 1000);
-    expect((await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same', timestamp })).status).toBe(201);
+    const first = await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same', timestamp });
+    expect(first.status).toBe(201);
     const res = await sb.post('/api/v1/trades', body, { sign: true, idempotencyKey: 'k-same', timestamp });
-    expect(res.status).toBe(401);
-    expect(res.body.error).toMatchObject({ code: 'invalid_signature', details: { reason: 'replayed' } });
+    expect(res.status).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBe('true');
+    expect(res.body).toEqual(first.body);
+    expect(await tradeCount()).toBe(1);
   });
 });
 
@@ -752,7 +755,7 @@ describe('Reading trades', () => {
     expect(res.body).toEqual({ status: true, message: 'Trade', data: trade });
   });
 
-  it('answers 404 for an unknown trade and for a trade of the other environment, 400 for a malformed reference', async () => {
+  it('answers 404 for an unknown trade, a trade of the other environment and a reference of any other shape', async () => {
     const trade = await buy(10_000);
     const unknown = await sb.get('/api/v1/trades/trd_00000000000000000000');
     expect(unknown.status).toBe(404);
@@ -761,7 +764,9 @@ describe('Reading trades', () => {
     const other = await sb.get(`/api/v1/trades/${trade.reference}`, live.body.data.key);
     expect(other.status).toBe(404);
     expect((await sb.get('/api/v1/trades', live.body.data.key)).body.data).toEqual([]);
-    expect((await sb.get('/api/v1/trades/not-a-reference')).status).toBe(400);
+    const malformed = await sb.get('/api/v1/trades/not-a-reference');
+    expect(malformed.status).toBe(404);
+    expect(malformed.body).toEqual({ status: false, message: "No such trade: 'not-a-reference'", error: { code: 'not_found', details: { id: 'not-a-reference' } } });
   });
 
   it('lists newest first, filters by status, side, asset and creation time, and pages with a cursor', async () => {
