@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
+import { answerClientError } from './http/error-mapper.ts';
 import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
@@ -219,6 +220,8 @@ async function serve(): Promise<void> {
   const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets });
   const drain = new GracefulDrain();
   const server = createServer(drain.wrap(railyard.app));
+  // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
+  server.on('clientError', answerClientError);
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(config.port, config.host, () => done());

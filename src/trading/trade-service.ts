@@ -141,7 +141,7 @@ export class TradeService {
 
   private async owned(db: Db, auth: AuthContext, reference: string): Promise<TradeRow> {
     const row = await db.get<TradeRow>('SELECT * FROM trades WHERE id = ? AND environment = ? AND merchant_id = ?', [reference, auth.environment, auth.merchantId]);
-    if (!row) throw new NotFoundError(`No trade ${reference}`, { reference });
+    if (!row) throw new NotFoundError(`No such trade: '${reference}'`, { reference });
     return row;
   }
 

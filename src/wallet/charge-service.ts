@@ -5,7 +5,8 @@ import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency-service.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
-import { NotFoundError, ValidationError } from '../kernel/errors.ts';
+import { noSuch } from '../http/find-by-id.ts';
+import { ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { inferNetwork, normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
@@ -154,7 +155,7 @@ export class ChargeService {
 
   async get(db: Db, auth: AuthContext, id: string): Promise<Charge> {
     const row = await db.get<ChargeRow>('SELECT * FROM charges WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
-    if (!row) throw new NotFoundError(`No charge ${id}`, { id });
+    if (!row) throw noSuch('charge', id);
     return presentCharge(row);
   }
 

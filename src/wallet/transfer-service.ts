@@ -4,7 +4,7 @@ import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { bankName } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
-import { NotFoundError } from '../kernel/errors.ts';
+import { noSuch } from '../http/find-by-id.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
@@ -155,7 +155,7 @@ export class TransferService {
 
   async get(db: Db, auth: AuthContext, id: string): Promise<Transfer> {
     const row = await db.get<TransferRow>('SELECT * FROM transfers WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
-    if (!row) throw new NotFoundError(`No transfer ${id}`, { id });
+    if (!row) throw noSuch('transfer', id);
     return presentTransfer(row);
   }
 

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/auth/request-signature.ts';
+import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
@@ -61,6 +62,7 @@ export async function startTestSandbox(
   });
   const ry = await createApp(config, { rules, wallets });
   const server = createServer(ry.app);
+  server.on('clientError', answerClientError);
   await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ry.setBaseUrl(baseUrl);
