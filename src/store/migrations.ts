@@ -368,4 +368,15 @@ ALTER TABLE jobs ADD COLUMN claimed_by INTEGER;
 ALTER TABLE jobs ADD COLUMN lease_until INTEGER;
 `,
   },
+  {
+    version: 8,
+    name: 'list-indexes',
+    sql: `
+-- Lists filtered by type walk only the rows of that type, newest first; events are listed per
+-- merchant without reading every merchant's.
+CREATE INDEX transactions_merchant_type ON transactions (environment, merchant_id, object_type, seq);
+CREATE INDEX outbox_events_merchant ON outbox_events (environment, merchant_id, seq);
+CREATE INDEX outbox_events_merchant_type ON outbox_events (environment, merchant_id, type, seq);
+`,
+  },
 ];

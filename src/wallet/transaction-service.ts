@@ -26,6 +26,12 @@ export class TransactionService {
   async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; type?: 'charge' | 'transfer' | 'trade' }) {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
+    // Each filter is a plain condition, present or absent: an `(? IS NULL OR …)` hides the seq
+    // bound from SQLite's planner, and a cursor page deep in a million rows then scans them.
+    const where = ['t.environment = ?', 't.merchant_id = ?'];
+    const params: (string | number)[] = [auth.environment, auth.merchantId];
+    if (before !== undefined) (where.push('t.seq < ?'), params.push(before));
+    if (query.type !== undefined) (where.push('t.object_type = ?'), params.push(query.type));
     const rows = await db.all<Row>(
       `SELECT t.seq, t.object_type, t.object_id AS id, r.side,
               COALESCE(c.status, f.status, r.status) AS status, COALESCE(c.amount, f.amount, r.settled_fiat_amount, r.net_fiat_amount) AS amount,
@@ -36,9 +42,9 @@ export class TransactionService {
          LEFT JOIN charges c ON t.object_type = 'charge' AND c.id = t.object_id
          LEFT JOIN transfers f ON t.object_type = 'transfer' AND f.id = t.object_id
          LEFT JOIN trades r ON t.object_type = 'trade' AND r.id = t.object_id
-        WHERE t.environment = ? AND t.merchant_id = ? AND (? IS NULL OR t.seq < ?) AND (? IS NULL OR t.object_type = ?)
+        WHERE ${where.join(' AND ')}
         ORDER BY t.seq DESC LIMIT ?`,
-      [auth.environment, auth.merchantId, before ?? null, before ?? null, query.type ?? null, query.type ?? null, pageSize + 1],
+      [...params, pageSize + 1],
     );
     const { items, nextCursor } = page(rows, pageSize);
     return { items: items.map(present), nextCursor };

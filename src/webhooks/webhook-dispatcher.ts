@@ -241,11 +241,13 @@ export class WebhookDispatcher {
   async listEvents(auth: AuthContext, query: { cursor?: string; page_size?: number; type?: string }) {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const params: (string | number)[] = [auth.environment, auth.merchantId];
+    if (before !== undefined) (where.push('seq < ?'), params.push(before));
+    if (query.type !== undefined) (where.push('type = ?'), params.push(query.type));
     const rows = await this.deps.store.all<OutboxRow>(
-      `SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events
-        WHERE environment = ? AND merchant_id = ? AND (? IS NULL OR seq < ?) AND (? IS NULL OR type = ?)
-        ORDER BY seq DESC LIMIT ?`,
-      [auth.environment, auth.merchantId, before ?? null, before ?? null, query.type ?? null, query.type ?? null, pageSize + 1],
+      `SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
+      [...params, pageSize + 1],
     );
     const { items, nextCursor } = page(rows, pageSize);
     return { items: items.map((r) => JSON.parse(r.payload) as RailyardEvent), nextCursor };
