@@ -264,6 +264,23 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await store.get('SELECT n FROM contract_counter WHERE id = ?', ['counter'])).toEqual({ n: 20 });
     });
 
+    it('keeps concurrent transactions apart when one of them fails: the others commit, the failed one leaves nothing', async () => {
+      const boom = new Error('the middle one fails');
+      const results = await Promise.allSettled(
+        [1, 2, 3, 4, 5].map((id) =>
+          store.transaction(async (tx) => {
+            await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [id, `item ${id}`, id]);
+            if (id === 3) throw boom;
+            return id;
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(results[2]).toEqual({ status: 'rejected', reason: boom });
+      expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).toEqual([1, 2, 4, 5]);
+      expect((await store.all<{ id: number }>('SELECT id FROM contract_items ORDER BY id')).map((r) => Number(r.id))).toEqual([1, 2, 4, 5]);
+    });
+
     it('never lets a statement outside the transaction see its uncommitted writes (they roll back unseen)', async () => {
       const inserted = gate();
       const release = gate();
