@@ -71,6 +71,7 @@ import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-type
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
 import type { MockTransactionBook } from './mock-transaction-book.ts';
+import { sendCallbackRequest } from './callback-sender.ts';
 import { takesRequest } from './takes-request.ts';
 
 export interface BankRailCredentials {
@@ -86,7 +87,6 @@ const CALLBACK_JOB = 'mock.bank-rail.callback';
 const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 const MAX_CLOCK_SKEW_SECONDS = 300;
 // Real time: a receiver that never answers must not stall the scheduler's one-at-a-time queue.
-const CALLBACK_TIMEOUT_MS = 5_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ACCOUNT_NUMBER = /^\d{8,16}$/;
 
@@ -272,7 +272,7 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     const url = new URL(callbackUrl);
     const timestamp = String(nowSeconds());
     try {
-      const res = await fetch(url, {
+      const status = await sendCallbackRequest(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -281,10 +281,8 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
           'x-signature': sign(credentials.clientSecret, timestamp, 'POST', url.pathname + url.search, raw),
         },
         body: raw,
-        signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
       });
-      await res.arrayBuffer();
-      if (!res.ok) ctx.logger.warn('bank-rail mock callback was not accepted', { sessionId, status: res.status });
+      if (status < 200 || status >= 300) ctx.logger.warn('bank-rail mock callback was not accepted', { sessionId, status });
     } catch (err) {
       // Sent once, never retried, as the wire description says; the URL holds a token, so it is not logged.
       ctx.logger.warn('bank-rail mock callback failed', { sessionId, error: String(err) });

@@ -6,6 +6,7 @@ import type { CallbackPlan, ProviderBehaviour, RailQuery } from '../scenarios/sc
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
 import type { MockTransactionBook } from './mock-transaction-book.ts';
+import { sendCallbackRequest } from './callback-sender.ts';
 import type { Db } from '../store/db.ts';
 import { takesRequest } from './takes-request.ts';
 
@@ -267,13 +268,7 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       });
     }
     try {
-      const res = await fetch(callbackUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.arrayBuffer();
+      await sendCallbackRequest(new URL(callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     } catch (err) {
       ctx.logger.warn('hubtel mock callback failed', { clientReference, error: String(err) });
     }

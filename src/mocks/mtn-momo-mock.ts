@@ -8,6 +8,7 @@ import type { CallbackPlan, Decision, ProviderBehaviour, RailQuery } from '../sc
 import { fakeNameFor } from './fake-name.ts';
 import type { MockContext } from './mock-context.ts';
 import type { MockTransactionBook } from './mock-transaction-book.ts';
+import { sendCallbackRequest } from './callback-sender.ts';
 import { takesRequest } from './takes-request.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
@@ -552,13 +553,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     // uses PUT for collections and POST for disbursements so receivers get exercised with both.
     const method = tx.product === 'collection' ? 'PUT' : 'POST';
     try {
-      const res = await fetch(tx.callbackUrl, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.arrayBuffer();
+      await sendCallbackRequest(new URL(tx.callbackUrl), { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     } catch (err) {
       // Sent once, no retry, as MTN does. The URL carries the receiver's token, so it is not logged.
       ctx.logger.warn('mtn-momo mock: callback delivery failed', { referenceId: tx.referenceId, error: String(err) });
