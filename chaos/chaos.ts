@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import type { FindingKind, Findings } from './reconcile.ts';
 import { runTrial, trialFailed, type TrialResult } from './run-trial.ts';
 import { freePort, killAllStarted, RailyardProcess, REPO_ROOT, SANDBOX_KEY, SANDBOX_SECRET } from './spawn-server.ts';
+import { wholeNumberOption } from './process-group.ts';
 
 const USAGE = `npm run chaos -- [options]
 
@@ -35,11 +36,7 @@ const USAGE = `npm run chaos -- [options]
   -h, --help
 `;
 
-function int(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) usage(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
+const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => wholeNumberOption(name, value, fallback, min, max, usage);
 
 function usage(message: string): never {
   process.stderr.write(`chaos: ${message}\n\n${USAGE}`);

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOOPBACK, sendRecorded, recordRequest } from './recorded-request.ts';
+import { groupAlive, signalGroup } from './process-group.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
@@ -131,22 +132,7 @@ export class RailyardProcess {
   }
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-  }
-}
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
