@@ -130,16 +130,24 @@ rules:
     const charge = request('/api/v1/charges', { amount: 2_000, currency: 'GHS', channel: 'momo', msisdn: '0551230001' }, 'held-charge');
     const transfer = request('/api/v1/transfers', { amount: 3_000, currency: 'GHS', channel: 'momo', msisdn: '0551230001' }, 'held-transfer', true);
     const unanswered = [send(p, charge).catch(() => null), send(p, transfer).catch(() => null)];
-    // Both are claimed and recorded; MTN holds them; nobody has an answer.
-    let created: { id: string; object_type?: string }[] = [];
-    for (let i = 0; i < 200 && created.length < 2; i++) {
-      created = (await get(p, '/api/v1/transactions')).data;
-      if (created.length < 2) await new Promise((r) => setTimeout(r, 50));
+    // Both are claimed and recorded, and MTN has taken both and holds the answers: nobody has
+    // an answer yet. (Killed any earlier, before MTN took them, a resumed call would meet a
+    // fresh hold instead of MTN's duplicate answer.)
+    const count = (sql: string) => {
+      const db = new DatabaseSync(env.RAILYARD_DB, { readOnly: true });
+      try {
+        return Number((db.prepare(sql).get() as { n: number }).n);
+      } finally {
+        db.close();
+      }
+    };
+    for (let i = 0; i < 300 && count("SELECT COUNT(*) AS n FROM mock_transactions WHERE provider = 'mtn-momo'") < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
     }
+    expect(count("SELECT COUNT(*) AS n FROM mock_transactions WHERE provider = 'mtn-momo'")).toBe(2);
+    expect(count("SELECT COUNT(*) AS n FROM idempotency_keys WHERE state = 'in_flight'")).toBe(2);
+    const created: { id: string }[] = (await get(p, '/api/v1/transactions')).data;
     expect(created).toHaveLength(2);
-    const db = new DatabaseSync(env.RAILYARD_DB, { readOnly: true });
-    expect(db.prepare("SELECT COUNT(*) AS n FROM idempotency_keys WHERE state = 'in_flight'").get()).toEqual({ n: 2 });
-    db.close();
     await p.stop('SIGKILL');
     expect(await Promise.all(unanswered)).toEqual([null, null]);
 
