@@ -1,11 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { requestJson } from './http-json.ts';
-import { groupAlive, signalGroup } from '../chaos/process-group.ts';
+import { freePort, groupAlive, signalGroup } from '../chaos/process-group.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const LOOPBACK = '127.0.0.1';
@@ -20,18 +19,7 @@ export const SANDBOX_SECRET = 'sig_test_railyard_sandbox_signing_secret';
  */
 export type LaunchMode = 'npm' | 'script';
 
-/** Asks the kernel for a free loopback port, then lets it go for the child to take. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, LOOPBACK, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
-}
+export { freePort };
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 // The harnesses (chaos/, bench/) start railyard in a process group of its own: npm and tsx start
 // child processes, and signalling only the parent would leave the real server holding the port.
 
@@ -24,4 +26,17 @@ export function wholeNumberOption(name: string, value: string | undefined, fallb
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) fail(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+/** Asks the kernel for a free loopback port, then lets it go for the server to take. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
 }

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOOPBACK, sendRecorded, recordRequest } from './recorded-request.ts';
-import { groupAlive, signalGroup } from './process-group.ts';
+import { freePort, groupAlive, signalGroup } from './process-group.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
@@ -23,18 +22,7 @@ export interface ServerOptions {
   startTimeoutMs?: number;
 }
 
-/** Asks the kernel for a free loopback port, then lets it go for the server to take. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, LOOPBACK, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
-}
+export { freePort };
 
 /** Every process group this harness started and has not yet seen die, so a crash of the harness can end them. */
 const live = new Set<number>();
