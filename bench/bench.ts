@@ -235,6 +235,8 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(out.join('\n'));
+  // The printed report beside the raw one, so the two always describe the same run.
+  writeFileSync(join(resultsDir, 'latest.md'), out.join('\n').trimStart());
   if (options.keep || errors) log(`temp dir kept: ${runDir}`);
   else rmSync(runDir, { recursive: true, force: true });
 }
