@@ -10,7 +10,9 @@ const COPIES = 1_000;
 let sb: TestSandbox;
 
 beforeAll(async () => {
-  sb = await startTestSandbox();
+  // A provider timeout as in production (5 s), not the tests' usual 250 ms: a thousand requests at
+  // once on a busy machine must not turn into failover and 502s, which is not what this tests.
+  sb = await startTestSandbox({ rails: { timeout_ms: 5_000 } });
   await sb.fund(10_000_000);
 });
 afterAll(() => sb.close());
