@@ -1,0 +1,69 @@
+// Group commit in the SQLite adapter: what the port contract cannot see (it holds for any
+// adapter), but the embedded store promises on top of it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+let dir: string;
+let store: SqliteStore;
+let observer: DatabaseSync;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'railyard-store-'));
+  store = new SqliteStore(join(dir, 'railyard.db'));
+  await store.run('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL)');
+  // A second connection: it sees only what is committed.
+  observer = new DatabaseSync(join(dir, 'railyard.db'), { readOnly: true });
+});
+
+afterEach(async () => {
+  observer.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const committedIds = () => (observer.prepare('SELECT id FROM items ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+
+describe('SqliteStore group commit', () => {
+  it('commits transactions that wait together once, each still all-or-nothing', async () => {
+    const before = store.commitCount;
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO items (id, label) VALUES (?, ?)', [i + 1, `item ${i + 1}`]);
+          if (i === 10) throw new Error('this one fails alone');
+          return i + 1;
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(committedIds()).toEqual(Array.from({ length: 50 }, (_, i) => i + 1).filter((id) => id !== 11));
+    expect(store.commitCount - before).toBe(1);
+  });
+
+  it('answers a transaction only once its writes are committed: another connection sees them', async () => {
+    const seen: number[][] = [];
+    await Promise.all(
+      [1, 2, 3].map((id) =>
+        store.transaction((tx) => tx.run('INSERT INTO items (id, label) VALUES (?, ?)', [id, 'x'])).then(() => seen.push(committedIds())),
+      ),
+    );
+    for (const view of seen) expect(view).toEqual([1, 2, 3]);
+  });
+
+  it('answers a read issued among writes only after they commit, so nothing uncommitted leaks out', async () => {
+    const write = store.transaction((tx) => tx.run('INSERT INTO items (id, label) VALUES (?, ?)', [1, 'x']));
+    const read = store.get<{ n: number }>('SELECT COUNT(*) AS n FROM items').then((row) => ({ row, committed: committedIds() }));
+    await write;
+    expect(await read).toEqual({ row: { n: 1 }, committed: [1] });
+  });
+
+  it('commits nothing for a batch of reads', async () => {
+    const before = store.commitCount;
+    await Promise.all([store.get('SELECT 1 AS one'), store.all('SELECT id FROM items')]);
+    expect(store.commitCount).toBe(before);
+  });
+});
