@@ -1,3 +1,4 @@
+import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
 import { RailError } from './provider-port.ts';
 
 export interface UpstreamResponse {
@@ -35,22 +36,18 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
  * RailErrors the router fails over on: timeout, or connection (refused, reset, DNS).
  */
 export async function callUpstream(provider: string, url: string, init: RequestInit, timeoutMs: number, tap?: UpstreamTap): Promise<UpstreamResponse> {
-  const what = `${init.method ?? 'GET'} ${new URL(url).pathname}`;
-  const request: UpstreamRequest | undefined = tap
-    ? { provider, method: init.method ?? 'GET', url, headers: headerRecord(init.headers), body: typeof init.body === 'string' ? init.body : undefined }
-    : undefined;
-  if (request) tap?.beforeCall?.(request);
+  const method = init.method ?? 'GET';
+  const what = `${method} ${new URL(url).pathname}`;
+  const request: UpstreamRequest = { provider, method, url, headers: headerRecord(init.headers), body: typeof init.body === 'string' ? init.body : undefined };
+  if (tap) tap.beforeCall?.(request);
   try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    const answer = { status: response.status, text: await response.text() };
-    if (request) tap?.answered?.(request, { ...answer, contentType: response.headers.get('content-type') });
+    const response = await httpExchange(url, { method, headers: request.headers, body: request.body, timeoutMs });
+    const answer = { status: response.status, text: response.text };
+    if (tap) tap.answered?.(request, { ...answer, contentType: response.headers['content-type'] ?? null });
     return answer;
   } catch (err) {
-    const name = (err as { name?: string } | null)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new RailError('timeout', `${provider} did not answer ${what} within ${timeoutMs} ms`);
-    }
-    const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
-    throw new RailError('connection', `${provider} could not be reached for ${what}: ${cause?.code ?? cause?.message ?? String(err)}`);
+    if (err instanceof HttpTimeoutError) throw new RailError('timeout', `${provider} did not answer ${what} within ${timeoutMs} ms`);
+    const code = err instanceof HttpConnectionError ? (err.code ?? err.message) : String(err);
+    throw new RailError('connection', `${provider} could not be reached for ${what}: ${code}`);
   }
 }

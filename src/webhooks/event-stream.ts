@@ -12,6 +12,11 @@ export interface PublishedEvent {
 export class EventStream {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
+  /** Whether anyone listens: publishers skip building events nobody reads. */
+  listening(): boolean {
+    return this.emitter.listenerCount('event') > 0;
+  }
+
   publish(published: PublishedEvent): void {
     this.emitter.emit('event', published);
   }

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { RailyardEvent } from '../events/event-outbox.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
+import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
@@ -45,6 +46,19 @@ interface OutboxRow {
 
 const EXCERPT_CHARS = 500;
 
+/** One attempt as it happened, before it is logged. */
+interface AttemptRecord {
+  deliveryId: string;
+  trigger: 'automatic' | 'redelivery';
+  at: number;
+  url: string;
+  status: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  error: string | null;
+  ok: boolean;
+}
+
 /**
  * Delivers the outbox as signed webhooks, at least once. On every scheduler tick, committed events
  * not yet dispatched become one delivery per matching endpoint, each a job due now. A failed
@@ -80,11 +94,18 @@ export class WebhookDispatcher {
       if (events.length === 0) return;
       await store.transaction(async (tx) => {
         const now = clock.now();
+        // One look per merchant and environment in the chunk, not one per event.
+        const endpointsOf = new Map<string, EndpointRow[]>();
         for (const event of events) {
-          const endpoints = await tx.all<EndpointRow>(
-            'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND enabled = 1 AND deleted_at IS NULL ORDER BY seq',
-            [event.environment, event.merchant_id],
-          );
+          const owner = `${event.environment}:${event.merchant_id}`;
+          let endpoints = endpointsOf.get(owner);
+          if (!endpoints) {
+            endpoints = await tx.all<EndpointRow>(
+              'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND enabled = 1 AND deleted_at IS NULL ORDER BY seq',
+              [event.environment, event.merchant_id],
+            );
+            endpointsOf.set(owner, endpoints);
+          }
           for (const endpoint of endpoints) {
             const types = endpoint.event_types ? (JSON.parse(endpoint.event_types) as string[]) : null;
             if (types && !types.includes(event.type)) continue;
@@ -96,11 +117,14 @@ export class WebhookDispatcher {
             );
             await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id } });
           }
-          await tx.run('UPDATE outbox_events SET dispatched_at = ? WHERE id = ?', [now, event.id]);
         }
+        // The chunk is every undispatched event up to its last seq: one statement marks them all.
+        await tx.run('UPDATE outbox_events SET dispatched_at = ? WHERE seq <= ? AND dispatched_at IS NULL', [now, events[events.length - 1]!.seq]);
       });
-      for (const event of events) {
-        this.deps.stream.publish({ environment: event.environment, merchantId: event.merchant_id, event: JSON.parse(event.payload) as RailyardEvent });
+      if (this.deps.stream.listening()) {
+        for (const event of events) {
+          this.deps.stream.publish({ environment: event.environment, merchantId: event.merchant_id, event: JSON.parse(event.payload) as RailyardEvent });
+        }
       }
     }
   }
@@ -115,11 +139,13 @@ export class WebhookDispatcher {
       await store.run("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [clock.now(), deliveryId]);
       return;
     }
-    const ok = await this.attempt(delivery, 'automatic');
+    const attempt = await this.attempt(delivery, 'automatic');
+    // The attempt's log line and the delivery's new state commit together.
     await store.transaction(async (tx) => {
+      await this.logAttempt(tx, attempt);
       const now = clock.now();
       const attempts = delivery.attempts + 1;
-      if (ok) {
+      if (attempt.ok) {
         await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, deliveryId]);
         await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
         return;
@@ -137,12 +163,11 @@ export class WebhookDispatcher {
     });
   }
 
-  /** One POST to the endpoint, logged whatever happens. True on a 2xx. */
-  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery'): Promise<boolean> {
+  /** One POST to the endpoint, whatever happens; the caller logs it. ok on a 2xx. */
+  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery'): Promise<AttemptRecord> {
     const { store, clock } = this.deps;
     const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
     const event = await store.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ?', [delivery.event_id]);
-    const attemptNo = ((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [delivery.id]))?.n ?? 0) + 1;
     let status: number | null = null;
     let excerpt: string | null = null;
     let error: string | null = null;
@@ -151,41 +176,55 @@ export class WebhookDispatcher {
       error = 'endpoint deleted';
     } else {
       const body = event.payload;
+      const { timeout_ms } = this.deps.config.webhooks;
       try {
-        const res = await fetch(endpoint.url, {
+        // Redirects are not followed: a 3xx is the endpoint's answer, and a failed attempt.
+        const res = await httpExchange(endpoint.url, {
           method: 'POST',
           headers: webhookHeaders(this.deps.endpoints.secrets(endpoint), delivery.event_id, Math.floor(this.deps.wallClock.now() / 1000), body),
           body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(this.deps.config.webhooks.timeout_ms),
+          timeoutMs: timeout_ms,
         });
         status = res.status;
-        excerpt = (await res.text()).slice(0, EXCERPT_CHARS);
+        excerpt = res.text.slice(0, EXCERPT_CHARS);
       } catch (err) {
-        const name = (err as { name?: string }).name;
-        const cause = (err as { cause?: { code?: string } }).cause;
-        error = name === 'TimeoutError' || name === 'AbortError' ? `timed out after ${this.deps.config.webhooks.timeout_ms} ms` : `connection failed${cause?.code ? ` (${cause.code})` : ''}`;
+        error = err instanceof HttpTimeoutError ? `timed out after ${timeout_ms} ms` : `connection failed${err instanceof HttpConnectionError && err.code ? ` (${err.code})` : ''}`;
       }
     }
     this.deps.timeline.record('railyard', 'merchant', `webhook ${delivery.event_type} ${delivery.event_id}${trigger === 'redelivery' ? ' (redelivery)' : ''}: ${status ?? error}`);
-    await store.run(
+    return {
+      deliveryId: delivery.id,
+      trigger,
+      at: clock.now(),
+      url: endpoint?.url ?? '',
+      status,
+      latencyMs: Math.round(performance.now() - started),
+      excerpt,
+      error,
+      ok: status !== null && status >= 200 && status < 300,
+    };
+  }
+
+  /** Numbered in the same transaction that writes it: attempts of one delivery never share a number. */
+  private async logAttempt(tx: Db, a: AttemptRecord): Promise<void> {
+    const attemptNo = ((await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [a.deliveryId]))?.n ?? 0) + 1;
+    await tx.run(
       'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [delivery.id, attemptNo, trigger, clock.now(), endpoint?.url ?? '', status, Math.round(performance.now() - started), excerpt, error],
+      [a.deliveryId, attemptNo, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
     );
-    return status !== null && status >= 200 && status < 300;
   }
 
   /** Sends a delivery again now, whatever its state; logged as a redelivery. */
   async redeliver(auth: AuthContext, deliveryId: string): Promise<Delivery> {
     const delivery = await this.owned(auth, deliveryId);
-    const ok = await this.attempt(delivery, 'redelivery');
-    if (ok) {
+    const attempt = await this.attempt(delivery, 'redelivery');
+    await this.deps.store.transaction(async (tx) => {
+      await this.logAttempt(tx, attempt);
+      if (!attempt.ok) return;
       const now = this.deps.clock.now();
-      await this.deps.store.transaction(async (tx) => {
-        await tx.run("UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [now, deliveryId]);
-        await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
-      });
-    }
+      await tx.run("UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [now, deliveryId]);
+      await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
+    });
     return this.present(this.deps.store, (await this.deliveryRow(this.deps.store, deliveryId))!);
   }
 

@@ -1,0 +1,65 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+// Kept-alive connections: a clock advance sends thousands of requests in a row, and under load
+// a fresh connection (or fetch's per-request stream machinery) costs more than the exchange.
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+export interface HttpExchangeRequest {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string | undefined;
+  /** A deadline for the whole exchange, answer included, in real time. */
+  timeoutMs: number;
+}
+
+export interface HttpExchangeResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** The exchange did not finish within its deadline. */
+export class HttpTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/** No answer: refused, reset, unresolvable; `code` is node's (ECONNREFUSED, ...). */
+export class HttpConnectionError extends Error {
+  override readonly name = 'ConnectionError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** One HTTP exchange over node:http with kept-alive connections: the answer read whole, as text. */
+export function httpExchange(url: string | URL, request: HttpExchangeRequest): Promise<HttpExchangeResponse> {
+  const target = typeof url === 'string' ? new URL(url) : url;
+  const secure = target.protocol === 'https:';
+  const headers = { ...request.headers };
+  if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      settle();
+    };
+    const req = (secure ? httpsRequest : httpRequest)(target, { method: request.method, headers, agent: secure ? agents.https : agents.http }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.once('end', () => finish(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })));
+      res.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
+    });
+    const deadline = setTimeout(() => {
+      finish(() => reject(new HttpTimeoutError(`no answer within ${request.timeoutMs} ms`)));
+      req.destroy();
+    }, request.timeoutMs);
+    req.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
+    req.end(request.body);
+  });
+}
