@@ -23,6 +23,9 @@ export interface ScheduledJob {
 /** How long, in real time, a claimed job stays with the process that claimed it. */
 export const JOB_LEASE_MS = 60_000;
 
+/** How many jobs due at one instant a process claims in one write. */
+const CLAIM_CHUNK = 32;
+
 /**
  * Durable delayed work on the business clock: quote expiry, provider callbacks, status polls,
  * webhook retries. A job is written in the caller's transaction, so it exists exactly when the
@@ -31,9 +34,10 @@ export const JOB_LEASE_MS = 60_000;
  * idempotent.
  *
  * Running a job starts with claiming it: a lease in real time, in the name of this process's
- * boot. Only one process runs a job while its lease holds; the lease of a process that died
- * runs out and the job is due again (at once, at start-up, for the boots of a database only one
- * process uses). So several instances can share one jobs table.
+ * boot, taken for up to CLAIM_CHUNK jobs due at the same instant at once. Only one process runs a
+ * job while its lease holds; the lease of a process that died runs out and the job is due again
+ * (at once, at start-up, for the boots of a database only one process uses). So several
+ * instances can share one jobs table.
  */
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
@@ -152,18 +156,25 @@ export class Scheduler {
   /** The next due job this process has claimed, after the tick hooks ran. */
   private async nextDue(until: number): Promise<JobRow | undefined> {
     for (const hook of this.tickHooks) await hook();
+    const { store, wallClock, boot } = this.deps;
     for (;;) {
-      const now = this.deps.wallClock.now();
-      const job = await this.deps.store.get<JobRow>(
-        "SELECT id, kind, run_at, payload FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY run_at, seq LIMIT 1",
-        [until, now],
+      const now = wallClock.now();
+      // The next job in (run_at, seq) order that is free, or already claimed by this process.
+      const job = await store.get<JobRow & { claimed_by: number | null; lease_until: number | null }>(
+        "SELECT id, kind, run_at, payload, claimed_by, lease_until FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT 1",
+        [until, now, boot],
       );
       if (!job) return undefined;
-      const claimed = await this.deps.store.run(
-        "UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE id = ? AND state = 'pending' AND (lease_until IS NULL OR lease_until < ?)",
-        [this.deps.boot, now + JOB_LEASE_MS, job.id, now],
+      if (job.claimed_by === boot && job.lease_until !== null && job.lease_until - now > JOB_LEASE_MS / 2) return job;
+      // Claim it with the jobs due at the same instant after it: one write for a run of jobs, and
+      // the order is unchanged, since jobs due later wait behind any a running job schedules now.
+      const claimed = await store.all<{ id: string }>(
+        `UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE seq IN (
+           SELECT seq FROM jobs WHERE state = 'pending' AND run_at = ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY seq LIMIT ?
+         ) RETURNING id`,
+        [boot, now + JOB_LEASE_MS, job.run_at, now, boot, CLAIM_CHUNK],
       );
-      if (claimed.changes === 1) return job;
+      if (claimed.some((c) => c.id === job.id)) return job;
       // Another process claimed it between the two statements: look again.
     }
   }
