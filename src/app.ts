@@ -189,10 +189,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
-  const settlement = new RailSettlement({ router, charges, transfers, idempotency, scheduler, store, clock, logger, config, timeline });
+  const targets = [charges.settlement, transfers.settlement];
+  const settlement = new RailSettlement({ router, targets, idempotency, scheduler, store, clock, logger, config, timeline });
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
-  idempotency.registerRecovery('chg', (id) => charges.resume(id));
-  idempotency.registerRecovery('trf', (id) => transfers.resume(id));
+  for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 

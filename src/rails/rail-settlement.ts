@@ -6,16 +6,9 @@ import type { Logger } from '../kernel/logger.ts';
 import type { Timeline } from '../replay/timeline.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Store } from '../store/db.ts';
-import type { ChargeService } from '../wallet/charge-service.ts';
-import type { TransferService } from '../wallet/transfer-service.ts';
 import { RailError, type RailOutcome } from './provider-port.ts';
 import type { RailRouter } from './rail-router.ts';
-
-interface PollPayload {
-  object: 'charge' | 'transfer';
-  id: string;
-  polls: number;
-}
+import { RAIL_POLL, type PollPayload, type SettlementResult, type SettlementTarget } from './settlement-target.ts';
 
 /**
  * Brings provider results home: the internal callback receiver (not merchant-facing) and the
@@ -25,8 +18,7 @@ export class RailSettlement {
   constructor(
     private readonly deps: {
       router: RailRouter;
-      charges: ChargeService;
-      transfers: TransferService;
+      targets: SettlementTarget[];
       idempotency: IdempotencyService;
       scheduler: Scheduler;
       store: Store;
@@ -36,13 +28,12 @@ export class RailSettlement {
       timeline: Timeline;
     },
   ) {
-    deps.scheduler.register('rail.poll', (payload: PollPayload) => this.poll(payload));
+    deps.scheduler.register(RAIL_POLL, (payload: PollPayload) => this.poll(payload));
   }
 
-  settle(object: 'charge' | 'transfer', id: string, provider: string, outcome: RailOutcome, source: 'callback' | 'poll') {
-    return object === 'charge'
-      ? this.deps.charges.settle(id, provider, outcome, source)
-      : this.deps.transfers.settle(id, provider, outcome, source);
+  /** The target whose ids a callback's reference carries, if any. */
+  private targetOf(reference: string): SettlementTarget | undefined {
+    return this.deps.targets.find((t) => reference.startsWith(`${t.idPrefix}_`));
   }
 
   /** POST or PUT /internal/callbacks/{provider}/... : providers call this, merchants never do. */
@@ -84,8 +75,8 @@ export class RailSettlement {
         res.status(400).json({ status: false, message, error: { code: 'validation_error' } });
         return;
       }
-      const object = parsed.reference.startsWith('trf_') ? 'transfer' : parsed.reference.startsWith('chg_') ? 'charge' : null;
-      const result = object ? await this.settle(object, parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
+      const target = this.targetOf(parsed.reference);
+      const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
       this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });
       this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
       // Acknowledge either way: providers do not retry, and an ignored duplicate is not their fault.
@@ -95,11 +86,11 @@ export class RailSettlement {
   }
 
   private async poll(payload: PollPayload): Promise<void> {
-    const service = payload.object === 'charge' ? this.deps.charges : this.deps.transfers;
-    const row = await service.row(this.deps.store, payload.id);
-    if (!row) return;
-    const pending = row.status === 'pending_provider' || row.status === 'pending';
-    if (!row.provider_reference) {
+    const target = this.deps.targets.find((t) => t.object === payload.object);
+    const row = await target?.view(this.deps.store, payload.id);
+    if (!target || !row) return;
+    const { pending } = row;
+    if (!row.providerReference) {
       // No provider's answer is recorded: this process is still routing it, or a stop cut the
       // routing off (resume it and answer its Idempotency-Key, even if a callback has settled
       // it since), or nothing can (fail it).
@@ -107,9 +98,7 @@ export class RailSettlement {
       if (claim === 'in_flight_here') return pending ? this.pollAgain(payload) : undefined;
       if (claim === 'orphaned') return this.deps.idempotency.recover(payload.id);
       if (!pending) return;
-      await this.deps.store.transaction((tx) =>
-        payload.object === 'charge' ? this.deps.charges.abandon(tx, payload.id) : this.deps.transfers.abandon(tx, payload.id),
-      );
+      await this.deps.store.transaction((tx) => target.abandon(tx, payload.id));
       return;
     }
     if (!pending || !row.provider) return;
@@ -117,16 +106,16 @@ export class RailSettlement {
     let outcome: RailOutcome = { status: 'pending' };
     try {
       outcome = await provider!.status({
-        operation: payload.object === 'charge' ? 'collect' : 'payout',
+        operation: target.operation,
         reference: payload.id,
-        providerReference: row.provider_reference,
+        providerReference: row.providerReference,
       });
     } catch (err) {
       this.deps.logger.warn('status poll failed', { provider: row.provider, ref: payload.id, error: String(err) });
     }
     this.deps.timeline.record('railyard', row.provider, `status poll ${payload.id}: ${outcome.status}`);
     if (outcome.status !== 'pending') {
-      await this.settle(payload.object, payload.id, row.provider, outcome, 'poll');
+      await target.settle(payload.id, row.provider, outcome, 'poll');
       return;
     }
     await this.pollAgain(payload);
@@ -135,7 +124,7 @@ export class RailSettlement {
   private async pollAgain(payload: PollPayload): Promise<void> {
     if (payload.polls + 1 < this.deps.config.rails.max_polls) {
       await this.deps.scheduler.schedule(this.deps.store, {
-        kind: 'rail.poll',
+        kind: RAIL_POLL,
         runAt: this.deps.clock.now() + this.deps.config.rails.poll_interval_seconds * 1000,
         payload: { ...payload, polls: payload.polls + 1 },
       });

@@ -1,0 +1,212 @@
+import type { AuthContext } from '../auth/api-key-service.ts';
+import { noSuch } from '../http/find-by-id.ts';
+import { ok } from '../http/envelope.ts';
+import type { RouteResult } from '../http/route.ts';
+import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
+import type { Posting } from '../ledger/journal.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import type { RailAccepted, RailOutcome, StatusQuery } from '../rails/provider-port.ts';
+import {
+  RAIL_POLL,
+  type PollPayload,
+  type SettlementResult,
+  type SettlementSource,
+  type SettlementTarget,
+  type SettlementView,
+} from '../rails/settlement-target.ts';
+import type { Db } from '../store/db.ts';
+import { failureReason } from './failure-reason.ts';
+import { reconcileLateSuccess } from './late-settlement.ts';
+import { resumeInitiation, runInitiation, type Initiation } from './rail-initiation.ts';
+import type { WalletDeps } from './wallet-deps.ts';
+
+/** The columns every record a provider settles has (charges, transfers). */
+export interface RailRecordRow {
+  id: string;
+  environment: Environment;
+  merchant_id: string;
+  status: string;
+  amount: number;
+  fees: number;
+  provider: string | null;
+  provider_reference: string | null;
+}
+
+/** A ledger journal, less what the machine fills in (environment, refType, refId). */
+export interface SettlementJournal {
+  kind: string;
+  memo: string;
+  postings: Posting[];
+}
+
+/** What tells a charge from a transfer; the machine does the rest. */
+export interface RailRecordKind<Row extends RailRecordRow, T extends { id: string; status: string }> {
+  object: 'charge' | 'transfer';
+  table: 'charges' | 'transfers';
+  idPrefix: string;
+  operation: StatusQuery['operation'];
+  /** The status a record keeps until the provider's final word. */
+  pendingStatus: Row['status'];
+  messages: { initiated: string; declined: string; interrupted: string };
+  present(row: Row): T;
+  /** Sends the record to a provider through the router. */
+  route(row: Row): Promise<{ provider: { name: string }; result: RailAccepted }>;
+  /** The journal of a success from the provider that serves the record. */
+  settledJournal(row: Row, provider: string): SettlementJournal;
+  /** The journal of a failure (a transfer's refund), or null when nothing moved. */
+  failedJournal(row: Row, reason: string): SettlementJournal | null;
+}
+
+/**
+ * The one life of a charge or a transfer once its row exists: initiation through the router,
+ * settlement by the provider that accepted it (callback or poll), failure, late-success reversal,
+ * and recovery after a stop. It is the SettlementTarget the rails settle through.
+ */
+export class SettlementMachine<Row extends RailRecordRow, T extends { id: string; status: string } & Record<string, unknown>>
+  implements SettlementTarget
+{
+  readonly object: RailRecordKind<Row, T>['object'];
+  readonly idPrefix: string;
+  readonly operation: StatusQuery['operation'];
+
+  constructor(
+    private readonly deps: WalletDeps,
+    private readonly kind: RailRecordKind<Row, T>,
+  ) {
+    this.object = kind.object;
+    this.idPrefix = kind.idPrefix;
+    this.operation = kind.operation;
+  }
+
+  row(db: Db, id: string): Promise<Row | undefined> {
+    return db.get<Row>(`SELECT * FROM ${this.kind.table} WHERE id = ?`, [id]);
+  }
+
+  async view(db: Db, id: string): Promise<SettlementView | undefined> {
+    const row = await this.row(db, id);
+    return row && { provider: row.provider, providerReference: row.provider_reference, pending: row.status === this.kind.pendingStatus };
+  }
+
+  /** A merchant's own record, or not_found. */
+  async get(db: Db, auth: AuthContext, id: string): Promise<T> {
+    const row = await db.get<Row>(`SELECT * FROM ${this.kind.table} WHERE id = ? AND environment = ? AND merchant_id = ?`, [
+      id,
+      auth.environment,
+      auth.merchantId,
+    ]);
+    if (!row) throw noSuch(this.kind.object, id);
+    return this.kind.present(row);
+  }
+
+  /**
+   * Lists a new record among the merchant's transactions and schedules its status poll, in the
+   * transaction that creates it: durable from the first instant, so if no callback ever comes (or
+   * we crash mid-call), the poll settles it.
+   */
+  async track(tx: Db, record: { id: string; environment: Environment; merchantId: string }, now: number): Promise<void> {
+    await tx.run('INSERT INTO transactions (environment, merchant_id, object_type, object_id, created_at) VALUES (?, ?, ?, ?, ?)', [
+      record.environment, record.merchantId, this.kind.object, record.id, now,
+    ]);
+    const payload: PollPayload = { object: this.kind.object, id: record.id, polls: 0 };
+    await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload });
+  }
+
+  /** Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation). */
+  async initiate(id: string, claim: IdempotencyClaim): Promise<RouteResult> {
+    const row = (await this.row(this.deps.store, id))!;
+    return runInitiation(this.deps, this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response)));
+  }
+
+  /** Finishes a record whose initiation a stop interrupted, and answers its Idempotency-Key (see resumeInitiation). */
+  async resume(id: string): Promise<void> {
+    const row = await this.row(this.deps.store, id);
+    if (!row) return;
+    const complete: Initiation<T>['complete'] = (tx, response) => this.deps.idempotency.completeForResource(tx, id, response);
+    await resumeInitiation(this.deps, this.initiation(row, complete), row);
+  }
+
+  /** Routing a recorded record to a provider, whether fresh or resumed after a stop. */
+  private initiation(row: Row, complete: Initiation<T>['complete']): Initiation<T> {
+    const { id } = row;
+    return {
+      object: this.kind.object,
+      id,
+      environment: row.environment,
+      merchantId: row.merchant_id,
+      pendingStatus: this.kind.pendingStatus,
+      messages: this.kind.messages,
+      route: () => this.kind.route(row),
+      present: async (tx) => this.kind.present((await this.row(tx, id))!),
+      fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
+      complete,
+    };
+  }
+
+  /**
+   * Applies a provider's final word. Only the provider that accepted the record can settle it;
+   * a second word on a settled record changes nothing (callbacks and polls may both arrive).
+   */
+  async settle(id: string, providerName: string, outcome: RailOutcome, source: SettlementSource): Promise<SettlementResult> {
+    if (outcome.status === 'pending') return 'ignored';
+    const { clock, ledger, outbox, logger } = this.deps;
+    const { object, table, pendingStatus } = this.kind;
+    return this.deps.store.transaction(async (tx) => {
+      const row = await this.row(tx, id);
+      if (!row) {
+        logger.warn(`settlement for an unknown ${object}`, { [object]: id, provider: providerName, source });
+        return 'ignored';
+      }
+      const late = () =>
+        reconcileLateSuccess(tx, this.deps, {
+          object, id, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
+          amount: row.amount, source, snapshot: this.kind.present(row),
+        });
+      // Another provider serves this record: a success from this one is a late success of an
+      // abandoned provider, to reverse; anything else from it means nothing.
+      if (row.provider !== null && row.provider !== providerName) return outcome.status === 'success' ? late() : 'ignored';
+      if (row.status !== pendingStatus) {
+        // A duplicate, or a late success after the record failed at every provider.
+        if (outcome.status === 'success' && row.status === 'failed') return late();
+        logger.info('settlement ignored', { [object]: id, provider: providerName, status: row.status, source });
+        return 'ignored';
+      }
+      if (outcome.status === 'success') {
+        await tx.run(`UPDATE ${table} SET status = 'success', provider = ?, updated_at = ? WHERE id = ?`, [providerName, clock.now(), id]);
+        const journal = this.kind.settledJournal(row, providerName);
+        await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
+        const settled = this.kind.present((await this.row(tx, id))!);
+        await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: `${object}.success`, objectType: object, object: settled });
+      } else {
+        await tx.run(`UPDATE ${table} SET provider = ? WHERE id = ?`, [providerName, id]);
+        await this.fail(tx, id, failureReason(outcome.reason), outcome.reason);
+      }
+      return 'settled';
+    });
+  }
+
+  /**
+   * Recovery for a record no provider ever accepted (the process stopped mid-initiation): fail
+   * it and finish its Idempotency-Key with that answer, so a retry gets a reply, not a 409.
+   */
+  async abandon(tx: Db, id: string): Promise<void> {
+    await this.fail(tx, id, 'initiation_interrupted', null);
+    const record = this.kind.present((await this.row(tx, id))!);
+    await this.deps.idempotency.completeForResource(tx, id, { status: 201, body: ok(this.kind.messages.interrupted, record) });
+  }
+
+  /** pending -> failed, with its failure journal if any and its `<object>.failed` event. */
+  async fail(tx: Db, id: string, reason: string, providerReason: string | null): Promise<void> {
+    const { object, table, pendingStatus } = this.kind;
+    const changed = await tx.run(
+      `UPDATE ${table} SET status = 'failed', failure_reason = ?, provider_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
+      [reason, providerReason, this.deps.clock.now(), id, pendingStatus],
+    );
+    if (changed.changes === 0) return;
+    const row = (await this.row(tx, id))!;
+    const journal = this.kind.failedJournal(row, reason);
+    if (journal) {
+      await this.deps.ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
+    }
+    await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: `${object}.failed`, objectType: object, object: this.kind.present(row) });
+  }
+}
