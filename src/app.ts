@@ -38,7 +38,7 @@ import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine } from './scenarios/rule-engine.ts';
 import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
 import type { UpstreamTap } from './rails/upstream-call.ts';
-import { silentTimeline, type Timeline } from './replay/timeline.ts';
+import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { SqliteStore } from './store/sqlite-store.ts';

@@ -38,7 +38,7 @@ import { signWebhook } from '../webhooks/webhook-signer.ts';
 import { describeMismatch, interpolate, partialMatch } from './partial-match.ts';
 import { formatOffset } from './replay-report.ts';
 import type { ScriptStep } from './script-schema.ts';
-import { RecordingTimeline, type TimelineEntry } from './timeline.ts';
+import { RecordingTimeline, type TimelineEntry } from '../kernel/timeline.ts';
 
 export interface RunOptions {
   /** Overrides the file's `replay.seed` (default 1). */
