@@ -37,7 +37,7 @@ import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine } from './scenarios/rule-engine.ts';
 import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
-import type { UpstreamTap } from './rails/upstream-call.ts';
+import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';

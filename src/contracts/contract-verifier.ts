@@ -19,7 +19,7 @@ import { Verifier } from '@pact-foundation/pact';
 import type { RequestHandler } from 'express';
 import { hmacSha256Hex } from '../kernel/secrets.ts';
 import { RailError } from '../rails/provider-port.ts';
-import type { UpstreamRequest } from '../rails/upstream-call.ts';
+import type { UpstreamRequest } from '../rails/upstream-tap.ts';
 import { interpolate } from '../replay/partial-match.ts';
 import { closeServer, listen, ScenarioSession } from '../replay/replay-runner.ts';
 import { authorise, forwardedBody } from './authorise-request.ts';

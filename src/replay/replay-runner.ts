@@ -33,7 +33,7 @@ import { parseYamlSource, YamlSourceError } from '../kernel/yaml-source.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
-import type { UpstreamTap } from '../rails/upstream-call.ts';
+import type { UpstreamTap } from '../rails/upstream-tap.ts';
 import { signWebhook } from '../webhooks/webhook-signer.ts';
 import { describeMismatch, interpolate, partialMatch } from './partial-match.ts';
 import { formatOffset } from './replay-report.ts';
