@@ -1,5 +1,7 @@
 // A scenario's sandbox, open: the file's rules and wallets in a fresh in-process railyard on a
-// virtual clock, listening on a random port, with the local webhook receiver when asked for.
+// virtual clock, listening on a random port. With `replay.webhook_receiver`, any expect_webhook
+// step, or when the caller asks, a local receiver is registered as a webhook endpoint (for every
+// event type) before the first step.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,7 @@
-// `request:` sends one merchant request, saves it under `as:`, lets the jobs due now run, then
-// checks `expect:` (status, and a partial match on the body).
+// `request:` sends one merchant request with the sandbox key, signed when its route is signed,
+// with a fresh Idempotency-Key (`replay-step-<n>`) when its route is idempotent unless the step
+// gives one; saves it under `as:`, lets the jobs due now run (webhooks fan out), then checks
+// `expect:` (status, and a partial match on the body).
 
 import type { ScriptStep } from '../../scenarios/script-schema.ts';
 import { describeMismatch, interpolate, partialMatch } from '../partial-match.ts';
