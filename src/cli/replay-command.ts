@@ -13,7 +13,8 @@
 
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import { formatJson, formatResult, formatSummary } from '../replay/replay-report.ts';
-import { displayPath, replayFile, type ReplayResult } from '../replay/replay-runner.ts';
+import type { ReplayResult } from '../replay/replay-result.ts';
+import { displayPath, replayFile } from '../replay/replay-runner.ts';
 import type { CommandIo } from './listen-command.ts';
 
 export interface ReplayCommandOptions {

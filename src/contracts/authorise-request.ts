@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { signatureHeaders } from '../auth/request-signature.ts';
 import type { RouteSpec } from '../http/route.ts';
-import { findRoute } from '../replay/replay-runner.ts';
+import { findRoute } from '../replay/replay-api.ts';
 
 // What a pact cannot hold, added to each request the Pact verifier sends to railyard: the API key,
 // a fresh Idempotency-Key (a stored one would replay) and a signature made now over both (a recorded one is

@@ -12,8 +12,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { MatchersV3 as M, PactV4 } from '@pact-foundation/pact';
-import { partialMatch } from '../replay/partial-match.ts';
-import type { ScenarioSource } from '../replay/replay-runner.ts';
+import { partialMatch, type ScenarioSource } from '../replay/replay-api.ts';
 import { bodyMatchers, redactSecrets, requestBody, stateExpression, REDACTED, references } from './body-matchers.ts';
 import { loadScenarioSource, recordScenario, type RecordedStep, type ScenarioRecording, type UpstreamExchange } from './scenario-recording.ts';
 

@@ -6,8 +6,7 @@
 import type { RequestHandler } from 'express';
 import { configSchema } from '../config/config.ts';
 import type { RouteSpec } from '../http/route.ts';
-import { interpolate } from '../replay/partial-match.ts';
-import type { ScenarioSource } from '../replay/replay-runner.ts';
+import { interpolate, type ScenarioSource } from '../replay/replay-api.ts';
 import type { StateParams } from './contract-generator.ts';
 import { authorise, merchantHeaders, type MerchantCredentials } from './authorise-request.ts';
 

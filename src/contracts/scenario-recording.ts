@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { REDACTED } from './body-matchers.ts';
 import { parseScenario } from '../scenarios/scenario-loader.ts';
-import type { ScriptStep } from '../replay/script-schema.ts';
-import type { UpstreamRequest } from '../rails/upstream-call.ts';
-import { ScenarioSession, stepLabel, type RecordedExchange, type ScenarioSource } from '../replay/replay-runner.ts';
+import type { ScriptStep } from '../scenarios/script-schema.ts';
+import type { UpstreamRequest } from '../rails/upstream-tap.ts';
+import { ScenarioSession, stepLabel, type RecordedExchange, type ScenarioSource } from '../replay/replay-api.ts';
 
 /** One call railyard made to an upstream, answered. */
 export interface UpstreamExchange {

@@ -1,4 +1,4 @@
-import type { UpstreamTap } from './upstream-call.ts';
+import type { UpstreamTap } from './upstream-tap.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
 

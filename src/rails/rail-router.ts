@@ -3,7 +3,7 @@ import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import type { Timeline } from '../replay/timeline.ts';
+import type { Timeline } from '../kernel/timeline.ts';
 import type { Store } from '../store/db.ts';
 import type { ProviderHealth } from './provider-health.ts';
 import { RailError, type Channel, type RailProvider } from './provider-port.ts';

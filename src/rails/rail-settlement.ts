@@ -3,7 +3,7 @@ import express from 'express';
 import type { IdempotencyService } from '../idempotency/idempotency-service.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { Timeline } from '../replay/timeline.ts';
+import type { Timeline } from '../kernel/timeline.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Store } from '../store/db.ts';
 import { RailError, type RailOutcome } from './provider-port.ts';

@@ -1,26 +1,10 @@
 import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
 import { RailError } from './provider-port.ts';
+import type { UpstreamRequest, UpstreamTap } from './upstream-tap.ts';
 
 export interface UpstreamResponse {
   status: number;
   text: string;
-}
-
-/** A request as it leaves for an upstream: what contract generation records. */
-export interface UpstreamRequest {
-  provider: string;
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string | undefined;
-}
-
-/** Sees railyard's traffic to its upstreams (contract generation and verification). */
-export interface UpstreamTap {
-  /** Before the call leaves; a RailError thrown here stops it, as a refused connection would. */
-  beforeCall?(request: UpstreamRequest): void;
-  /** After an answer arrived; not after a timeout or a connection failure. */
-  answered?(request: UpstreamRequest, response: { status: number; contentType: string | null; text: string }): void;
 }
 
 function headerRecord(headers: RequestInit['headers']): Record<string, string> {

@@ -24,7 +24,8 @@ export function show(value: unknown, max = 160): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object: not null, not a list. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -49,8 +50,8 @@ export function partialMatch(expected: unknown, actual: unknown, path = ''): Mis
     }
     return null;
   }
-  if (isObject(expected)) {
-    if (!isObject(actual)) return mismatch(`expected an object ${show(expected)}, got ${show(actual)}`);
+  if (isPlainObject(expected)) {
+    if (!isPlainObject(actual)) return mismatch(`expected an object ${show(expected)}, got ${show(actual)}`);
     for (const [key, value] of Object.entries(expected)) {
       const inner = partialMatch(value, Object.hasOwn(actual, key) ? actual[key] : MISSING, join(path, key));
       if (inner) return inner;
@@ -90,7 +91,7 @@ export function resolveReference(expression: string, vars: Readonly<Record<strin
   let walked = name;
   for (const key of rest) {
     if (Array.isArray(value) && /^\d+$/.test(key)) value = value[Number(key)];
-    else if (isObject(value) && Object.hasOwn(value, key)) value = value[key];
+    else if (isPlainObject(value) && Object.hasOwn(value, key)) value = value[key];
     else value = undefined;
     if (value === undefined) throw new ScriptReferenceError(`\${${expression}}: ${walked} has no ${key}`);
     walked = `${walked}.${key}`;
@@ -114,6 +115,6 @@ export function interpolate(value: unknown, vars: Readonly<Record<string, unknow
     });
   }
   if (Array.isArray(value)) return value.map((v) => interpolate(v, vars));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, vars)]));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, vars)]));
   return value;
 }

@@ -3,7 +3,7 @@
 // `N passed, M failed`. With --json, one JSON document instead. Nothing real-time is printed, so
 // the same files and seed print the same bytes.
 
-import type { ReplayEntry, ReplayResult } from './replay-runner.ts';
+import type { ReplayEntry, ReplayResult } from './replay-result.ts';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NETWORKS } from '../kernel/msisdn.ts';
-import { replaySettingsSchema, scriptStepSchema } from '../replay/script-schema.ts';
+import { replaySettingsSchema, scriptStepSchema } from './script-schema.ts';
 
 const callback = z.strictObject({
   after_seconds: z.number().min(0).max(30 * 24 * 3600).default(3).describe('Business seconds after acceptance'),

@@ -8,7 +8,7 @@ import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/h
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { Timeline } from '../replay/timeline.ts';
+import type { Timeline } from '../kernel/timeline.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';

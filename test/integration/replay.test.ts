@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { interpolate, partialMatch } from '../../src/replay/partial-match.ts';
 import { formatJson, formatOffset, formatReport, formatResult } from '../../src/replay/replay-report.ts';
-import { replayFile, runScenario, type ReplayResult } from '../../src/replay/replay-runner.ts';
+import type { ReplayResult } from '../../src/replay/replay-result.ts';
+import { replayFile, runScenario } from '../../src/replay/replay-runner.ts';
 import { parseScenario } from '../../src/scenarios/scenario-loader.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -1,4 +1,4 @@
-import { iso, type Clock } from '../kernel/clock.ts';
+import { iso, type Clock } from './clock.ts';
 
 /** One line of a replay: who talked to whom, at what business time, and what happened. */
 export interface TimelineEntry {
