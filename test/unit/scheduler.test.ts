@@ -56,6 +56,27 @@ describe('the scheduler', () => {
     expect(await store.get('SELECT state, claimed_by, lease_until FROM jobs')).toEqual({ state: 'done', claimed_by: 2, lease_until: null });
   });
 
+  it('claims the jobs due at one instant in one write, in order, and another process takes none of them', async () => {
+    const { store, process } = sharedTable();
+    const a = process(1);
+    const b = process(2);
+    const claimedAtStart: number[] = [];
+    a.scheduler.register('peek', async () => {
+      const rows = await store.all<{ claimed_by: number | null }>("SELECT claimed_by FROM jobs WHERE kind = 'note' AND state = 'pending'");
+      claimedAtStart.push(rows.filter((r) => r.claimed_by === 1).length);
+      // The other process finds nothing it may run while these are claimed.
+      expect(await b.scheduler.runDue()).toBe(0);
+    });
+    await a.scheduler.schedule(store, { kind: 'peek', runAt: VIRTUAL_EPOCH, payload: {} });
+    for (const name of ['n1', 'n2', 'n3']) await a.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name } });
+    await a.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH + 1, payload: { name: 'later instant' } });
+    expect(await a.scheduler.advanceBy(10)).toBe(5);
+    // The first claim took the whole instant (peek and n1..n3), not the job due a millisecond later.
+    expect(claimedAtStart).toEqual([3]);
+    expect(a.ran).toEqual(['n1', 'n2', 'n3', 'later instant']);
+    expect(b.ran).toEqual([]);
+  });
+
   it('frees the claims of earlier boots at once when one process owns the database', async () => {
     const { store, wall, process } = sharedTable();
     const first = process(1);
