@@ -117,50 +117,53 @@ export class QuoteService {
         { field: 'network', message: `must be one of ${NETWORKS_BY_ASSET[body.asset].join(', ')} for ${body.asset}` },
       ]);
     }
-    await this.deps.compliance.assertTradingEnabled(store, auth);
     const benchmark = await feed.benchmark(body.asset);
-    this.assertFresh(benchmark);
-    const priced = priceQuote(body.side, benchmark.rate, config.trading.spread_bps, { fiat: body.fiat_amount, asset: body.asset_amount });
-    if (priced.asset <= 0n || priced.fiat <= 0n) {
-      const field = body.fiat_amount !== undefined ? 'fiat_amount' : 'asset_amount';
-      throw new ValidationError(`${field} is too small to trade at ${formatRate(priced.rate)} GHS per ${body.asset}`, [{ field, message: 'too small to trade' }]);
-    }
-    if (priced.fiat > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new ValidationError('asset_amount is too large', [{ field: 'asset_amount', message: 'too large' }]);
-    }
-    const fiat = Number(priced.fiat);
-    await this.deps.limits.check(store, auth, { side: body.side, asset: body.asset, network: body.network, fiat });
+    // The checks read in the transaction that writes: a limit holds against the quotes and trades
+    // committed before, and the request waits for the store once instead of six times.
+    return store.transaction(async (tx) => {
+      await this.deps.compliance.assertTradingEnabled(tx, auth);
+      this.assertFresh(benchmark);
+      const priced = priceQuote(body.side, benchmark.rate, config.trading.spread_bps, { fiat: body.fiat_amount, asset: body.asset_amount });
+      if (priced.asset <= 0n || priced.fiat <= 0n) {
+        const field = body.fiat_amount !== undefined ? 'fiat_amount' : 'asset_amount';
+        throw new ValidationError(`${field} is too small to trade at ${formatRate(priced.rate)} GHS per ${body.asset}`, [{ field, message: 'too small to trade' }]);
+      }
+      if (priced.fiat > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new ValidationError('asset_amount is too large', [{ field: 'asset_amount', message: 'too large' }]);
+      }
+      const fiat = Number(priced.fiat);
+      await this.deps.limits.check(tx, auth, { side: body.side, asset: body.asset, network: body.network, fiat });
 
-    const now = clock.now();
-    const row: QuoteRow = {
-      id: ids.next('qt'),
-      environment: auth.environment,
-      merchant_id: auth.merchantId,
-      side: body.side,
-      asset: body.asset,
-      network: body.network,
-      asset_amount: Number(priced.asset),
-      net_fiat_amount: fiat,
-      applied_rate: priced.rate.toString(),
-      benchmark_rate: benchmark.rate.toString(),
-      usd_price: benchmark.usd.value.toString(),
-      fx_rate: benchmark.fx.value.toString(),
-      status: 'created',
-      trade_id: null,
-      expires_at: now + config.trading.quote_ttl_seconds * 1000,
-      created_at: now,
-    };
-    await store.transaction(async (tx) => {
+      const now = clock.now();
+      const row: QuoteRow = {
+        id: ids.next('qt'),
+        environment: auth.environment,
+        merchant_id: auth.merchantId,
+        side: body.side,
+        asset: body.asset,
+        network: body.network,
+        asset_amount: Number(priced.asset),
+        net_fiat_amount: fiat,
+        applied_rate: priced.rate.toString(),
+        benchmark_rate: benchmark.rate.toString(),
+        usd_price: benchmark.usd.value.toString(),
+        fx_rate: benchmark.fx.value.toString(),
+        status: 'created',
+        trade_id: null,
+        expires_at: now + config.trading.quote_ttl_seconds * 1000,
+        created_at: now,
+      };
       await tx.run(
         `INSERT INTO quotes (id, environment, merchant_id, side, asset, network, asset_amount, net_fiat_amount, applied_rate,
            benchmark_rate, usd_price, fx_rate, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [row.id, row.environment, row.merchant_id, row.side, row.asset, row.network, row.asset_amount, row.net_fiat_amount, row.applied_rate,
           row.benchmark_rate, row.usd_price, row.fx_rate, row.status, row.expires_at, row.created_at],
       );
-      await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: presentQuote(row) });
+      const quote = presentQuote(row);
+      await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote });
       await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id } });
+      return quote;
     });
-    return presentQuote(row);
   }
 
   row(db: Db, id: string): Promise<QuoteRow | undefined> {
