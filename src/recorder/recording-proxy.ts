@@ -78,7 +78,8 @@ export class RecordingProxy {
   constructor(private readonly options: RecordingProxyOptions) {
     this.upstream = new URL(options.upstream);
     this.now = options.now ?? (() => performance.now());
-    this.server = createServer((req, res) => void this.handle(req, res));
+    // A request cut off before its body arrived has nothing to forward.
+    this.server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
