@@ -99,7 +99,6 @@ describe('railyard record against a standalone MTN mock', () => {
     recordedOutcomes = Object.fromEntries(NUMBERS.map((n, i) => [n, outcomes[i]!]));
     const written = await recording.stop();
     text = readFileSync(out, 'utf8');
-    if (process.env.SHOW_RECORDING) process.stdout.write(text);
     scenario = written.scenario;
   }, 60_000);
 
