@@ -31,6 +31,13 @@ Usage:
   railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
                             [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
                             run the Pact verifier against in-process railyard (or a running one)
+  railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>]
+                            serve one provider mock (mtn-momo, hubtel, bank-rail) standalone on its own
+                            port; the banner shows the credentials it accepts
+  railyard record --provider <name> --upstream <url> [--out scenarios/recorded-<name>.yaml]
+                            [--duration <seconds>] [--proxy-port N] [--callback-origin <public url>]
+                            serve railyard with that provider behind a recording proxy to <url>;
+                            on Ctrl-C (or after --duration) write what it did as a scenario file
   railyard help             this text
 
   --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
@@ -304,6 +311,10 @@ async function main(argv: string[]): Promise<void> {
       return replay(rest);
     case 'contracts':
       return contracts(rest);
+    case 'mock':
+      return process.exit(await (await import('./cli/mock-command.ts')).mockMain(rest, USAGE));
+    case 'record':
+      return process.exit(await (await import('./cli/record-command.ts')).recordMain(rest, USAGE));
     case 'help':
     case '--help':
     case '-h':

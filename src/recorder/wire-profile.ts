@@ -1,0 +1,85 @@
+import type { Config } from '../config/config.ts';
+import type { Behaviour } from '../scenarios/scenario-schema.ts';
+
+// What the recorder must know of one upstream's wire format: where railyard's adapter is pointed,
+// which field carries the callback URL, and how to read calls, answers and callbacks back into
+// the scenario vocabulary (operation, number or account, outcome).
+
+export type RecordedOperation = 'collect' | 'payout' | 'resolve';
+
+/** A request as it crossed the proxy (body as raw text, header names lower case). */
+export interface WireRequest {
+  method: string;
+  /** Path and query, exactly as the adapter sent it. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Whom a call concerns: the scenario's match fields. */
+export interface RecordedKey {
+  msisdn?: string;
+  account_number?: string;
+  bank_code?: string;
+}
+
+/** One call read back: an initiation, a status poll, or anything else (tokens). */
+export type ClassifiedCall =
+  | { kind: 'initiation'; operation: RecordedOperation; key: RecordedKey; references: string[] }
+  | { kind: 'status'; references: string[] }
+  | { kind: 'other' };
+
+/** A transaction's outcome as a callback or a status poll told it. */
+export interface ReportedOutcome {
+  references: string[];
+  status: 'success' | 'failed' | 'pending';
+  reason?: string;
+}
+
+/** The scenario behaviour an answered initiation shows (respond, reason, name, ...). */
+export type AnsweredBehaviour = Omit<Behaviour, 'latency_ms' | 'callback' | 'extra_callbacks'>;
+
+export interface WireProfile {
+  readonly provider: string;
+  /** The provider's config with railyard's adapter pointed at the proxy (proxyBase has the upstream's path). */
+  pointAt(config: Config, proxyBase: string): Record<string, unknown>;
+  /** The request with its callback URL replaced by rewrite(original); re-signed where the wire signs bodies. */
+  rewriteCallback(request: WireRequest, rewrite: (url: string) => string, config: Config): WireRequest;
+  classify(request: WireRequest): ClassifiedCall;
+  /** What an answered initiation did, in scenario terms. */
+  answerOf(operation: RecordedOperation, status: number, body: string): AnsweredBehaviour;
+  /** A status poll's answer; undefined when it says nothing readable. */
+  polledOutcome(status: number, body: string): ReportedOutcome | undefined;
+  /** A callback the upstream sent; undefined when it cannot be read. */
+  callbackOutcome(body: string): ReportedOutcome | undefined;
+  /** The credential values this provider's config holds: never written to a recording. */
+  secrets(config: Config): string[];
+}
+
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function textField(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The generic reading of a non-2xx answer: 5xx is a server error, 4xx a refusal with the upstream's code. */
+export function refusalOf(status: number, code: string | undefined): AnsweredBehaviour {
+  if (status >= 500) return { respond: 'server_error', http_status: status };
+  return { respond: 'reject', http_status: status, ...(code ? { reason: code } : {}) };
+}
+
+export function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,24 @@
+import { bankRailWire } from './bank-rail-wire.ts';
+import { hubtelWire } from './hubtel-wire.ts';
+import { mtnMomoWire } from './mtn-momo-wire.ts';
+import type { WireProfile } from './wire-profile.ts';
+
+/** The upstreams railyard can record; a new provider adds its wire profile here. */
+export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = {
+  [mtnMomoWire.provider]: mtnMomoWire,
+  [hubtelWire.provider]: hubtelWire,
+  [bankRailWire.provider]: bankRailWire,
+};
+
+export class UnknownProviderError extends Error {
+  constructor(readonly provider: string) {
+    super(`no recorder for provider ${JSON.stringify(provider)}: one of ${Object.keys(WIRE_PROFILES).join(', ')}`);
+    this.name = 'UnknownProviderError';
+  }
+}
+
+export function wireProfileFor(provider: string): WireProfile {
+  const profile = WIRE_PROFILES[provider];
+  if (!profile) throw new UnknownProviderError(provider);
+  return profile;
+}

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/scenarios/scenario-loader.ts';
+import { ROOT, runCli } from '../support/run-cli.ts';
+import { freePort } from '../support/serve-process.ts';
+
+// `railyard mock` and `railyard record` as processes: what a developer types.
+
+const dir = mkdtempSync(join(tmpdir(), 'railyard-mock-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Starts `railyard <args>` and resolves with its output once `ready` appears in it. */
+function startCli(args: string[], ready: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_NO_WARNINGS: '1', RAILYARD_LOG_REQUESTS: 'false', RAILYARD_DB: ':memory:', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const started = new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no "${ready}" within 30 s:\n${out}`)), 30_000);
+    const check = () => {
+      if (out.includes(ready)) {
+        clearTimeout(timer);
+        done();
+      }
+    };
+    child.stdout.on('data', check);
+    void exited.then(() => fail(new Error(`exited before "${ready}":\n${out}`)));
+  });
+  return { started, exited, output: () => out, stop: () => child.kill('SIGTERM') };
+}
+
+describe('railyard mock', () => {
+  it('serves one mock on its own port, and its banner names the credentials it accepts', async () => {
+    const port = await freePort();
+    const mock = startCli(['mock', 'mtn-momo', '--port', String(port)], 'listening on');
+    try {
+      await mock.started;
+      const banner = mock.output();
+      expect(banner).toContain(`http://127.0.0.1:${port}`);
+      for (const shown of ['railyard-mtn-collection-key', 'railyard-mtn-disbursement-key', 'railyard-mtn-api-user', 'railyard-mtn-api-key', 'POST /v1_0/apiuser']) expect(banner).toContain(shown);
+
+      const basic = Buffer.from('railyard-mtn-api-user:railyard-mtn-api-key').toString('base64');
+      const token = await fetch(`http://127.0.0.1:${port}/collection/token/`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${basic}`, 'Ocp-Apim-Subscription-Key': 'railyard-mtn-collection-key' },
+      });
+      expect(token.status).toBe(200);
+      expect(await token.json()).toMatchObject({ token_type: 'access_token' });
+    } finally {
+      mock.stop();
+      expect(await mock.exited).toBe(0);
+    }
+  }, 60_000);
+
+  it('refuses a provider it does not know, with exit code 2', async () => {
+    const run = await runCli(['mock', 'western-union']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('mtn-momo, hubtel, bank-rail');
+  });
+});
+
+describe('railyard record', () => {
+  it('records for --duration, then writes a scenario file the loader accepts', async () => {
+    const mockPort = await freePort();
+    const mock = startCli(['mock', 'bank-rail', '--port', String(mockPort)], 'listening on');
+    const out = join(dir, 'recorded-bank-rail.yaml');
+    try {
+      await mock.started;
+      const port = await freePort();
+      const record = startCli(['record', '--provider', 'bank-rail', '--upstream', `http://127.0.0.1:${mockPort}`, '--out', out, '--duration', '3'], 'is recording', { PORT: String(port), HOST: '127.0.0.1' });
+      await record.started;
+      // A name enquiry through railyard crosses the proxy to the standalone mock.
+      const resolved = await fetch(`http://127.0.0.1:${port}/api/v1/resolve/bank-name`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer sk_test_railyard_sandbox_0000000000000000', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ account_number: '1000000001', bank_code: '040100' }),
+      });
+      expect(resolved.status).toBe(200);
+      expect(await record.exited).toBe(0);
+      expect(record.output()).toContain(`wrote 1 rule(s) to ${out}`);
+      const scenario = parseScenario(readFileSync(out, 'utf8'), out);
+      expect(scenario.rules[0]!.resolve!['bank-rail']![0]).toMatchObject({ name: 'Ama Owusu' });
+    } finally {
+      mock.stop();
+      await mock.exited;
+    }
+  }, 60_000);
+
+  it('says what is wrong with its arguments, with exit code 2', async () => {
+    const run = await runCli(['record', '--provider', 'western-union', '--upstream', 'ftp://x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--provider is one of mtn-momo, hubtel, bank-rail');
+    expect(run.stderr).toContain('--upstream must be an http(s) URL');
+  });
+});
