@@ -69,10 +69,10 @@ import { isMinorAmount } from '../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockContext } from './mock-context.ts';
-import type { MockTransactionBook } from './mock-transaction-book.ts';
-import { sendCallbackRequest } from './callback-sender.ts';
-import { takesRequest } from './takes-request.ts';
+import type { MockContext } from './engine/mock-context.ts';
+import type { MockTransactionBook } from './engine/mock-transaction-book.ts';
+import { sendCallbackRequest } from './engine/callback-sender.ts';
+import { takesRequest } from './engine/behaviour.ts';
 
 export interface BankRailCredentials {
   clientId: string;

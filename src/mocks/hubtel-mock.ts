@@ -4,11 +4,11 @@ import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockContext } from './mock-context.ts';
-import type { MockTransactionBook } from './mock-transaction-book.ts';
-import { sendCallbackRequest } from './callback-sender.ts';
+import type { MockContext } from './engine/mock-context.ts';
+import type { MockTransactionBook } from './engine/mock-transaction-book.ts';
+import { sendCallbackRequest } from './engine/callback-sender.ts';
 import type { Db } from '../store/db.ts';
-import { takesRequest } from './takes-request.ts';
+import { takesRequest } from './engine/behaviour.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
 // Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix
