@@ -63,6 +63,7 @@
  * the mock's default callback delay.
  */
 import express from 'express';
+import type { Config } from '../config/config.ts';
 import { isGhipssCode } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import { isMinorAmount } from '../kernel/money.ts';
@@ -73,6 +74,7 @@ import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
+import type { MockAccess, MockDefinition } from './mock-definition.ts';
 
 export interface BankRailCredentials {
   clientId: string;
@@ -220,6 +222,30 @@ const TRANSFERS: TransactionWire<MockTransfer> = {
   }),
   callback: (t) => jsonCallback(t.callbackUrl, 'POST', statusBody(t)),
 };
+
+/** The bank-rail mock in the provider registry: its credentials come from providers.bank-rail. */
+export const bankRailMock: MockDefinition = {
+  name: PROVIDER,
+  create: (ctx, config) => createBankRailMock(ctx, credentialsFrom(config)),
+  access: (config) => access(credentialsFrom(config)),
+};
+
+function access(c: BankRailCredentials): MockAccess {
+  return {
+    credentials: [
+      { name: 'participant id', where: 'X-Participant-Id header on every call', value: c.clientId, secret: false },
+      { name: 'signing secret', where: 'HMAC-SHA256 key of the X-Signature header', value: c.clientSecret, secret: true },
+    ],
+    notes: [
+      'X-Timestamp: unix seconds, within 300 s of the rail clock; X-Signature: hex HMAC-SHA256(secret, "<timestamp>.<METHOD>.<path and query as sent, mount prefix included>.<raw body>"). Callbacks are signed the same way.',
+    ],
+  };
+}
+
+/** The credentials configured for this mock. */
+function credentialsFrom(config: Config): BankRailCredentials {
+  return { clientId: config.providers['bank-rail'].client_id, clientSecret: config.providers['bank-rail'].client_secret };
+}
 
 export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
   const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);

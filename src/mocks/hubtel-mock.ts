@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Config } from '../config/config.ts';
 import { fromMajor, toMajorString } from '../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
@@ -10,6 +11,7 @@ import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import type { MockTransactionBook } from './engine/mock-transaction-book.ts';
 import { fakeNameFor } from './fake-name.ts';
+import type { MockAccess, MockDefinition } from './mock-definition.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
 // Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix
@@ -196,6 +198,33 @@ function isClientReference(value: unknown): value is string {
 function queryString(req: Request, name: string): string | undefined {
   const value = (req.query as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The Hubtel mock in the provider registry: its credentials come from providers.hubtel. */
+export const hubtelMock: MockDefinition = {
+  name: HUBTEL_PROVIDER,
+  create: (ctx, config) => createHubtelMock(ctx, credentialsFrom(config)),
+  access: (config) => access(credentialsFrom(config)),
+};
+
+function access(c: HubtelCredentials): MockAccess {
+  return {
+    credentials: [
+      { name: 'client id', where: 'Basic auth user on every call', value: c.clientId, secret: false },
+      { name: 'client secret', where: 'Basic auth password on every call', value: c.clientSecret, secret: true },
+      { name: 'POS Sales ID', where: 'path segment of /rmp receive, /txnstatus and /rnv verify', value: c.posSalesId, secret: false },
+      { name: 'Prepaid Deposit ID', where: 'path segment of /smp send and /smrsc status', value: c.prepaidDepositId, secret: false },
+    ],
+    notes: [
+      "Hubtel's hosts are path prefixes: /rmp (rmp.hubtel.com), /txnstatus (api-txnstatus.hubtel.com), /smp (smp.hubtel.com), /smrsc (smrsc.hubtel.com), /rnv (rnv.hubtel.com).",
+    ],
+  };
+}
+
+/** The credentials configured for this mock. */
+function credentialsFrom(config: Config): HubtelCredentials {
+  const c = config.providers.hubtel;
+  return { clientId: c.client_id, clientSecret: c.client_secret, posSalesId: c.pos_sales_id, prepaidDepositId: c.prepaid_deposit_id };
 }
 
 export function createHubtelMock(ctx: MockContext, credentials: HubtelCredentials): Router {

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { seedFromString } from '../kernel/ids.ts';
 import { fromMajor } from '../kernel/money.ts';
 import { normaliseMsisdn } from '../kernel/msisdn.ts';
+import type { Config } from '../config/config.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import type { Exchange, MockQuery } from './engine/behaviour.ts';
@@ -11,6 +12,7 @@ import { jsonCallback } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
+import type { MockAccess, MockDefinition } from './mock-definition.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
 // provisioning), faithful to the wire facts in reference/upstream-providers.md §1, so that both
@@ -144,6 +146,42 @@ interface IssuedToken {
   token: string;
   product: Product;
   expiresAt: number;
+}
+
+/** The MTN MoMo mock in the provider registry: its credentials come from providers.mtn-momo. */
+export const mtnMomoMock: MockDefinition = {
+  name: PROVIDER,
+  create: (ctx, config) => createMtnMomoMock(ctx, credentialsFrom(config)),
+  access: (config) => access(credentialsFrom(config)),
+};
+
+function access(c: MtnMomoCredentials): MockAccess {
+  return {
+    credentials: [
+      { name: 'collection subscription key', where: 'Ocp-Apim-Subscription-Key header on /collection/* and /v1_0/apiuser', value: c.collectionSubscriptionKey, secret: true },
+      { name: 'disbursement subscription key', where: 'Ocp-Apim-Subscription-Key header on /disbursement/* and /v1_0/apiuser', value: c.disbursementSubscriptionKey, secret: true },
+      { name: 'API user', where: 'Basic auth user on POST /{collection,disbursement}/token', value: c.apiUser, secret: false },
+      { name: 'API key', where: 'Basic auth password on POST /{collection,disbursement}/token', value: c.apiKey, secret: true },
+      { name: 'target environment', where: 'X-Target-Environment header on every product call', value: c.targetEnvironment, secret: false },
+    ],
+    notes: [
+      'Or provision your own API user, as on MTN\'s sandbox: POST /v1_0/apiuser with X-Reference-Id: <a new UUID>, a subscription key and {"providerCallbackHost":"<host>"}; then POST /v1_0/apiuser/<uuid>/apikey for its key (kept until railyard restarts).',
+      'POST /{collection,disbursement}/token with Basic <API user>:<API key> and the product\'s subscription key gives a bearer token for an hour.',
+      'MTN\'s sandbox numbers 46733123450 to 46733123463 behave as MTN documents when no scenario rule matches; any other number succeeds.',
+    ],
+  };
+}
+
+/** The credentials configured for this mock. */
+function credentialsFrom(config: Config): MtnMomoCredentials {
+  const c = config.providers['mtn-momo'];
+  return {
+    apiUser: c.api_user,
+    apiKey: c.api_key,
+    collectionSubscriptionKey: c.collection_subscription_key,
+    disbursementSubscriptionKey: c.disbursement_subscription_key,
+    targetEnvironment: c.target_environment,
+  };
 }
 
 export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
