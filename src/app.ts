@@ -243,6 +243,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
+    serviceBaseUrl: baseUrl,
   };
   for (const registered of PROVIDERS) app.use(mockPath(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());

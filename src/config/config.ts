@@ -214,6 +214,6 @@ export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): 
 }
 
 /** Stable per-provider callback tokens derived from the sandbox signing secret unless configured. */
-export function callbackToken(config: Config, provider: 'mtn-momo' | 'hubtel' | 'bank-rail'): string {
+export function callbackToken(config: Config, provider: keyof Config['providers']): string {
   return config.providers[provider].callback_token ?? 'cbt_' + hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32);
 }

@@ -23,4 +23,9 @@ export interface MockContext {
   defaultCallbackSeconds: number;
   /** Real ms every mock waits for the receiver of a callback; CALLBACK_TIMEOUT_MS when omitted. */
   callbackTimeoutMs?: number;
+  /**
+   * The service's own base URL once it listens, for upstreams whose callbacks go to a URL set
+   * once in their dashboard rather than one sent with each request (Paystack's webhook URL).
+   */
+  serviceBaseUrl?: () => string;
 }
