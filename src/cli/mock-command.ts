@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express from 'express';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -6,11 +6,10 @@ import { loadConfig, type Config } from '../config/config.ts';
 import { SystemClock } from '../kernel/clock.ts';
 import { CryptoRandom, IdGenerator } from '../kernel/ids.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
-import { createBankRailMock } from '../mocks/bank-rail-mock.ts';
-import { createHubtelMock } from '../mocks/hubtel-mock.ts';
 import type { MockContext } from '../mocks/mock-context.ts';
+import { mockBannerLines } from '../mocks/mock-definition.ts';
+import { createMock, describeMock, PROVIDERS, type ProviderName } from '../provider-registry.ts';
 import { MockTransactionBooks } from '../mocks/mock-transaction-book.ts';
-import { createMtnMomoMock } from '../mocks/mtn-momo-mock.ts';
 import { ProviderHealth } from '../rails/provider-health.ts';
 import { RuleEngine } from '../scenarios/rule-engine.ts';
 import { loadScenarios } from '../scenarios/scenario-loader.ts';
@@ -21,65 +20,20 @@ import { SqliteStore } from '../store/sqlite-store.ts';
 import { configuredScenarioPaths, isPort, stopSignal, usageError } from './cli-support.ts';
 
 // `railyard mock <provider>`: one provider mock on its own port, with its own store, scheduler and
-// scenario rules, as a stand-in upstream (for `railyard record`, or an SDK under test).
+// scenario rules, as a stand-in upstream (for `railyard record`, or an SDK under test). The mock
+// and what it accepts come from the provider registry, as for the mocks railyard serve mounts.
 
-export const MOCK_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail'] as const;
-export type MockProvider = (typeof MOCK_PROVIDERS)[number];
+export const MOCK_PROVIDERS = PROVIDERS.map((p) => p.name);
+export type MockProvider = ProviderName;
 
 export function isMockProvider(name: string): name is MockProvider {
   return (MOCK_PROVIDERS as readonly string[]).includes(name);
 }
 
-/** The one place that builds a provider mock from the configuration's credentials. */
-export function createProviderMock(provider: MockProvider, ctx: MockContext, config: Config): Router {
-  const p = config.providers;
-  switch (provider) {
-    case 'mtn-momo':
-      return createMtnMomoMock(ctx, {
-        apiUser: p['mtn-momo'].api_user,
-        apiKey: p['mtn-momo'].api_key,
-        collectionSubscriptionKey: p['mtn-momo'].collection_subscription_key,
-        disbursementSubscriptionKey: p['mtn-momo'].disbursement_subscription_key,
-        targetEnvironment: p['mtn-momo'].target_environment,
-      });
-    case 'hubtel':
-      return createHubtelMock(ctx, {
-        clientId: p.hubtel.client_id,
-        clientSecret: p.hubtel.client_secret,
-        posSalesId: p.hubtel.pos_sales_id,
-        prepaidDepositId: p.hubtel.prepaid_deposit_id,
-      });
-    case 'bank-rail':
-      return createBankRailMock(ctx, { clientId: p['bank-rail'].client_id, clientSecret: p['bank-rail'].client_secret });
-  }
-}
-
-/** What a client of the mock needs to know: base URL(s) and the credentials it accepts. */
+/** What a client of the mock served at `baseUrl` needs to know: the registry's view, at the root. */
 export function mockCredentialLines(provider: MockProvider, baseUrl: string, config: Config): string[] {
-  const p = config.providers;
-  switch (provider) {
-    case 'mtn-momo':
-      return [
-        `base URL              ${baseUrl}`,
-        `subscription keys     collection ${p['mtn-momo'].collection_subscription_key}, disbursement ${p['mtn-momo'].disbursement_subscription_key} (Ocp-Apim-Subscription-Key)`,
-        `API user / API key    ${p['mtn-momo'].api_user} / ${p['mtn-momo'].api_key} (Basic auth on POST /collection/token/, /disbursement/token/)`,
-        `target environment    ${p['mtn-momo'].target_environment} (X-Target-Environment)`,
-        `or provision a user   POST /v1_0/apiuser with X-Reference-Id: <uuid> and a subscription key,`,
-        `                      then POST /v1_0/apiuser/<uuid>/apikey`,
-      ];
-    case 'hubtel':
-      return [
-        `base URL              ${baseUrl} (hosts: receive /rmp, receive status /txnstatus, send /smp, send status /smrsc, verify /rnv)`,
-        `client id / secret    ${p.hubtel.client_id} / ${p.hubtel.client_secret} (Basic auth)`,
-        `POS Sales ID          ${p.hubtel.pos_sales_id}; Prepaid Deposit ID ${p.hubtel.prepaid_deposit_id}`,
-      ];
-    case 'bank-rail':
-      return [
-        `base URL              ${baseUrl}`,
-        `participant id        ${p['bank-rail'].client_id} (x-participant-id)`,
-        `signing secret        ${p['bank-rail'].client_secret} (x-signature: hex HMAC-SHA256 of "<x-timestamp>.<METHOD>.<path>.<raw body>")`,
-      ];
-  }
+  const view = describeMock(provider, config, { baseUrl, realUpstream: false });
+  return mockBannerLines([{ ...view, base_url: baseUrl }], '');
 }
 
 export interface MockOptions {
@@ -119,10 +73,11 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     books: await MockTransactionBooks.load(store, clock),
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
+    callbackTimeoutMs: config.rails.callback_timeout_ms,
   };
   const app = express();
   app.disable('x-powered-by');
-  app.use(createProviderMock(provider, ctx, config));
+  app.use(createMock(provider, ctx, config));
   const server = createServer(app);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((done, fail) => {

@@ -56,7 +56,7 @@ export function httpExchange(url: string | URL, request: HttpExchangeRequest): P
       res.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
     });
     const deadline = setTimeout(() => {
-      finish(() => reject(new HttpTimeoutError(`no answer within ${request.timeoutMs} ms`)));
+      finish(() => reject(new HttpTimeoutError(`timed out after ${request.timeoutMs} ms`)));
       req.destroy();
     }, request.timeoutMs);
     req.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
