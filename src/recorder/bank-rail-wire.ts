@@ -1,6 +1,6 @@
 import { callbackToken, type Config } from '../config/config.ts';
 import { hmacSha256Hex } from '../kernel/secrets.ts';
-import { parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile } from './wire-profile.ts';
+import { jsonBodyOutcomes, parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile } from './wire-profile.ts';
 
 // The GhIPSS-style bank rail: the callback URL is the body's callbackUrl, and the body is signed
 // (x-signature over timestamp, method, path and raw body), so a rewritten body is signed again.
@@ -69,15 +69,7 @@ export const bankRailWire: WireProfile = {
     return { respond: 'reject', ...(code ? { reason: code } : {}) };
   },
 
-  polledOutcome(status, body) {
-    const json = parseJsonObject(body);
-    return status === 200 && json ? outcomeOf(json) : undefined;
-  },
-
-  callbackOutcome(body) {
-    const json = parseJsonObject(body);
-    return json ? outcomeOf(json) : undefined;
-  },
+  ...jsonBodyOutcomes(outcomeOf),
 
   secrets(config) {
     const p = config.providers['bank-rail'];

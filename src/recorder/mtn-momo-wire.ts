@@ -1,5 +1,5 @@
 import { callbackToken, type Config } from '../config/config.ts';
-import { isJsonText, parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile, type WireRequest } from './wire-profile.ts';
+import { jsonBodyOutcomes, isJsonText, parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile, type WireRequest } from './wire-profile.ts';
 
 // MTN MoMo Open API (reference/upstream-providers.md §1): the callback URL travels in the
 // X-Callback-Url header; callbacks and status polls carry externalId, our reference.
@@ -81,15 +81,7 @@ export const mtnMomoWire: WireProfile = {
     return refusalOf(status, code);
   },
 
-  polledOutcome(status, body) {
-    const json = parseJsonObject(body);
-    return status === 200 && json ? outcomeOf(json) : undefined;
-  },
-
-  callbackOutcome(body) {
-    const json = parseJsonObject(body);
-    return json ? outcomeOf(json) : undefined;
-  },
+  ...jsonBodyOutcomes(outcomeOf),
 
   secrets(config) {
     const p = config.providers['mtn-momo'];

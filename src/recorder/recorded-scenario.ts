@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
+import type { CallbackPlan } from '../scenarios/scenario-types.ts';
 import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import type { RecordedCallback, RecordedExchange } from './recording-proxy.ts';
@@ -22,14 +23,6 @@ export interface RecordingInput {
   recordedAt: string;
 }
 
-interface CallbackPlan {
-  after_seconds: number;
-  status: 'success' | 'failed';
-  reason?: string;
-  drop?: boolean;
-  duplicate?: boolean;
-  duplicate_after_seconds?: number;
-}
 
 interface RecordedBehaviour extends AnsweredBehaviour {
   latency_ms?: number;

@@ -56,6 +56,23 @@ export interface WireProfile {
   secrets(config: Config): string[];
 }
 
+/**
+ * polledOutcome and callbackOutcome of a wire whose status answers and callbacks carry the same
+ * JSON body: a 200 status answer, or any callback, read by `outcomeOf`.
+ */
+export function jsonBodyOutcomes(outcomeOf: (body: Record<string, unknown>) => ReportedOutcome | undefined): Pick<WireProfile, 'polledOutcome' | 'callbackOutcome'> {
+  return {
+    polledOutcome(status, body) {
+      const json = parseJsonObject(body);
+      return status === 200 && json ? outcomeOf(json) : undefined;
+    },
+    callbackOutcome(body) {
+      const json = parseJsonObject(body);
+      return json ? outcomeOf(json) : undefined;
+    },
+  };
+}
+
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
