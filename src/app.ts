@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ApiKeyService } from './auth/api-key-service.ts';
 import { RequestSignatureVerifier } from './auth/request-signature.ts';
 import { SCOPES } from './auth/scopes.ts';
-import { callbackToken, type Config } from './config/config.ts';
+import type { Config } from './config/config.ts';
 import { EventOutbox } from './events/event-outbox.ts';
 import { failure } from './http/envelope.ts';
 import { errorHandler } from './http/error-mapper.ts';
@@ -14,14 +14,10 @@ import { SystemClock, VirtualClock, VIRTUAL_EPOCH, type Clock } from './kernel/c
 import { bootSeed, CryptoRandom, IdGenerator, SeededRandom } from './kernel/ids.ts';
 import { silentLogger, type Logger } from './kernel/logger.ts';
 import { Ledger } from './ledger/ledger.ts';
-import { createBankRailMock } from './mocks/bank-rail-mock.ts';
-import { createHubtelMock } from './mocks/hubtel-mock.ts';
-import type { MockContext } from './mocks/mock-context.ts';
-import { MockTransactionBooks } from './mocks/mock-transaction-book.ts';
-import { createMtnMomoMock } from './mocks/mtn-momo-mock.ts';
-import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
-import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
-import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
+import type { MockContext } from './mocks/engine/mock-context.ts';
+import { MockTransactionBooks } from './mocks/engine/mock-transaction-book.ts';
+import { mockPath, type MockAccessView } from './mocks/mock-definition.ts';
+import { createMock, describeMock, PROVIDERS } from './provider-registry.ts';
 import { ProviderHealth } from './rails/provider-health.ts';
 import type { RailAdapterContext } from './rails/provider-port.ts';
 import { RailRouter } from './rails/rail-router.ts';
@@ -92,6 +88,8 @@ export interface Railyard {
   scenarios: RuleEngine;
   routes: RouteSpec[];
   sandbox: { merchantId: string; key: string; signingSecret: string; webhookSecret: string | null };
+  /** Each provider mock's base URL and the credentials it accepts, in registry order. */
+  mocks(): MockAccessView[];
   stream: EventStream;
   dispatcher: WebhookDispatcher;
   /** Tells the app its own address once it listens: adapters reach the in-process mocks there. */
@@ -148,43 +146,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock,
     ...(options.upstreamTap ? { tap: options.upstreamTap } : {}),
   });
-  const p = config.providers;
-  const mtn = new MtnMomoAdapter(
-    {
-      baseUrl: p['mtn-momo'].base_url,
-      apiUser: p['mtn-momo'].api_user,
-      apiKey: p['mtn-momo'].api_key,
-      collectionSubscriptionKey: p['mtn-momo'].collection_subscription_key,
-      disbursementSubscriptionKey: p['mtn-momo'].disbursement_subscription_key,
-      targetEnvironment: p['mtn-momo'].target_environment,
-      currency: p['mtn-momo'].currency,
-      callbackToken: callbackToken(config, 'mtn-momo'),
-    },
-    railCtx(p['mtn-momo'].timeout_ms),
-  );
-  const hubtel = new HubtelAdapter(
-    {
-      hosts: p.hubtel.hosts,
-      clientId: p.hubtel.client_id,
-      clientSecret: p.hubtel.client_secret,
-      posSalesId: p.hubtel.pos_sales_id,
-      prepaidDepositId: p.hubtel.prepaid_deposit_id,
-      callbackToken: callbackToken(config, 'hubtel'),
-    },
-    railCtx(p.hubtel.timeout_ms),
-  );
-  const bank = new BankRailAdapter(
-    { baseUrl: p['bank-rail'].base_url, clientId: p['bank-rail'].client_id, clientSecret: p['bank-rail'].client_secret, callbackToken: callbackToken(config, 'bank-rail') },
-    railCtx(p['bank-rail'].timeout_ms),
-  );
-  const router = new RailRouter(
-    [
-      { provider: mtn, priority: p['mtn-momo'].priority, enabled: p['mtn-momo'].enabled },
-      { provider: hubtel, priority: p.hubtel.priority, enabled: p.hubtel.enabled },
-      { provider: bank, priority: p['bank-rail'].priority, enabled: p['bank-rail'].enabled },
-    ],
-    { health, store, clock, logger, timeline },
-  );
+  // One adapter per registered provider, each with its own timeout, priority and switch.
+  const rails = PROVIDERS.map((registered) => {
+    const settings = config.providers[registered.name];
+    const provider = registered.adapter(config, railCtx(settings.timeout_ms));
+    return { provider, priority: settings.priority, enabled: settings.enabled };
+  });
+  const router = new RailRouter(rails, { health, store, clock, logger, timeline });
+  /** Each mock's base URL and the credentials it accepts (secrets hidden where the adapter goes to a real upstream). */
+  const mockAccess = (name: string) => {
+    const rail = rails.find((r) => r.provider.name === name);
+    if (!rail) return undefined;
+    return describeMock(name, config, { baseUrl: baseUrl(), realUpstream: !rail.provider.baseUrl().includes(mockPath(name)) });
+  };
 
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
@@ -231,7 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const routes: RouteSpec[] = [
     ...walletRoutes({ store, ledger, charges, transfers, nameEnquiry, transactions }),
     ...tradingRoutes({ store, quotes, trades }),
-    ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys }),
+    ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys, mockAccess }),
     ...marketRoutes({ feed, clock, config }),
     ...tradingSandboxRoutes({ store, trades }),
     ...webhookRoutes({ endpoints, dispatcher }),
@@ -268,27 +242,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     books: await MockTransactionBooks.load(store, clock),
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
+    callbackTimeoutMs: config.rails.callback_timeout_ms,
+    serviceBaseUrl: baseUrl,
   };
-  app.use(
-    '/mocks/mtn-momo',
-    createMtnMomoMock(mockCtx, {
-      apiUser: p['mtn-momo'].api_user,
-      apiKey: p['mtn-momo'].api_key,
-      collectionSubscriptionKey: p['mtn-momo'].collection_subscription_key,
-      disbursementSubscriptionKey: p['mtn-momo'].disbursement_subscription_key,
-      targetEnvironment: p['mtn-momo'].target_environment,
-    }),
-  );
-  app.use(
-    '/mocks/hubtel',
-    createHubtelMock(mockCtx, {
-      clientId: p.hubtel.client_id,
-      clientSecret: p.hubtel.client_secret,
-      posSalesId: p.hubtel.pos_sales_id,
-      prepaidDepositId: p.hubtel.prepaid_deposit_id,
-    }),
-  );
-  app.use('/mocks/bank-rail', createBankRailMock(mockCtx, { clientId: p['bank-rail'].client_id, clientSecret: p['bank-rail'].client_secret }));
+  for (const registered of PROVIDERS) app.use(mockPath(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
 
   const api = express.Router();
@@ -328,6 +285,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret, webhookSecret: sandboxWebhookSecret },
     stream,
     dispatcher,
+    mocks: () => PROVIDERS.map((p) => mockAccess(p.name)!),
     setBaseUrl(url: string) {
       selfBaseUrl = config.base_url ?? url;
     },

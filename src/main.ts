@@ -8,6 +8,7 @@ import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
+import { mockBannerLines } from './mocks/mock-definition.ts';
 import { loadScenarios } from './scenarios/scenario-loader.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
 
@@ -259,6 +260,10 @@ async function serve(): Promise<void> {
     ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
     `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${f.path}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
     `  openapi          ${base}/openapi.json`,
+    '',
+    `  provider mocks   each one takes its provider's own SDK at its base URL, with these credentials`,
+    `                   (GET /api/v1/sandbox/providers lists the same; docs/providers.md explains them):`,
+    ...mockBannerLines(railyard.mocks(), '    '),
     '',
     `  try: curl -s ${base}/api/v1/wallet -H "Authorization: Bearer ${railyard.sandbox.key}"`,
     '',

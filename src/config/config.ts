@@ -90,6 +90,7 @@ export const configSchema = z.strictObject({
       max_polls: z.number().int().min(1).max(1000).default(12),
       default_callback_seconds: z.number().min(0).default(3).describe('Mocks: seconds until the callback when no scenario rule decides'),
       max_hold_ms: z.number().int().min(10).default(60_000).describe('Mocks: the longest a simulated timeout holds a request'),
+      callback_timeout_ms: z.number().int().min(10).max(120_000).default(10_000).describe('Mocks: real-time timeout of one callback to its receiver'),
     })
     .prefault({}),
   providers: z
@@ -213,6 +214,6 @@ export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): 
 }
 
 /** Stable per-provider callback tokens derived from the sandbox signing secret unless configured. */
-export function callbackToken(config: Config, provider: 'mtn-momo' | 'hubtel' | 'bank-rail'): string {
+export function callbackToken(config: Config, provider: keyof Config['providers']): string {
   return config.providers[provider].callback_token ?? 'cbt_' + hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32);
 }

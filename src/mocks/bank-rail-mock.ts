@@ -63,16 +63,18 @@
  * the mock's default callback delay.
  */
 import express from 'express';
+import type { Config } from '../config/config.ts';
 import { isGhipssCode } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import { isMinorAmount } from '../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
+import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
+import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
+import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
+import type { MockContext } from './engine/mock-context.ts';
+import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockContext } from './mock-context.ts';
-import type { MockTransactionBook } from './mock-transaction-book.ts';
-import { sendCallbackRequest } from './callback-sender.ts';
-import { takesRequest } from './takes-request.ts';
+import type { MockAccess, MockDefinition } from './mock-definition.ts';
 
 export interface BankRailCredentials {
   clientId: string;
@@ -80,13 +82,7 @@ export interface BankRailCredentials {
 }
 
 const PROVIDER = 'bank-rail';
-const SETTLE_JOB = 'mock.bank-rail.settle';
-/** A callback that settles nothing: an extra callback, or the second sending of a duplicated one. */
-const CALLBACK_JOB = 'mock.bank-rail.callback';
-// What a gateway in front of the switch might answer: not the rail's JSON, so unreadable.
-const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 const MAX_CLOCK_SKEW_SECONDS = 300;
-// Real time: a receiver that never answers must not stall the scheduler's one-at-a-time queue.
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ACCOUNT_NUMBER = /^\d{8,16}$/;
 
@@ -168,24 +164,8 @@ interface MockTransfer {
   status: TransferStatus;
   responseCode: string;
   completedAt: string | null;
-}
-
-interface SettlePayload {
-  /** The transfer as accepted, so the job can finish it even if the in-memory map was lost. */
-  transfer: MockTransfer;
   callbackUrl: string;
-  status: 'SUCCESS' | 'FAILED';
-  responseCode: string;
-  drop: boolean;
-  /** callback.duplicate: the same body goes out again this many seconds after the first. */
-  duplicateAfterSeconds?: number;
 }
-
-type CallbackPayload =
-  /** An extra callback: the transfer reporting this status; its state is not changed. */
-  | { transfer: MockTransfer; callbackUrl: string; status: 'SUCCESS' | 'FAILED'; responseCode: string; duplicateAfterSeconds?: number }
-  /** The second sending of a duplicated callback: exactly the body sent the first time (signed anew). */
-  | { sessionId: string; callbackUrl: string; rawBody: string };
 
 function statusBody(t: MockTransfer) {
   return {
@@ -224,122 +204,63 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function serverError(res: express.Response, behaviour: ProviderBehaviour): void {
+  refuse(res, behaviour.http_status ?? 500, '96');
 }
 
-/** Holds the request until the client gives up or maxHoldMs passes, then hangs up unanswered. */
-async function holdOpen(res: express.Response, maxHoldMs: number): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      res.off('close', finish);
-      resolve();
-    };
-    const timer = setTimeout(finish, maxHoldMs);
-    res.on('close', finish);
-  });
-  if (!res.writableEnded) res.socket?.destroy();
+function reject(res: express.Response, behaviour: ProviderBehaviour): void {
+  refuse(res, behaviour.http_status ?? 400, bankResponseCodeFor(behaviour.reason));
 }
 
+/** How the rail settles a transfer and calls back about it: the status body, POSTed. */
+const TRANSFERS: TransactionWire<MockTransfer> = {
+  pending: (t) => t.status === 'PENDING',
+  settle: (t: MockTransfer, outcome: Outcome, now: number): MockTransfer => ({
+    ...t,
+    ...(outcome.status === 'success' ? { status: 'SUCCESS', responseCode: '00' } : { status: 'FAILED', responseCode: bankResponseCodeFor(outcome.reason) }),
+    completedAt: iso(now),
+  }),
+  callback: (t) => jsonCallback(t.callbackUrl, 'POST', statusBody(t)),
+};
 
-function outcomeOf(plan: CallbackPlan): { status: 'SUCCESS' | 'FAILED'; responseCode: string } {
-  return plan.status === 'success' ? { status: 'SUCCESS', responseCode: '00' } : { status: 'FAILED', responseCode: bankResponseCodeFor(plan.reason) };
+/** The bank-rail mock in the provider registry: its credentials come from providers.bank-rail. */
+export const bankRailMock: MockDefinition = {
+  name: PROVIDER,
+  create: (ctx, config) => createBankRailMock(ctx, credentialsFrom(config)),
+  access: (config) => access(credentialsFrom(config)),
+};
+
+function access(c: BankRailCredentials): MockAccess {
+  return {
+    credentials: [
+      { name: 'participant id', where: 'X-Participant-Id header on every call', value: c.clientId, secret: false },
+      { name: 'signing secret', where: 'HMAC-SHA256 key of the X-Signature header', value: c.clientSecret, secret: true },
+    ],
+    notes: [
+      'X-Timestamp: unix seconds, within 300 s of the rail clock; X-Signature: hex HMAC-SHA256(secret, "<timestamp>.<METHOD>.<path and query as sent, mount prefix included>.<raw body>"). Callbacks are signed the same way.',
+    ],
+  };
 }
 
-function duplicateOf(plan: CallbackPlan): { duplicateAfterSeconds?: number } {
-  return plan.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};
+/** The credentials configured for this mock. */
+function credentialsFrom(config: Config): BankRailCredentials {
+  return { clientId: config.providers['bank-rail'].client_id, clientSecret: config.providers['bank-rail'].client_secret };
 }
 
 export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
-  const transfers = ctx.books.open<MockTransfer>(PROVIDER, 'credit-transfers');
-  const router = express.Router();
-
   const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);
-
-  /**
-   * POSTs one signed callback, after scheduling its second sending when the plan duplicates it.
-   * The signature is made when it is sent, over the exact body.
-   */
-  async function sendCallback(callbackUrl: string, sessionId: string, raw: string, duplicateAfterSeconds?: number): Promise<void> {
-    if (duplicateAfterSeconds !== undefined) {
-      await ctx.scheduler.schedule(ctx.store, {
-        kind: CALLBACK_JOB,
-        runAt: ctx.clock.now() + duplicateAfterSeconds * 1000,
-        payload: { sessionId, callbackUrl, rawBody: raw } satisfies CallbackPayload,
-      });
-    }
-    const url = new URL(callbackUrl);
+  // Callbacks are signed like requests, over the callback URL's path, when each one is sent.
+  const signCallback: CallbackSigner = (message, url) => {
     const timestamp = String(nowSeconds());
-    try {
-      const status = await sendCallbackRequest(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-participant-id': credentials.clientId,
-          'x-timestamp': timestamp,
-          'x-signature': sign(credentials.clientSecret, timestamp, 'POST', url.pathname + url.search, raw),
-        },
-        body: raw,
-      });
-      if (status < 200 || status >= 300) ctx.logger.warn('bank-rail mock callback was not accepted', { sessionId, status });
-    } catch (err) {
-      // Sent once, never retried, as the wire description says; the URL holds a token, so it is not logged.
-      ctx.logger.warn('bank-rail mock callback failed', { sessionId, error: String(err) });
-    }
-  }
-
-  ctx.scheduler.register(SETTLE_JOB, async (payload: SettlePayload) => {
-    const current = transfers.get(payload.transfer.sessionId) ?? payload.transfer;
-    const final: MockTransfer = {
-      ...current,
-      status: payload.status,
-      responseCode: payload.responseCode,
-      completedAt: iso(ctx.clock.now()),
+    return {
+      'x-participant-id': credentials.clientId,
+      'x-timestamp': timestamp,
+      'x-signature': sign(credentials.clientSecret, timestamp, message.method, url.pathname + url.search, message.body),
     };
-    await transfers.set(final.sessionId, final);
-    if (payload.drop) return;
-    await sendCallback(payload.callbackUrl, final.sessionId, JSON.stringify(statusBody(final)), payload.duplicateAfterSeconds);
-  });
-
-  ctx.scheduler.register(CALLBACK_JOB, async (payload: CallbackPayload) => {
-    if ('rawBody' in payload) return sendCallback(payload.callbackUrl, payload.sessionId, payload.rawBody);
-    // The transfer as it stands (or as accepted, after a restart), reporting the extra's status.
-    const current = transfers.get(payload.transfer.sessionId) ?? payload.transfer;
-    const reported: MockTransfer = {
-      ...current,
-      status: payload.status,
-      responseCode: payload.responseCode,
-      completedAt: iso(ctx.clock.now()),
-    };
-    await sendCallback(payload.callbackUrl, reported.sessionId, JSON.stringify(statusBody(reported)), payload.duplicateAfterSeconds);
-  });
-
-  /**
-   * Answers every decision but accept, which only the route can give; `successStatus` is the
-   * operation's, which a malformed answer carries.
-   */
-  async function answerUnaccepted(
-    behaviour: ProviderBehaviour,
-    req: express.Request,
-    res: express.Response,
-    successStatus: number,
-  ): Promise<void> {
-    switch (behaviour.respond) {
-      case 'accept':
-        return; // the route answers
-      case 'timeout':
-        return holdOpen(res, ctx.maxHoldMs);
-      case 'malformed':
-        return void res.status(successStatus).type('text/html').send(MALFORMED_BODY);
-      case 'reset':
-        return void req.socket.destroy();
-      case 'server_error':
-        return refuse(res, behaviour.http_status ?? 500, '96');
-      case 'reject':
-        return refuse(res, behaviour.http_status ?? 400, bankResponseCodeFor(behaviour.reason));
-    }
-  }
+  };
+  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
+  const transfers = engine.book('credit-transfers', TRANSFERS);
+  const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));
 
@@ -373,16 +294,12 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
       return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
     }
 
-    const decision = ctx.scenarios.decide({
-      provider: PROVIDER,
-      operation: 'resolve',
-      channel: 'bank',
-      account_number: accountNumber,
-      bank_code: bankCode,
-    });
-    const behaviour = decision?.behaviour;
-    if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
-    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted(behaviour, req, res, 200);
+    const looked = await engine.lookup(
+      { req, res, successStatus: 200 },
+      { operation: 'resolve', channel: 'bank', account_number: accountNumber, bank_code: bankCode },
+    );
+    if (!looked) return;
+    const behaviour = looked.behaviour;
     if (behaviour?.resolves === false) {
       return res.status(200).json({ responseCode: '25', responseMessage: messageFor('25'), sessionId });
     }
@@ -424,67 +341,31 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     if (!callbackUrl || !URL.canParse(callbackUrl) || !/^https?:$/.test(new URL(callbackUrl).protocol)) {
       return refuse(res, 400, '30', 'callbackUrl must be an http or https URL', { sessionId });
     }
-    if (transfers.has(sessionId)) return refuse(res, 409, '94', 'Duplicate sessionId', { sessionId });
-
-    const decision = ctx.scenarios.decide({
-      provider: PROVIDER,
-      operation: 'payout',
-      channel: 'bank',
-      account_number: accountNumber,
-      bank_code: bankCode,
-      amount,
-    });
-    const behaviour = decision?.behaviour;
-    if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
-    // timeout, malformed and reset with callbacks planned: the rail took the transfer after all.
-    if (behaviour && !takesRequest(behaviour)) return answerUnaccepted(behaviour, req, res, 202);
-    // A twin request may have been accepted while this one waited out its latency.
-    if (transfers.has(sessionId)) return refuse(res, 409, '94', 'Duplicate sessionId', { sessionId });
-
-    const now = ctx.clock.now();
-    const transfer: MockTransfer = {
-      sessionId,
-      // GIP-style id: switch time plus a digest of the session id, the same on every replay.
-      transactionId: `GIP${iso(now).replace(/\D/g, '').slice(2, 14)}${sha256Hex(sessionId).slice(0, 8).toUpperCase()}`,
-      amount,
-      currency: 'GHS',
-      destinationBankCode: bankCode,
-      accountNumber,
-      accountName,
-      narration,
-      status: 'PENDING',
-      responseCode: '09',
-      completedAt: null,
-    };
-    const plan = behaviour?.callback ?? { after_seconds: ctx.defaultCallbackSeconds, status: 'success' as const };
-    const payload: SettlePayload = {
-      transfer,
-      callbackUrl,
-      ...outcomeOf(plan),
-      drop: plan.drop === true,
-      ...duplicateOf(plan),
-    };
-    try {
-      // The transfer and its planned callbacks are kept together: a restart keeps both or neither.
-      await ctx.store.transaction(async (db) => {
-        await transfers.set(sessionId, transfer, db);
-        await ctx.scheduler.schedule(db, { kind: SETTLE_JOB, runAt: now + plan.after_seconds * 1000, payload });
-        for (const extra of behaviour?.extra_callbacks ?? []) {
-          if (extra.drop) continue;
-          await ctx.scheduler.schedule(db, {
-            kind: CALLBACK_JOB,
-            runAt: now + extra.after_seconds * 1000,
-            payload: { transfer, callbackUrl, ...outcomeOf(extra), ...duplicateOf(extra) } satisfies CallbackPayload,
-          });
-        }
-      });
-    } catch (err) {
-      transfers.discard(sessionId);
-      ctx.logger.error('bank-rail mock could not schedule settlement', { sessionId, error: String(err) });
-      return refuse(res, 500, '96');
-    }
-    // The rail took it, but the caller hears nothing it can use.
-    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted(behaviour, req, res, 202);
+    const transfer = await engine.take(
+      { req, res, successStatus: 202 },
+      {
+        book: 'credit-transfers',
+        reference: sessionId,
+        query: { operation: 'payout', channel: 'bank', account_number: accountNumber, bank_code: bankCode, amount },
+        create: (now): MockTransfer => ({
+          sessionId,
+          // GIP-style id: switch time plus a digest of the session id, the same on every replay.
+          transactionId: `GIP${iso(now).replace(/\D/g, '').slice(2, 14)}${sha256Hex(sessionId).slice(0, 8).toUpperCase()}`,
+          amount,
+          currency: 'GHS',
+          destinationBankCode: bankCode,
+          accountNumber,
+          accountName,
+          narration,
+          status: 'PENDING',
+          responseCode: '09',
+          completedAt: null,
+          callbackUrl,
+        }),
+        duplicate: () => refuse(res, 409, '94', 'Duplicate sessionId', { sessionId }),
+      },
+    );
+    if (!transfer) return;
     res.status(202).json({
       responseCode: '09',
       responseMessage: 'Accepted, pending',

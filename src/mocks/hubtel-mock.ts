@@ -1,14 +1,17 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Config } from '../config/config.ts';
 import { fromMajor, toMajorString } from '../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { CallbackPlan, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
+import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
+import type { MockQuery } from './engine/behaviour.ts';
+import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
+import { jsonCallback } from './engine/callback-sender.ts';
+import type { MockContext } from './engine/mock-context.ts';
+import { MockEngine } from './engine/mock-engine.ts';
+import type { MockTransactionBook } from './engine/mock-transaction-book.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockContext } from './mock-context.ts';
-import type { MockTransactionBook } from './mock-transaction-book.ts';
-import { sendCallbackRequest } from './callback-sender.ts';
-import type { Db } from '../store/db.ts';
-import { takesRequest } from './takes-request.ts';
+import type { MockAccess, MockDefinition } from './mock-definition.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
 // Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix
@@ -20,11 +23,6 @@ import { takesRequest } from './takes-request.ts';
 //   /rnv        rnv.hubtel.com             verification (name enquiry)
 
 export const HUBTEL_PROVIDER = 'hubtel';
-export const HUBTEL_SETTLE_JOB = 'mock.hubtel.settle';
-/** A callback that settles nothing: an extra callback, or the second sending of a duplicated one. */
-export const HUBTEL_CALLBACK_JOB = 'mock.hubtel.callback';
-// What an upstream gateway in front of Hubtel might answer: not Hubtel's JSON, so unreadable.
-const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 
 export interface HubtelCredentials {
   clientId: string;
@@ -169,21 +167,6 @@ interface MockTransaction {
   failure?: HubtelFailure;
 }
 
-interface SettlePayload {
-  transaction: MockTransaction;
-  status: 'success' | 'failed';
-  failure?: HubtelFailure;
-  drop: boolean;
-  /** callback.duplicate: the same body goes out again this many seconds after the first. */
-  duplicateAfterSeconds?: number;
-}
-
-type CallbackPayload =
-  /** An extra callback: the transaction reporting this status; its state is not changed. */
-  | { transaction: MockTransaction; status: 'success' | 'failed'; failure?: HubtelFailure; duplicateAfterSeconds?: number }
-  /** The second sending of a duplicated callback: exactly the body sent the first time. */
-  | { callbackUrl: string; clientReference: string; body: Record<string, unknown> };
-
 class Refusal {
   constructor(
     readonly httpStatus: number,
@@ -217,66 +200,50 @@ function queryString(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** The Hubtel mock in the provider registry: its credentials come from providers.hubtel. */
+export const hubtelMock: MockDefinition = {
+  name: HUBTEL_PROVIDER,
+  create: (ctx, config) => createHubtelMock(ctx, credentialsFrom(config)),
+  access: (config) => access(credentialsFrom(config)),
+};
+
+function access(c: HubtelCredentials): MockAccess {
+  return {
+    credentials: [
+      { name: 'client id', where: 'Basic auth user on every call', value: c.clientId, secret: false },
+      { name: 'client secret', where: 'Basic auth password on every call', value: c.clientSecret, secret: true },
+      { name: 'POS Sales ID', where: 'path segment of /rmp receive, /txnstatus and /rnv verify', value: c.posSalesId, secret: false },
+      { name: 'Prepaid Deposit ID', where: 'path segment of /smp send and /smrsc status', value: c.prepaidDepositId, secret: false },
+    ],
+    notes: [
+      "Hubtel's hosts are path prefixes: /rmp (rmp.hubtel.com), /txnstatus (api-txnstatus.hubtel.com), /smp (smp.hubtel.com), /smrsc (smrsc.hubtel.com), /rnv (rnv.hubtel.com).",
+    ],
+  };
+}
+
+/** The credentials configured for this mock. */
+function credentialsFrom(config: Config): HubtelCredentials {
+  const c = config.providers.hubtel;
+  return { clientId: c.client_id, clientSecret: c.client_secret, posSalesId: c.pos_sales_id, prepaidDepositId: c.prepaid_deposit_id };
 }
 
 export function createHubtelMock(ctx: MockContext, credentials: HubtelCredentials): Router {
   const router = express.Router();
-  const receives = ctx.books.open<MockTransaction>(HUBTEL_PROVIDER, 'receive');
-  const sends = ctx.books.open<MockTransaction>(HUBTEL_PROVIDER, 'send');
+  const engine = new MockEngine(ctx, { provider: HUBTEL_PROVIDER, refusals: { reject, serverError } });
+  /** How Hubtel settles a receive or send and calls back about it. */
+  const wire: TransactionWire<MockTransaction> = {
+    pending: (tx) => tx.state === 'pending',
+    settle: (tx: MockTransaction, outcome: Outcome): MockTransaction => ({
+      ...tx,
+      state: outcome.status,
+      failure: outcome.status === 'failed' ? hubtelFailure(outcome.reason, tx.operation === 'receive' ? 'collect' : 'payout') : undefined,
+    }),
+    // Hubtel POSTs once and does not retry.
+    callback: (tx) => jsonCallback(tx.callbackUrl, 'POST', tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx)),
+  };
+  const receives = engine.book('receive', wire);
+  const sends = engine.book('send', wire);
   const expectedAuth = `${credentials.clientId}:${credentials.clientSecret}`;
-
-  ctx.scheduler.register(HUBTEL_SETTLE_JOB, async (payload: SettlePayload) => {
-    const book = payload.transaction.operation === 'receive' ? receives : sends;
-    // The payload carries the whole transaction, so a restart between accept and settle loses nothing.
-    const tx = book.get(payload.transaction.clientReference) ?? { ...payload.transaction };
-    if (tx.state !== 'pending') return; // at-least-once jobs: settle and call back only once
-    tx.state = payload.status;
-    if (payload.failure) tx.failure = payload.failure;
-    await book.set(tx.clientReference, tx);
-    if (payload.drop) return;
-    await deliverCallback(tx.callbackUrl, tx.clientReference, callbackBody(tx), payload.duplicateAfterSeconds);
-  });
-
-  ctx.scheduler.register(HUBTEL_CALLBACK_JOB, async (payload: CallbackPayload) => {
-    if ('body' in payload) return deliverCallback(payload.callbackUrl, payload.clientReference, payload.body);
-    // The transaction as it stands (or as accepted, after a restart), reporting the extra's status.
-    const book = payload.transaction.operation === 'receive' ? receives : sends;
-    const tx = book.get(payload.transaction.clientReference) ?? payload.transaction;
-    const reported: MockTransaction = { ...tx, state: payload.status };
-    if (payload.failure) reported.failure = payload.failure;
-    else delete reported.failure;
-    await deliverCallback(tx.callbackUrl, tx.clientReference, callbackBody(reported), payload.duplicateAfterSeconds);
-  });
-
-  /**
-   * POSTs one callback, after scheduling its second sending when the plan duplicates it. Hubtel
-   * POSTs once and does not retry.
-   */
-  async function deliverCallback(
-    callbackUrl: string,
-    clientReference: string,
-    body: Record<string, unknown>,
-    duplicateAfterSeconds?: number,
-  ): Promise<void> {
-    if (duplicateAfterSeconds !== undefined) {
-      await ctx.scheduler.schedule(ctx.store, {
-        kind: HUBTEL_CALLBACK_JOB,
-        runAt: ctx.clock.now() + duplicateAfterSeconds * 1000,
-        payload: { callbackUrl, clientReference, body } satisfies CallbackPayload,
-      });
-    }
-    try {
-      await sendCallbackRequest(new URL(callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    } catch (err) {
-      ctx.logger.warn('hubtel mock callback failed', { clientReference, error: String(err) });
-    }
-  }
-
-  function callbackBody(tx: MockTransaction): Record<string, unknown> {
-    return tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx);
-  }
 
   function send(res: Response, host: HubtelHost, status: number, code: string, message: string): void {
     if (res.headersSent || res.destroyed) return;
@@ -314,91 +281,58 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     return true;
   }
 
-  /** The scenario's behaviour for the call (undefined: no rule), once its latency has passed. */
-  async function decide(query: RailQuery): Promise<ProviderBehaviour | undefined> {
-    const behaviour = ctx.scenarios.decide(query)?.behaviour;
-    if (behaviour?.latency_ms) await sleep(behaviour.latency_ms);
-    return behaviour;
-  }
-
   /**
-   * Asks the scenarios about a receive or send, and answers for the route when Hubtel does not
-   * take the request (null) or the reference was taken during the latency. Otherwise the route
-   * records the transaction: Hubtel took it (accept, or timeout/malformed/reset with callbacks).
+   * A receive or send through the engine: rule, latency, refusals, the ClientReference check and
+   * the callbacks. The transaction when Hubtel took it and the route should answer; null when
+   * the engine answered.
    */
-  async function decidePayment(
+  function take(
     host: 'rmp' | 'smp',
-    operation: 'collect' | 'payout',
-    input: { msisdn: string; channel: HubtelChannel; amount: number; clientReference: string },
-    taken: MockTransactionBook<MockTransaction>,
+    operation: 'receive' | 'send',
+    input: ReturnType<typeof validate>,
+    recipientName: string | null,
     req: Request,
     res: Response,
-  ): Promise<{ query: RailQuery; behaviour: ProviderBehaviour | undefined } | null> {
-    const query: RailQuery = {
-      provider: HUBTEL_PROVIDER,
-      operation,
-      channel: 'momo',
-      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
-      network: HUBTEL_CHANNELS[input.channel],
-      amount: input.amount,
-    };
-    const behaviour = await decide(query);
-    if (behaviour && !takesRequest(behaviour)) {
-      await answerUnaccepted(host, query, behaviour, req, res);
-      return null;
-    }
-    // Checked again: another request may have taken the reference during the latency.
-    if (taken.has(input.clientReference)) {
-      send(res, host, 400, '4000', 'Validation errors: ClientReference has already been used');
-      return null;
-    }
-    return { query, behaviour };
+  ): Promise<MockTransaction | null> {
+    return engine.take(
+      { req, res, successStatus: 200 },
+      {
+        book: operation,
+        reference: input.clientReference,
+        query: {
+          operation: operation === 'receive' ? 'collect' : 'payout',
+          channel: 'momo',
+          msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+          network: HUBTEL_CHANNELS[input.channel],
+          amount: input.amount,
+        },
+        create: (acceptedAt) => ({
+          operation,
+          clientReference: input.clientReference,
+          ...ids(input.clientReference, operation),
+          amount: input.amount,
+          msisdn: input.msisdn,
+          channel: input.channel,
+          description: input.description,
+          recipientName,
+          callbackUrl: input.callbackUrl,
+          createdAt: acceptedAt,
+          state: 'pending',
+        }),
+        duplicate: () => send(res, host, 400, '4000', 'Validation errors: ClientReference has already been used'),
+      },
+    );
   }
 
-  /**
-   * Every answer but accept's, which only the route can give. A malformed answer carries the
-   * operation's success status, 200.
-   */
-  async function answerUnaccepted(host: HubtelHost, query: RailQuery, behaviour: ProviderBehaviour, req: Request, res: Response): Promise<void> {
-    switch (behaviour.respond) {
-      case 'accept':
-        return; // the route answers
-      case 'timeout':
-        return hold(req, res);
-      case 'malformed':
-        if (res.headersSent || res.destroyed) return;
-        return void res.status(200).type('text/html').send(MALFORMED_BODY);
-      case 'reset':
-        return void req.socket.destroy();
-      case 'server_error':
-        return send(res, host, behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.');
-      case 'reject': {
-        const op = query.operation === 'payout' ? 'payout' : 'collect';
-        const failure = hubtelFailure(behaviour.reason ?? '4000', op);
-        const status =
-          behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500
-            ? behaviour.http_status
-            : refusalStatus(failure.code);
-        return send(res, host, status, failure.code, failure.message);
-      }
-    }
+  function reject(res: Response, behaviour: ProviderBehaviour, query: MockQuery): void {
+    const failure = hubtelFailure(behaviour.reason ?? '4000', query.operation === 'payout' ? 'payout' : 'collect');
+    const status =
+      behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500 ? behaviour.http_status : refusalStatus(failure.code);
+    send(res, hostOf(res.req), status, failure.code, failure.message);
   }
 
-  /** Holds the request open until the client gives up or maxHoldMs passes, then hangs up unanswered. */
-  function hold(req: Request, res: Response): Promise<void> {
-    return new Promise((resolve) => {
-      const release = (after: 'client_closed' | 'max_hold') => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        if (!res.destroyed) res.destroy();
-        ctx.logger.info('hubtel mock released a held request', { path: req.originalUrl.split('?')[0], after });
-        resolve();
-      };
-      const onClose = () => release('client_closed');
-      const timer = setTimeout(() => release('max_hold'), ctx.maxHoldMs);
-      if (res.destroyed || res.writableEnded) release('client_closed');
-      else res.on('close', onClose);
-    });
+  function serverError(res: Response, behaviour: ProviderBehaviour): void {
+    send(res, hostOf(res.req), behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.');
   }
 
   function ids(clientReference: string, operation: Operation): { transactionId: string; externalTransactionId: string } {
@@ -408,50 +342,6 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       transactionId: hash.slice(0, 32),
       externalTransactionId: String(BigInt('0x' + hash.slice(32, 48)) % 10_000_000_000n).padStart(10, '0'),
     };
-  }
-
-  /** Keeps the transaction and schedules its settlement and any extra callbacks, as of now. */
-  async function accept(
-    tx: MockTransaction,
-    behaviour: ProviderBehaviour | undefined,
-    book: MockTransactionBook<MockTransaction>,
-  ): Promise<void> {
-    // The transaction and its planned callbacks are kept together: a restart keeps both or neither.
-    await ctx.store.transaction(async (db) => {
-      await book.set(tx.clientReference, tx, db);
-      await planCallbacks(tx, behaviour, db);
-    });
-  }
-
-  async function planCallbacks(tx: MockTransaction, behaviour: ProviderBehaviour | undefined, db: Db): Promise<void> {
-    const plan = behaviour?.callback ?? { after_seconds: ctx.defaultCallbackSeconds, status: 'success' as const };
-    const operation = tx.operation === 'receive' ? 'collect' : 'payout';
-    const acceptedAt = ctx.clock.now();
-    const payload: SettlePayload = {
-      transaction: { ...tx },
-      status: plan.status,
-      drop: plan.drop === true,
-      ...(plan.status === 'failed' ? { failure: hubtelFailure(plan.reason, operation) } : {}),
-      ...duplicateOf(plan),
-    };
-    await ctx.scheduler.schedule(db, {
-      kind: HUBTEL_SETTLE_JOB,
-      runAt: acceptedAt + plan.after_seconds * 1000,
-      payload,
-    });
-    for (const extra of behaviour?.extra_callbacks ?? []) {
-      if (extra.drop) continue;
-      await ctx.scheduler.schedule(db, {
-        kind: HUBTEL_CALLBACK_JOB,
-        runAt: acceptedAt + extra.after_seconds * 1000,
-        payload: {
-          transaction: { ...tx },
-          status: extra.status,
-          ...(extra.status === 'failed' ? { failure: hubtelFailure(extra.reason, operation) } : {}),
-          ...duplicateOf(extra),
-        } satisfies CallbackPayload,
-      });
-    }
   }
 
   function receiveCallback(tx: MockTransaction) {
@@ -510,7 +400,6 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   function validate(
     body: Record<string, unknown>,
     fields: { msisdn: string; callback: string },
-    book: MockTransactionBook<MockTransaction>,
   ): { amount: number; msisdn: string; channel: HubtelChannel; clientReference: string; callbackUrl: string; description: string } {
     const problems: string[] = [];
     const msisdn = body[fields.msisdn];
@@ -526,7 +415,6 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     if (typeof description !== 'string' || description.trim() === '') problems.push('Description is required');
     const clientReference = body.ClientReference;
     if (!isClientReference(clientReference)) problems.push('ClientReference must be alphanumeric, at most 36 characters');
-    else if (book.has(clientReference)) problems.push('ClientReference has already been used');
     if (problems.length) throw new Refusal(400, '4000', `Validation errors: ${problems.join('; ')}`);
     return {
       amount: amount!,
@@ -549,29 +437,12 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     if (!admit('rmp', req, res, req.params.posSalesId, credentials.posSalesId)) return;
     let input: ReturnType<typeof validate>;
     try {
-      input = validate(objectBody(req), { msisdn: 'CustomerMsisdn', callback: 'PrimaryCallbackUrl' }, receives);
+      input = validate(objectBody(req), { msisdn: 'CustomerMsisdn', callback: 'PrimaryCallbackUrl' });
     } catch (err) {
       return refuse(res, 'rmp', err);
     }
-    const decided = await decidePayment('rmp', 'collect', input, receives, req, res);
-    if (!decided) return;
-    const { query, behaviour } = decided;
-    const tx: MockTransaction = {
-      operation: 'receive',
-      clientReference: input.clientReference,
-      ...ids(input.clientReference, 'receive'),
-      amount: input.amount,
-      msisdn: input.msisdn,
-      channel: input.channel,
-      description: input.description,
-      recipientName: null,
-      callbackUrl: input.callbackUrl,
-      createdAt: ctx.clock.now(),
-      state: 'pending',
-    };
-    await accept(tx, behaviour, receives);
-    // The upstream took it, but the caller hears nothing it can use.
-    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted('rmp', query, behaviour, req, res);
+    const tx = await take('rmp', 'receive', input, null, req, res);
+    if (!tx) return;
     const amount = major(tx.amount);
     res.status(200).json({
       Message: 'Transaction pending. Expect callback request for final state',
@@ -624,28 +495,13 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     const body = objectBody(req);
     let input: ReturnType<typeof validate>;
     try {
-      input = validate(body, { msisdn: 'RecipientMsisdn', callback: 'PrimaryCallbackURL' }, sends);
+      input = validate(body, { msisdn: 'RecipientMsisdn', callback: 'PrimaryCallbackURL' });
     } catch (err) {
       return refuse(res, 'smp', err);
     }
-    const decided = await decidePayment('smp', 'payout', input, sends, req, res);
-    if (!decided) return;
-    const { query, behaviour } = decided;
-    const tx: MockTransaction = {
-      operation: 'send',
-      clientReference: input.clientReference,
-      ...ids(input.clientReference, 'send'),
-      amount: input.amount,
-      msisdn: input.msisdn,
-      channel: input.channel,
-      description: input.description,
-      recipientName: typeof body.RecipientName === 'string' && body.RecipientName ? body.RecipientName : null,
-      callbackUrl: input.callbackUrl,
-      createdAt: ctx.clock.now(),
-      state: 'pending',
-    };
-    await accept(tx, behaviour, sends);
-    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted('smp', query, behaviour, req, res);
+    const recipientName = typeof body.RecipientName === 'string' && body.RecipientName ? body.RecipientName : null;
+    const tx = await take('smp', 'send', input, recipientName, req, res);
+    if (!tx) return;
     res.status(200).json({ ResponseCode: '0001', Message: 'Transaction pending. Expect callback request for final state', Data: sendData(tx) });
   });
 
@@ -681,15 +537,12 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     if (!msisdn || !/^233\d{9}$/.test(msisdn)) problems.push('customerMsisdn must be 233 followed by 9 digits');
     if (problems.length) return send(res, 'rnv', 400, '4000', `Validation errors: ${problems.join('; ')}`);
     const normalised = normaliseMsisdn(msisdn!) ?? msisdn!;
-    const query: RailQuery = {
-      provider: HUBTEL_PROVIDER,
-      operation: 'resolve',
-      channel: 'momo',
-      msisdn: normalised,
-      network: HUBTEL_CHANNELS[channel as HubtelChannel],
-    };
-    const behaviour = await decide(query);
-    if (behaviour && behaviour.respond !== 'accept') return answerUnaccepted('rnv', query, behaviour, req, res);
+    const looked = await engine.lookup(
+      { req, res, successStatus: 200 },
+      { operation: 'resolve', channel: 'momo', msisdn: normalised, network: HUBTEL_CHANNELS[channel as HubtelChannel] },
+    );
+    if (!looked) return;
+    const behaviour = looked.behaviour;
     if (behaviour?.resolves === false) {
       return res.status(200).json({
         responseCode: '0000',
@@ -707,7 +560,7 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   // Unparseable JSON and other body-parser errors: Hubtel's 4000 on the host that was called.
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    const host = (req.path.split('/')[1] ?? 'rmp') as HubtelHost;
+    const host = hostOf(req);
     const status = (err as { status?: number }).status;
     if (status && status >= 400 && status < 500) return send(res, host, status, '4000', 'Validation errors: the request body is not valid JSON');
     ctx.logger.error('hubtel mock failed', { error: String(err) });
@@ -718,8 +571,9 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
 }
 
 
-function duplicateOf(plan: CallbackPlan): { duplicateAfterSeconds?: number } {
-  return plan.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};
+/** The Hubtel host a request went to: the first segment of its path under the mock. */
+function hostOf(req: Request): HubtelHost {
+  return (req.path.split('/')[1] ?? 'rmp') as HubtelHost;
 }
 
 function objectBody(req: Request): Record<string, unknown> {

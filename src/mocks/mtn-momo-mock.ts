@@ -3,24 +3,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { seedFromString } from '../kernel/ids.ts';
 import { fromMajor } from '../kernel/money.ts';
 import { normaliseMsisdn } from '../kernel/msisdn.ts';
+import type { Config } from '../config/config.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { CallbackPlan, Decision, ProviderBehaviour, RailQuery } from '../scenarios/scenario-types.ts';
+import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
+import type { Exchange, MockQuery } from './engine/behaviour.ts';
+import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
+import { jsonCallback } from './engine/callback-sender.ts';
+import type { MockContext } from './engine/mock-context.ts';
+import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockContext } from './mock-context.ts';
-import type { MockTransactionBook } from './mock-transaction-book.ts';
-import { sendCallbackRequest } from './callback-sender.ts';
-import { takesRequest } from './takes-request.ts';
+import type { MockAccess, MockDefinition } from './mock-definition.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
 // provisioning), faithful to the wire facts in reference/upstream-providers.md §1, so that both
 // railyard's adapter and off-the-shelf MoMo SDKs work against it unchanged.
 
 const PROVIDER = 'mtn-momo';
-const SETTLE_JOB = 'mock.mtn-momo.settle';
-/** A callback that settles nothing: an extra callback, or the second sending of a duplicated one. */
-const CALLBACK_JOB = 'mock.mtn-momo.callback';
-// What an upstream gateway in front of MTN might answer: not MTN's JSON, so unreadable.
-const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 
 /** The pre-provisioned API user the service's adapter uses (a production-style user). */
 export interface MtnMomoCredentials {
@@ -144,26 +142,46 @@ interface MockTransaction {
   callbackUrl?: string;
 }
 
-interface SettlePayload {
-  product: Product;
-  referenceId: string;
-  status: 'SUCCESSFUL' | 'FAILED';
-  reason?: string;
-  drop?: boolean;
-  /** callback.duplicate: the same body goes out again this many seconds after the first. */
-  duplicateAfterSeconds?: number;
-}
-
-type CallbackPayload =
-  /** An extra callback: the transaction as it stands, reporting this status; its state is not changed. */
-  | { product: Product; referenceId: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: string; duplicateAfterSeconds?: number }
-  /** The second sending of a duplicated callback: exactly the body sent the first time. */
-  | { product: Product; referenceId: string; body: Record<string, unknown> };
-
 interface IssuedToken {
   token: string;
   product: Product;
   expiresAt: number;
+}
+
+/** The MTN MoMo mock in the provider registry: its credentials come from providers.mtn-momo. */
+export const mtnMomoMock: MockDefinition = {
+  name: PROVIDER,
+  create: (ctx, config) => createMtnMomoMock(ctx, credentialsFrom(config)),
+  access: (config) => access(credentialsFrom(config)),
+};
+
+function access(c: MtnMomoCredentials): MockAccess {
+  return {
+    credentials: [
+      { name: 'collection subscription key', where: 'Ocp-Apim-Subscription-Key header on /collection/* and /v1_0/apiuser', value: c.collectionSubscriptionKey, secret: true },
+      { name: 'disbursement subscription key', where: 'Ocp-Apim-Subscription-Key header on /disbursement/* and /v1_0/apiuser', value: c.disbursementSubscriptionKey, secret: true },
+      { name: 'API user', where: 'Basic auth user on POST /{collection,disbursement}/token', value: c.apiUser, secret: false },
+      { name: 'API key', where: 'Basic auth password on POST /{collection,disbursement}/token', value: c.apiKey, secret: true },
+      { name: 'target environment', where: 'X-Target-Environment header on every product call', value: c.targetEnvironment, secret: false },
+    ],
+    notes: [
+      'Or provision your own API user, as on MTN\'s sandbox: POST /v1_0/apiuser with X-Reference-Id: <a new UUID>, a subscription key and {"providerCallbackHost":"<host>"}; then POST /v1_0/apiuser/<uuid>/apikey for its key (kept until railyard restarts).',
+      'POST /{collection,disbursement}/token with Basic <API user>:<API key> and the product\'s subscription key gives a bearer token for an hour.',
+      'MTN\'s sandbox numbers 46733123450 to 46733123463 behave as MTN documents when no scenario rule matches; any other number succeeds.',
+    ],
+  };
+}
+
+/** The credentials configured for this mock. */
+function credentialsFrom(config: Config): MtnMomoCredentials {
+  const c = config.providers['mtn-momo'];
+  return {
+    apiUser: c.api_user,
+    apiKey: c.api_key,
+    collectionSubscriptionKey: c.collection_subscription_key,
+    disbursementSubscriptionKey: c.disbursement_subscription_key,
+    targetEnvironment: c.target_environment,
+  };
 }
 
 export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
@@ -172,40 +190,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   const users = new Map<string, { providerCallbackHost: string; apiKey?: string }>();
   // Keyed by the token's hash so a lookup compares no secrets; the token itself is checked with safeEqual.
   const tokens = new Map<string, IssuedToken>();
-  const transactions: Record<Product, MockTransactionBook<MockTransaction>> = {
-    collection: ctx.books.open(PROVIDER, 'collection'),
-    disbursement: ctx.books.open(PROVIDER, 'disbursement'),
+  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
+  const transactions = {
+    collection: engine.book('collection', TRANSACTIONS),
+    disbursement: engine.book('disbursement', TRANSACTIONS),
   };
 
   const subscriptionKey = (product: Product) =>
     product === 'collection' ? credentials.collectionSubscriptionKey : credentials.disbursementSubscriptionKey;
-
-  ctx.scheduler.register(SETTLE_JOB, async (payload: SettlePayload) => {
-    const tx = knownTransaction(payload, 'settle');
-    if (!tx) return;
-    // Jobs run at least once; MTN calls back at most once (a scenario's duplicate aside).
-    if (tx.status !== 'PENDING') return;
-    tx.status = payload.status;
-    if (payload.status === 'SUCCESSFUL') tx.financialTransactionId = financialTransactionId(tx.referenceId);
-    else tx.reason = payload.reason ?? 'INTERNAL_PROCESSING_ERROR';
-    await transactions[tx.product].set(tx.referenceId, tx);
-    if (payload.drop) return;
-    await sendCallback(tx, statusObject(tx), payload.duplicateAfterSeconds);
-  });
-
-  ctx.scheduler.register(CALLBACK_JOB, async (payload: CallbackPayload) => {
-    const tx = knownTransaction(payload, 'callback');
-    if (!tx) return;
-    if ('body' in payload) return sendCallback(tx, payload.body);
-    const successful = payload.status === 'SUCCESSFUL';
-    const reported: MockTransaction = {
-      ...tx,
-      status: payload.status,
-      reason: successful ? undefined : (payload.reason ?? 'INTERNAL_PROCESSING_ERROR'),
-      financialTransactionId: successful ? financialTransactionId(tx.referenceId) : undefined,
-    };
-    await sendCallback(tx, statusObject(reported), payload.duplicateAfterSeconds);
-  });
 
   router.use(express.json());
 
@@ -267,10 +259,10 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
         return void badRequest(res, 'accountHolderIdType must be msisdn, email or party_code.');
       }
       const id = String(req.params.id);
-      const decision = idType === 'msisdn' ? decide({ operation: 'resolve', ...partyQuery(id) }) : undefined;
-      if (decision) {
-        if (!(await applyCommon(decision.behaviour, req, res))) return;
-        return void res.json({ result: decision.behaviour.resolves !== false });
+      if (idType === 'msisdn') {
+        const looked = await engine.lookup(exchange(req, res, 200), query({ operation: 'resolve', ...partyQuery(id) }));
+        if (!looked) return;
+        if (looked.behaviour) return void res.json({ result: looked.behaviour.resolves !== false });
       }
       const sandbox = MTN_SANDBOX_TEST_NUMBERS.accountHolderActive[id];
       if (sandbox && 'code' in sandbox) return void mtnError(res, sandbox.httpStatus, sandbox.code);
@@ -283,19 +275,20 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
         return void badRequest(res, 'basicuserinfo takes an msisdn.');
       }
       const id = String(req.params.id);
-      const query = partyQuery(id);
-      const decision = decide({ operation: 'resolve', ...query });
+      const party = partyQuery(id);
+      const looked = await engine.lookup(exchange(req, res, 200), query({ operation: 'resolve', ...party }));
+      if (!looked) return;
+      const behaviour = looked.behaviour;
       let name: string;
-      if (decision) {
-        if (!(await applyCommon(decision.behaviour, req, res))) return;
-        if (decision.behaviour.resolves === false) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
-        name = decision.behaviour.name ?? fakeNameFor(query.msisdn);
+      if (behaviour) {
+        if (behaviour.resolves === false) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
+        name = behaviour.name ?? fakeNameFor(party.msisdn);
       } else {
         const sandbox = MTN_SANDBOX_TEST_NUMBERS.accountHolderActive[id];
         if (sandbox && 'code' in sandbox) return void mtnError(res, sandbox.httpStatus, sandbox.code);
-        name = fakeNameFor(query.msisdn);
+        name = fakeNameFor(party.msisdn);
       }
-      res.json(basicUserInfo(query.msisdn, name));
+      res.json(basicUserInfo(party.msisdn, name));
     });
 
     router.get(`/${product}/v1_0/account/balance`, (req, res) => {
@@ -321,86 +314,27 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       // MTN also checks the callback host against providerCallbackHost and refuses IP hosts; the
       // mock does not, because railyard calls back to itself on 127.0.0.1.
       if (callbackUrl !== undefined && !URL.canParse(callbackUrl)) return void mtnError(res, 500, 'INVALID_CALLBACK_URL_HOST');
-      const book = transactions[product];
-      if (book.has(referenceId)) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
-
-      const query = partyQuery(body.party.partyId);
-      const decision = decide({
-        operation: product === 'collection' ? 'collect' : 'payout',
-        ...query,
-        amount: minorOrUndefined(body.amount),
-      });
-      let settle: Omit<SettlePayload, 'product' | 'referenceId'> | undefined;
-      let afterSeconds = ctx.defaultCallbackSeconds;
-      const behaviour = decision?.behaviour;
-      if (behaviour) {
-        await pause(behaviour);
-        // timeout, malformed and reset with callbacks planned: MTN took the request after all.
-        if (!takesRequest(behaviour)) return void (await answerUnaccepted(behaviour, req, res, 202));
-        const plan = behaviour.callback;
-        if (plan) afterSeconds = plan.after_seconds;
-        settle = {
-          status: plan?.status === 'failed' ? 'FAILED' : 'SUCCESSFUL',
-          ...(plan?.status === 'failed' ? { reason: plan.reason ?? 'INTERNAL_PROCESSING_ERROR' } : {}),
-          ...(plan?.drop ? { drop: true } : {}),
-          ...duplicateOf(plan),
-        };
-      } else {
-        const table = product === 'collection' ? MTN_SANDBOX_TEST_NUMBERS.requestToPay : MTN_SANDBOX_TEST_NUMBERS.transfer;
-        const sandbox = table[body.party.partyId];
-        if (!sandbox) settle = { status: 'SUCCESSFUL' };
-        else if (sandbox.kind === 'failed') settle = { status: 'FAILED', reason: sandbox.reason };
-        else if (sandbox.kind === 'delayed') {
-          settle = { status: 'SUCCESSFUL' };
-          afterSeconds = sandbox.afterSeconds;
-        }
-      }
-      // A request that waited out latency may meet a twin that arrived meanwhile.
-      if (book.has(referenceId)) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
-      const acceptedAt = ctx.clock.now();
-      // The transaction and its planned callbacks are kept together: a restart keeps both or neither.
-      await ctx.store.transaction(async (db) => {
-        await book.set(
+      const table = product === 'collection' ? MTN_SANDBOX_TEST_NUMBERS.requestToPay : MTN_SANDBOX_TEST_NUMBERS.transfer;
+      const taken = await engine.take(exchange(req, res, 202), {
+        book: product,
+        reference: referenceId,
+        query: query({ operation: product === 'collection' ? 'collect' : 'payout', ...partyQuery(body.party.partyId), amount: minorOrUndefined(body.amount) }),
+        sandbox: () => sandboxPlan(table[body.party.partyId]),
+        create: () => ({
+          product,
           referenceId,
-          {
-            product,
-            referenceId,
-            amount: body.amount,
-            currency: body.currency,
-            externalId: body.externalId,
-            party: body.party,
-            payerMessage: body.payerMessage,
-            payeeNote: body.payeeNote,
-            status: 'PENDING',
-            callbackUrl,
-          },
-          db,
-        );
-        if (settle) {
-          await ctx.scheduler.schedule(db, {
-            kind: SETTLE_JOB,
-            runAt: acceptedAt + afterSeconds * 1000,
-            payload: { product, referenceId, ...settle } satisfies SettlePayload,
-          });
-        }
-        for (const extra of behaviour?.extra_callbacks ?? []) {
-          if (extra.drop) continue;
-          await ctx.scheduler.schedule(db, {
-            kind: CALLBACK_JOB,
-            runAt: acceptedAt + extra.after_seconds * 1000,
-            payload: {
-              product,
-              referenceId,
-              status: extra.status === 'failed' ? 'FAILED' : 'SUCCESSFUL',
-              ...(extra.status === 'failed' ? { reason: extra.reason ?? 'INTERNAL_PROCESSING_ERROR' } : {}),
-              ...duplicateOf(extra),
-            } satisfies CallbackPayload,
-          });
-        }
+          amount: body.amount,
+          currency: body.currency,
+          externalId: body.externalId,
+          party: body.party,
+          payerMessage: body.payerMessage,
+          payeeNote: body.payeeNote,
+          status: 'PENDING',
+          callbackUrl,
+        }),
+        duplicate: () => mtnError(res, 409, 'RESOURCE_ALREADY_EXIST'),
       });
-      // The upstream took it, but the caller hears nothing it can use.
-      if (behaviour && behaviour.respond !== 'accept') return void (await answerUnaccepted(behaviour, req, res, 202));
-      res.status(202).end();
+      if (taken) res.status(202).end();
     });
 
     router.get(`/${product}/v1_0/${resource}/:referenceId`, (req, res) => {
@@ -481,105 +415,54 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     return true;
   }
 
-  function decide(query: Pick<RailQuery, 'operation' | 'msisdn' | 'amount'>): Decision | undefined {
-    return ctx.scenarios.decide({ provider: PROVIDER, channel: 'momo', network: 'MTN', ...query });
-  }
-
-  /**
-   * Latency, then the behaviours every call shares. Returns true when the caller should go on
-   * (accept), false when the response has been dealt with.
-   */
-  async function applyCommon(behaviour: ProviderBehaviour, req: Request, res: Response, successStatus = 200): Promise<boolean> {
-    await pause(behaviour);
-    if (behaviour.respond === 'accept') return true;
-    await answerUnaccepted(behaviour, req, res, successStatus);
-    return false;
-  }
-
-  /**
-   * Every answer but accept's, which only the route can give. `successStatus` is the operation's
-   * success code, which a malformed answer carries.
-   */
-  async function answerUnaccepted(behaviour: ProviderBehaviour, req: Request, res: Response, successStatus: number): Promise<void> {
-    switch (behaviour.respond) {
-      case 'accept':
-        return; // the route answers
-      case 'timeout':
-        return holdOpen(req, res);
-      case 'malformed':
-        return void res.status(successStatus).type('text/html').send(MALFORMED_BODY);
-      case 'reset':
-        return void req.socket.destroy();
-      case 'server_error': {
-        const status = behaviour.http_status ?? 500;
-        return mtnError(res, status, behaviour.reason ?? (status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR'));
-      }
-      case 'reject': {
-        // MTN's own status codes: its NOT_ALLOWED family refuses with a 500, the rest with a 4xx.
-        const code = behaviour.reason ?? 'BAD_REQUEST';
-        const status =
-          behaviour.http_status ??
-          (code === 'RESOURCE_ALREADY_EXIST' ? 409 : code === 'RESOURCE_NOT_FOUND' ? 404 : REFUSALS_SENT_AS_500.has(code) ? 500 : 400);
-        return mtnError(res, status, code);
-      }
+  /** MTN's own sandbox for a number no scenario rule decides: its documented test numbers, else success. */
+  function sandboxPlan(outcome: MtnSandboxOutcome | undefined): CallbackPlan | null {
+    if (!outcome) return { after_seconds: ctx.defaultCallbackSeconds, status: 'success' };
+    switch (outcome.kind) {
+      case 'failed':
+        return { after_seconds: ctx.defaultCallbackSeconds, status: 'failed', reason: outcome.reason };
+      case 'delayed':
+        return { after_seconds: outcome.afterSeconds, status: 'success' };
+      case 'ongoing':
+        return null;
     }
-  }
-
-  async function pause(behaviour: ProviderBehaviour): Promise<void> {
-    if (behaviour.latency_ms) await new Promise((resolve) => setTimeout(resolve, behaviour.latency_ms));
-  }
-
-  function knownTransaction(payload: { product: Product; referenceId: string }, job: string): MockTransaction | undefined {
-    const tx = transactions[payload.product].get(payload.referenceId);
-    // Only a job whose transaction was never kept (a hand-made job) finds nothing.
-    if (!tx) ctx.logger.warn(`mtn-momo mock: ${job} job for an unknown transaction`, { referenceId: payload.referenceId });
-    return tx;
-  }
-
-  /**
-   * Sends one callback to the transaction's X-Callback-Url (none given: nothing is sent), after
-   * scheduling its second sending when the plan duplicates it.
-   */
-  async function sendCallback(tx: MockTransaction, body: Record<string, unknown>, duplicateAfterSeconds?: number): Promise<void> {
-    if (!tx.callbackUrl) return;
-    if (duplicateAfterSeconds !== undefined) {
-      await ctx.scheduler.schedule(ctx.store, {
-        kind: CALLBACK_JOB,
-        runAt: ctx.clock.now() + duplicateAfterSeconds * 1000,
-        payload: { product: tx.product, referenceId: tx.referenceId, body } satisfies CallbackPayload,
-      });
-    }
-    // Real MTN may use PUT or POST for either product (listeners must accept both); the mock
-    // uses PUT for collections and POST for disbursements so receivers get exercised with both.
-    const method = tx.product === 'collection' ? 'PUT' : 'POST';
-    try {
-      await sendCallbackRequest(new URL(tx.callbackUrl), { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    } catch (err) {
-      // Sent once, no retry, as MTN does. The URL carries the receiver's token, so it is not logged.
-      ctx.logger.warn('mtn-momo mock: callback delivery failed', { referenceId: tx.referenceId, error: String(err) });
-    }
-  }
-
-  /** Holds the request until the client gives up or maxHoldMs passes, then drops the connection. */
-  async function holdOpen(req: Request, res: Response): Promise<void> {
-    await new Promise<void>((resolve) => {
-      if (res.destroyed || req.socket.destroyed) return resolve();
-      const timer = setTimeout(done, ctx.maxHoldMs);
-      res.once('close', done);
-      function done() {
-        clearTimeout(timer);
-        res.off('close', done);
-        resolve();
-      }
-    });
-    res.destroy();
   }
 }
 
-
-function duplicateOf(plan: CallbackPlan | undefined): { duplicateAfterSeconds?: number } {
-  return plan?.duplicate ? { duplicateAfterSeconds: plan.duplicate_after_seconds ?? 1 } : {};
+function exchange(req: Request, res: Response, successStatus: number): Exchange {
+  return { req, res, successStatus };
 }
+
+/** A call on MTN is a momo call on the MTN network. */
+function query(call: Pick<MockQuery, 'operation' | 'msisdn' | 'amount'>): MockQuery {
+  return { channel: 'momo', network: 'MTN', ...call };
+}
+
+function serverError(res: Response, behaviour: ProviderBehaviour): void {
+  const status = behaviour.http_status ?? 500;
+  mtnError(res, status, behaviour.reason ?? (status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR'));
+}
+
+function reject(res: Response, behaviour: ProviderBehaviour): void {
+  // MTN's own status codes: its NOT_ALLOWED family refuses with a 500, the rest with a 4xx.
+  const code = behaviour.reason ?? 'BAD_REQUEST';
+  const status =
+    behaviour.http_status ??
+    (code === 'RESOURCE_ALREADY_EXIST' ? 409 : code === 'RESOURCE_NOT_FOUND' ? 404 : REFUSALS_SENT_AS_500.has(code) ? 500 : 400);
+  mtnError(res, status, code);
+}
+
+/** How MTN settles a transaction and calls back about it. */
+const TRANSACTIONS: TransactionWire<MockTransaction> = {
+  pending: (tx) => tx.status === 'PENDING',
+  settle: (tx: MockTransaction, outcome: Outcome): MockTransaction =>
+    outcome.status === 'success'
+      ? { ...tx, status: 'SUCCESSFUL', reason: undefined, financialTransactionId: financialTransactionId(tx.referenceId) }
+      : { ...tx, status: 'FAILED', reason: outcome.reason ?? 'INTERNAL_PROCESSING_ERROR', financialTransactionId: undefined },
+  // Real MTN may use PUT or POST for either product (listeners must accept both); the mock uses
+  // PUT for collections and POST for disbursements so receivers get exercised with both.
+  callback: (tx) => (tx.callbackUrl ? jsonCallback(tx.callbackUrl, tx.product === 'collection' ? 'PUT' : 'POST', statusObject(tx)) : undefined),
+};
 
 function mtnError(res: Response, status: number, code: string, message = MESSAGES[code] ?? code): void {
   res.status(status).json({ code, message });

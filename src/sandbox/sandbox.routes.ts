@@ -22,6 +22,8 @@ export interface SandboxRouteDeps {
   router: RailRouter;
   health: ProviderHealth;
   apiKeys: ApiKeyService;
+  /** The in-process mock of a provider: where it is served and what it accepts. */
+  mockAccess(provider: string): MockAccess | undefined;
 }
 
 const clockSchema = z.object({
@@ -41,6 +43,25 @@ const providerSchema = z.object({
   base_url: z.string(),
   upstream: z.enum(['mock', 'real']),
 });
+
+const mockSchema = z
+  .object({
+    base_url: z.string().describe('Where the in-process mock of this provider is served: give it to the provider\'s own SDK as its base URL'),
+    credentials: z
+      .array(
+        z.object({
+          name: z.string(),
+          where: z.string().describe('Where a client presents it (header, Basic auth, path segment)'),
+          value: z.string().nullable().describe('null for a secret when the adapter uses the same configured value against a real upstream'),
+        }),
+      )
+      .describe('What the mock accepts, as configured under providers.<name>'),
+    notes: z.array(z.string()).describe('Provisioning steps (MTN API users), host prefixes, signing rules, test numbers'),
+  })
+  .describe('The provider\'s mock, which is served whether or not the adapter uses it');
+type MockAccess = z.infer<typeof mockSchema>;
+
+const providerWithMockSchema = providerSchema.extend({ mock: mockSchema.nullable() });
 
 const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
 
@@ -135,12 +156,21 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       method: 'get',
       path: '/api/v1/sandbox/providers',
       operationId: 'sandboxListProviders',
-      summary: 'Provider rails: channels, networks, priority, up/down and where each one sends requests',
+      summary: 'Provider rails: channels, networks, priority, up/down, where each one sends requests, and its mock with the credentials it accepts',
       tag: 'Sandbox',
       sandboxOnly: true,
-      response: { status: 200, description: 'Providers by priority', schema: envelopeOf(z.array(providerSchema)) },
+      response: { status: 200, description: 'Providers by priority', schema: envelopeOf(z.array(providerWithMockSchema)) },
       errors: ['forbidden'],
-      handler: async () => ({ status: 200, body: ok('Providers', providers()) }),
+      handler: async () => ({
+        status: 200,
+        body: ok(
+          'Providers',
+          providers().map((p) => {
+            const access = deps.mockAccess(p.name);
+            return { ...p, mock: access ? { base_url: access.base_url, credentials: access.credentials, notes: access.notes } : null };
+          }),
+        ),
+      }),
     }),
     defineRoute({
       method: 'post',

@@ -45,18 +45,66 @@ describe('sandbox helpers', () => {
 
   it('lists providers with channels, networks, priority, status and base URL', async () => {
     const res = await sb.get('/api/v1/sandbox/providers');
+    const mock = expect.objectContaining({ base_url: expect.any(String), credentials: expect.any(Array), notes: expect.any(Array) });
     expect(res.body.data).toEqual([
-      { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock' },
-      { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock' },
-      { name: 'hubtel', channels: ['momo'], networks: ['MTN', 'TELECEL', 'AT'], priority: 2, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/hubtel`, upstream: 'mock' },
+      { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock', mock },
+      { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock', mock },
+      { name: 'hubtel', channels: ['momo'], networks: ['MTN', 'TELECEL', 'AT'], priority: 2, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/hubtel`, upstream: 'mock', mock },
     ]);
   });
 
-  it('shows a real upstream when an adapter is pointed at one by configuration', async () => {
+  it("shows each mock's base URL and the credentials it accepts, so a provider's own SDK can be pointed at it", async () => {
+    const providers: { name: string; mock: { base_url: string; credentials: { name: string; where: string; value: string | null }[]; notes: string[] } }[] = (
+      await sb.get('/api/v1/sandbox/providers')
+    ).body.data;
+    const mock = (name: string) => providers.find((p) => p.name === name)!.mock;
+    const value = (name: string, credential: string) => mock(name).credentials.find((c) => c.name === credential)?.value;
+
+    expect(mock('mtn-momo').base_url).toBe(`${sb.baseUrl}/mocks/mtn-momo`);
+    expect(value('mtn-momo', 'collection subscription key')).toBe('railyard-mtn-collection-key');
+    expect(value('mtn-momo', 'disbursement subscription key')).toBe('railyard-mtn-disbursement-key');
+    expect(value('mtn-momo', 'API user')).toBe('railyard-mtn-api-user');
+    expect(value('mtn-momo', 'API key')).toBe('railyard-mtn-api-key');
+    expect(value('mtn-momo', 'target environment')).toBe('sandbox');
+    expect(mock('mtn-momo').credentials[0]!.where).toContain('Ocp-Apim-Subscription-Key');
+    expect(mock('mtn-momo').notes.join(' ')).toContain('POST /v1_0/apiuser');
+
+    expect(mock('hubtel').base_url).toBe(`${sb.baseUrl}/mocks/hubtel`);
+    expect(mock('hubtel').credentials.map((c) => [c.name, c.value])).toEqual([
+      ['client id', 'railyard-hubtel-client'],
+      ['client secret', 'railyard-hubtel-secret'],
+      ['POS Sales ID', '2017101'],
+      ['Prepaid Deposit ID', '2017102'],
+    ]);
+    expect(mock('bank-rail').credentials.map((c) => [c.name, c.value])).toEqual([
+      ['participant id', 'railyard-bank-participant'],
+      ['signing secret', 'railyard-bank-secret'],
+    ]);
+  });
+
+  it('takes the credentials it shows: the MTN subscription key it lists gets a token from its mock', async () => {
+    const mtn = (await sb.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo').mock;
+    const credential = (name: string) => mtn.credentials.find((c: { name: string }) => c.name === name).value as string;
+    const token = await fetch(`${mtn.base_url}/collection/token/`, {
+      method: 'POST',
+      headers: {
+        'Ocp-Apim-Subscription-Key': credential('collection subscription key'),
+        Authorization: `Basic ${Buffer.from(`${credential('API user')}:${credential('API key')}`).toString('base64')}`,
+      },
+    });
+    expect(token.status).toBe(200);
+    expect(await token.json()).toMatchObject({ token_type: 'access_token', expires_in: 3600 });
+  });
+
+  it('shows a real upstream when an adapter is pointed at one by configuration, and then hides the secrets its mock shares with it', async () => {
     await sb.close();
-    sb = await startTestSandbox({ providers: { 'mtn-momo': { base_url: 'https://sandbox.momodeveloper.mtn.com', currency: 'EUR' } } });
+    sb = await startTestSandbox({ providers: { 'mtn-momo': { base_url: 'https://sandbox.momodeveloper.mtn.com', currency: 'EUR', api_key: 'real-mtn-api-key' } } });
     const mtn = (await sb.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo');
     expect(mtn).toMatchObject({ base_url: 'https://sandbox.momodeveloper.mtn.com', upstream: 'real' });
+    expect(mtn.mock.base_url).toBe(`${sb.baseUrl}/mocks/mtn-momo`);
+    const shown = Object.fromEntries(mtn.mock.credentials.map((c: { name: string; value: string | null }) => [c.name, c.value]));
+    expect(shown).toMatchObject({ 'API key': null, 'collection subscription key': null, 'API user': 'railyard-mtn-api-user', 'target environment': 'sandbox' });
+    expect(JSON.stringify(mtn)).not.toContain('real-mtn-api-key');
   });
 
   it('takes a provider down and brings it back', async () => {

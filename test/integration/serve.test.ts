@@ -37,6 +37,12 @@ describe('railyard serve', () => {
     expect(result.out).toContain('sandbox key      sk_test_from_env_for_the_banner_01');
     expect(result.out).toContain('signing secret');
     expect(result.out).toMatch(/scenarios\s[\s\S]*sandbox \(.*sandbox\.yaml, 7 rules\)/);
+    // Each mock's base URL and the credentials it accepts, for a provider's own SDK.
+    expect(result.out).toMatch(new RegExp(`mtn-momo\\s+http://127\\.0\\.0\\.1:${port}/mocks/mtn-momo`));
+    expect(result.out).toMatch(/collection subscription key\s+railyard-mtn-collection-key\s+\(Ocp-Apim-Subscription-Key header/);
+    expect(result.out).toContain('POST /v1_0/apiuser');
+    expect(result.out).toMatch(/client secret\s+railyard-hubtel-secret/);
+    expect(result.out).toMatch(/participant id\s+railyard-bank-participant/);
     expect(result.out).toContain('HEALTH {"status":"ok"');
     expect(result.out).toContain('railyard stopped');
     expect(result.code).toBe(0);

@@ -1,0 +1,31 @@
+import type { Clock } from '../../kernel/clock.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { ProviderHealth } from '../../rails/provider-health.ts';
+import type { ScenarioEngine } from '../../scenarios/scenario-types.ts';
+import type { Scheduler } from '../../scheduler/scheduler.ts';
+import type { Store } from '../../store/db.ts';
+import type { MockTransactionBooks } from './mock-transaction-book.ts';
+
+/** What every provider mock is given. */
+export interface MockContext {
+  clock: Clock;
+  /** Callbacks are scheduled jobs on the business clock: scheduler.schedule(store, {...}). */
+  scheduler: Scheduler;
+  store: Store;
+  scenarios: ScenarioEngine;
+  health: ProviderHealth;
+  logger: Logger;
+  /** Transaction books that survive restarts: mocks deduplicate by the upstream's reference. */
+  books: MockTransactionBooks;
+  /** Upper bound, in real ms, on how long a `timeout` behaviour holds a request open. */
+  maxHoldMs: number;
+  /** Seconds until the callback when no scenario rule decides. */
+  defaultCallbackSeconds: number;
+  /** Real ms every mock waits for the receiver of a callback; CALLBACK_TIMEOUT_MS when omitted. */
+  callbackTimeoutMs?: number;
+  /**
+   * The service's own base URL once it listens, for upstreams whose callbacks go to a URL set
+   * once in their dashboard rather than one sent with each request (Paystack's webhook URL).
+   */
+  serviceBaseUrl?: () => string;
+}

@@ -1,0 +1,91 @@
+import type { Clock } from '../../kernel/clock.ts';
+import type { Db, Store } from '../../store/db.ts';
+
+/**
+ * A mock's transactions, keyed by the upstream's own reference (MTN's X-Reference-Id, Hubtel's
+ * ClientReference, the bank rail's sessionId). Reads come from memory; every write also goes to
+ * the store, so that after a restart the mock still knows what it took and refuses the same
+ * reference again, as the real upstreams do.
+ */
+export class MockTransactionBook<T> {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly provider: string,
+    private readonly name: string,
+    private readonly entries: Map<string, T>,
+  ) {}
+
+  get(reference: string): T | undefined {
+    return this.entries.get(reference);
+  }
+
+  has(reference: string): boolean {
+    return this.entries.has(reference);
+  }
+
+  values(): IterableIterator<T> {
+    return this.entries.values();
+  }
+
+  /** Forgets a transaction whose keeping was rolled back. */
+  discard(reference: string): void {
+    this.entries.delete(reference);
+  }
+
+  /**
+   * Keeps a new transaction together with whatever else must share its fate (its planned
+   * callbacks): a restart keeps both or neither. When that fails, the transaction is forgotten
+   * again and the error goes on to the caller.
+   */
+  async keep(reference: string, transaction: T, alongside: (db: Db) => Promise<void>): Promise<void> {
+    try {
+      await this.store.transaction(async (db) => {
+        await this.set(reference, transaction, db);
+        await alongside(db);
+      });
+    } catch (err) {
+      this.discard(reference);
+      throw err;
+    }
+  }
+
+  /** Keeps (or updates) a transaction; pass `db` to write inside the caller's transaction. */
+  async set(reference: string, transaction: T, db: Db = this.store): Promise<void> {
+    this.entries.set(reference, transaction);
+    const now = this.clock.now();
+    await db.run(
+      `INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (provider, book, reference) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+      [this.provider, this.name, reference, JSON.stringify(transaction), now, now],
+    );
+  }
+}
+
+/** Every mock's books, read once at start-up. */
+export class MockTransactionBooks {
+  private constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly loaded: Map<string, Map<string, unknown>>,
+  ) {}
+
+  static async load(store: Store, clock: Clock): Promise<MockTransactionBooks> {
+    const loaded = new Map<string, Map<string, unknown>>();
+    const rows = await store.all<{ provider: string; book: string; reference: string; body: string }>(
+      'SELECT provider, book, reference, body FROM mock_transactions ORDER BY created_at',
+    );
+    for (const row of rows) {
+      const key = `${row.provider}/${row.book}`;
+      if (!loaded.has(key)) loaded.set(key, new Map());
+      loaded.get(key)!.set(row.reference, JSON.parse(row.body));
+    }
+    return new MockTransactionBooks(store, clock, loaded);
+  }
+
+  open<T>(provider: string, name: string): MockTransactionBook<T> {
+    const key = `${provider}/${name}`;
+    if (!this.loaded.has(key)) this.loaded.set(key, new Map());
+    return new MockTransactionBook<T>(this.store, this.clock, provider, name, this.loaded.get(key) as Map<string, T>);
+  }
+}
