@@ -74,7 +74,7 @@ import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockAccess, MockDefinition } from './mock-definition.ts';
+import { defineMock } from './mock-definition.ts';
 
 export interface BankRailCredentials {
   clientId: string;
@@ -224,14 +224,14 @@ const TRANSFERS: TransactionWire<MockTransfer> = {
 };
 
 /** The bank-rail mock in the provider registry: its credentials come from providers.bank-rail. */
-export const bankRailMock: MockDefinition = {
+export const bankRailMock = defineMock({
   name: PROVIDER,
-  create: (ctx, config) => createBankRailMock(ctx, credentialsFrom(config)),
-  access: (config) => access(credentialsFrom(config)),
-};
-
-function access(c: BankRailCredentials): MockAccess {
-  return {
+  credentials: (config: Config): BankRailCredentials => ({
+    clientId: config.providers['bank-rail'].client_id,
+    clientSecret: config.providers['bank-rail'].client_secret,
+  }),
+  create: createBankRailMock,
+  access: (c) => ({
     credentials: [
       { name: 'participant id', where: 'X-Participant-Id header on every call', value: c.clientId, secret: false },
       { name: 'signing secret', where: 'HMAC-SHA256 key of the X-Signature header', value: c.clientSecret, secret: true },
@@ -239,13 +239,8 @@ function access(c: BankRailCredentials): MockAccess {
     notes: [
       'X-Timestamp: unix seconds, within 300 s of the rail clock; X-Signature: hex HMAC-SHA256(secret, "<timestamp>.<METHOD>.<path and query as sent, mount prefix included>.<raw body>"). Callbacks are signed the same way.',
     ],
-  };
-}
-
-/** The credentials configured for this mock. */
-function credentialsFrom(config: Config): BankRailCredentials {
-  return { clientId: config.providers['bank-rail'].client_id, clientSecret: config.providers['bank-rail'].client_secret };
-}
+  }),
+});
 
 export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
   const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);

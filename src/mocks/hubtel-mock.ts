@@ -11,7 +11,7 @@ import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import type { MockTransactionBook } from './engine/mock-transaction-book.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockAccess, MockDefinition } from './mock-definition.ts';
+import { defineMock } from './mock-definition.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
 // Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix
@@ -201,14 +201,14 @@ function queryString(req: Request, name: string): string | undefined {
 }
 
 /** The Hubtel mock in the provider registry: its credentials come from providers.hubtel. */
-export const hubtelMock: MockDefinition = {
+export const hubtelMock = defineMock({
   name: HUBTEL_PROVIDER,
-  create: (ctx, config) => createHubtelMock(ctx, credentialsFrom(config)),
-  access: (config) => access(credentialsFrom(config)),
-};
-
-function access(c: HubtelCredentials): MockAccess {
-  return {
+  credentials: (config: Config): HubtelCredentials => {
+    const c = config.providers.hubtel;
+    return { clientId: c.client_id, clientSecret: c.client_secret, posSalesId: c.pos_sales_id, prepaidDepositId: c.prepaid_deposit_id };
+  },
+  create: createHubtelMock,
+  access: (c) => ({
     credentials: [
       { name: 'client id', where: 'Basic auth user on every call', value: c.clientId, secret: false },
       { name: 'client secret', where: 'Basic auth password on every call', value: c.clientSecret, secret: true },
@@ -218,14 +218,8 @@ function access(c: HubtelCredentials): MockAccess {
     notes: [
       "Hubtel's hosts are path prefixes: /rmp (rmp.hubtel.com), /txnstatus (api-txnstatus.hubtel.com), /smp (smp.hubtel.com), /smrsc (smrsc.hubtel.com), /rnv (rnv.hubtel.com).",
     ],
-  };
-}
-
-/** The credentials configured for this mock. */
-function credentialsFrom(config: Config): HubtelCredentials {
-  const c = config.providers.hubtel;
-  return { clientId: c.client_id, clientSecret: c.client_secret, posSalesId: c.pos_sales_id, prepaidDepositId: c.prepaid_deposit_id };
-}
+  }),
+});
 
 export function createHubtelMock(ctx: MockContext, credentials: HubtelCredentials): Router {
   const router = express.Router();

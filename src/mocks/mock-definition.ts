@@ -31,6 +31,23 @@ export interface MockDefinition {
   access(config: Config): MockAccess;
 }
 
+/**
+ * A mock definition from its parts: where its credentials come from in the configuration, its
+ * factory, and what it tells its users about them.
+ */
+export function defineMock<Credentials>(parts: {
+  name: string;
+  credentials(config: Config): Credentials;
+  create(ctx: MockContext, credentials: Credentials): Router;
+  access(credentials: Credentials): MockAccess;
+}): MockDefinition {
+  return {
+    name: parts.name,
+    create: (ctx, config) => parts.create(ctx, parts.credentials(config)),
+    access: (config) => parts.access(parts.credentials(config)),
+  };
+}
+
 /** A mock's access as the banner and GET /api/v1/sandbox/providers show it. */
 export interface MockAccessView {
   provider: string;

@@ -12,7 +12,7 @@ import { jsonCallback } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockAccess, MockDefinition } from './mock-definition.ts';
+import { defineMock } from './mock-definition.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
 // provisioning), faithful to the wire facts in reference/upstream-providers.md §1, so that both
@@ -149,14 +149,20 @@ interface IssuedToken {
 }
 
 /** The MTN MoMo mock in the provider registry: its credentials come from providers.mtn-momo. */
-export const mtnMomoMock: MockDefinition = {
+export const mtnMomoMock = defineMock({
   name: PROVIDER,
-  create: (ctx, config) => createMtnMomoMock(ctx, credentialsFrom(config)),
-  access: (config) => access(credentialsFrom(config)),
-};
-
-function access(c: MtnMomoCredentials): MockAccess {
-  return {
+  credentials: (config: Config): MtnMomoCredentials => {
+    const c = config.providers['mtn-momo'];
+    return {
+      apiUser: c.api_user,
+      apiKey: c.api_key,
+      collectionSubscriptionKey: c.collection_subscription_key,
+      disbursementSubscriptionKey: c.disbursement_subscription_key,
+      targetEnvironment: c.target_environment,
+    };
+  },
+  create: createMtnMomoMock,
+  access: (c) => ({
     credentials: [
       { name: 'collection subscription key', where: 'Ocp-Apim-Subscription-Key header on /collection/* and /v1_0/apiuser', value: c.collectionSubscriptionKey, secret: true },
       { name: 'disbursement subscription key', where: 'Ocp-Apim-Subscription-Key header on /disbursement/* and /v1_0/apiuser', value: c.disbursementSubscriptionKey, secret: true },
@@ -169,20 +175,8 @@ function access(c: MtnMomoCredentials): MockAccess {
       'POST /{collection,disbursement}/token with Basic <API user>:<API key> and the product\'s subscription key gives a bearer token for an hour.',
       'MTN\'s sandbox numbers 46733123450 to 46733123463 behave as MTN documents when no scenario rule matches; any other number succeeds.',
     ],
-  };
-}
-
-/** The credentials configured for this mock. */
-function credentialsFrom(config: Config): MtnMomoCredentials {
-  const c = config.providers['mtn-momo'];
-  return {
-    apiUser: c.api_user,
-    apiKey: c.api_key,
-    collectionSubscriptionKey: c.collection_subscription_key,
-    disbursementSubscriptionKey: c.disbursement_subscription_key,
-    targetEnvironment: c.target_environment,
-  };
-}
+  }),
+});
 
 export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
   const router = express.Router();

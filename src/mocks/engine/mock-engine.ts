@@ -58,10 +58,6 @@ export class MockEngine {
     this.planner = new CallbackPlanner({ provider, clock: ctx.clock, scheduler: ctx.scheduler, store: ctx.store, logger: ctx.logger, sender });
   }
 
-  get provider(): string {
-    return this.options.provider;
-  }
-
   /** Opens one of the mock's persisted books and tells the callback jobs how to settle its transactions. */
   book<T>(name: string, wire: TransactionWire<T>): MockTransactionBook<T> {
     const book = this.ctx.books.open<T>(this.options.provider, name);
