@@ -50,7 +50,7 @@ import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { fakeNameFor } from './fake-name.ts';
-import type { MockAccess, MockDefinition } from './mock-definition.ts';
+import { defineMock } from './mock-definition.ts';
 
 export interface PaystackMockSettings {
   secretKey: string;
@@ -256,27 +256,22 @@ function serverError(res: express.Response, behaviour: ProviderBehaviour): void 
 }
 
 /** The Paystack mock in the provider registry: its secret key comes from providers.paystack. */
-export const paystackMock: MockDefinition = {
+export const paystackMock = defineMock({
   name: PROVIDER,
-  create: (ctx, config) => createPaystackMock(ctx, settingsFrom(config)),
-  access: (config) => access(settingsFrom(config)),
-};
-
-function settingsFrom(config: Config): PaystackMockSettings {
-  const c = config.providers.paystack;
-  return { secretKey: c.secret_key, ...(c.webhook_url ? { webhookUrl: c.webhook_url } : {}) };
-}
-
-function access(s: PaystackMockSettings): MockAccess {
-  return {
+  credentials: (config: Config): PaystackMockSettings => {
+    const c = config.providers.paystack;
+    return { secretKey: c.secret_key, ...(c.webhook_url ? { webhookUrl: c.webhook_url } : {}) };
+  },
+  create: createPaystackMock,
+  access: (s) => ({
     credentials: [{ name: 'secret key', where: 'Authorization: Bearer header on every call', value: s.secretKey, secret: true }],
     notes: [
       `Test number ${PAYSTACK_TEST_NUMBER} (mobile_money.provider "mtn"); every number succeeds unless a scenario says otherwise.`,
       `Webhooks (x-paystack-signature: hex HMAC-SHA512 of the raw body with the secret key) go to ${s.webhookUrl ?? "the service's /internal/callbacks/paystack"}.`,
       'Off in the router by default: providers.paystack.enabled: true puts it in failover for momo and bank.',
     ],
-  };
-}
+  }),
+});
 
 export function createPaystackMock(ctx: MockContext, settings: PaystackMockSettings): express.Router {
   const signCallback: CallbackSigner = (message) => ({ 'x-paystack-signature': hmacSha512Hex(settings.secretKey, message.body) });
