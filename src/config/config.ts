@@ -138,7 +138,7 @@ export const configSchema = z.strictObject({
           priority: provider.priority.default(3),
           channels: z.array(z.enum(['momo', 'bank'])).min(1).default(['momo', 'bank']),
           networks: z.array(z.enum(NETWORKS)).default([...NETWORKS]),
-          secret_key: z.string().min(1).default('sk_test_railyard_paystack_secret_key'),
+          secret_key: z.string().min(1).default('sk_test_railyard_paystack'),
           customer_email_domain: z.string().min(1).default('example.com').describe('Paystack needs an email per charge: <msisdn>@<this domain>'),
           webhook_url: z.url().optional().describe("Mock: where it posts webhooks (Paystack's dashboard setting); default the service's /internal/callbacks/paystack"),
         })

@@ -6,7 +6,7 @@ import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/t
 // Paystack through the whole service: its adapter, its mock on the engine, its signed webhooks,
 // the router's failover in both directions, and the ledger.
 
-const SECRET = 'sk_test_railyard_paystack_secret_key';
+const SECRET = 'sk_test_railyard_paystack';
 const TEST_NUMBER = '0551234987'; // Paystack's Ghana test number (provider mtn)
 const GCB = '040100';
 

@@ -82,7 +82,7 @@ describe('sandbox helpers', () => {
       ['signing secret', 'railyard-bank-secret'],
     ]);
     expect(mock('paystack').base_url).toBe(`${sb.baseUrl}/mocks/paystack`);
-    expect(mock('paystack').credentials.map((c) => [c.name, c.value])).toEqual([['secret key', 'sk_test_railyard_paystack_secret_key']]);
+    expect(mock('paystack').credentials.map((c) => [c.name, c.value])).toEqual([['secret key', 'sk_test_railyard_paystack']]);
     expect(mock('paystack').notes.join(' ')).toContain('0551234987');
   });
 
