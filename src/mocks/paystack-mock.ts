@@ -8,6 +8,7 @@
  * POST /charge  {email, amount, currency:'GHS', reference?, mobile_money:{phone:'0XXXXXXXXX', provider:'mtn'|'vod'|'atl'|'tgo'}}
  *   200 data {reference, status:'pay_offline', display_text}        mtn, atl/tgo: a prompt on the phone
  *   200 data {reference, status:'send_otp', display_text}           vod: a voucher to enter (POST /charge/submit_otp)
+ *   (the mock settles a charge as the scenario says, whether or not a voucher is submitted)
  *   400 {status:false, message:'Duplicate Transaction Reference'}    a reference seen before
  * POST /charge/submit_otp {otp, reference}   200 data {reference, status:'pay_offline', display_text}
  * GET /transaction/verify/:reference

@@ -269,6 +269,7 @@ export class PaystackAdapter implements RailProvider {
     const json = isObject(parsed) ? parsed : undefined;
     const message = json ? text(json.message) : undefined;
     const what = `${method} ${path.split('?')[0]}`;
+    // Paystack's errors carry no code, only a message: that is what a caller can tell them apart by.
     const detail = { httpStatus: res.status, ...(message ? { providerCode: message } : {}) };
     if (res.status >= 500) throw new RailError('server', `paystack ${res.status} on ${what}${message ? `: ${message}` : ''}`, detail);
     if (res.status >= 400) throw new RailError('rejected', `paystack refused ${what} (${res.status})${message ? `: ${message}` : ''}`, detail);
