@@ -5,9 +5,11 @@ import type { MockContext } from './mocks/engine/mock-context.ts';
 import { hubtelMock } from './mocks/hubtel-mock.ts';
 import { mockAccessView, type MockAccessView, type MockDefinition } from './mocks/mock-definition.ts';
 import { mtnMomoMock } from './mocks/mtn-momo-mock.ts';
+import { paystackMock } from './mocks/paystack-mock.ts';
 import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
 import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
 import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
+import { PaystackAdapter } from './rails/adapters/paystack-adapter.ts';
 import type { RailAdapterContext, RailProvider } from './rails/provider-port.ts';
 
 // The provider registry: part of the composition root, so it may name concrete adapters and
@@ -73,8 +75,20 @@ const bankRail: ProviderRegistration = {
   mock: bankRailMock,
 };
 
+const paystack: ProviderRegistration = {
+  name: 'paystack',
+  adapter: (config, ctx) => {
+    const c = config.providers.paystack;
+    return new PaystackAdapter(
+      { baseUrl: c.base_url, secretKey: c.secret_key, channels: c.channels, networks: c.networks, customerEmailDomain: c.customer_email_domain },
+      ctx,
+    );
+  },
+  mock: paystackMock,
+};
+
 /** Every provider railyard knows, in the order their mocks are mounted. */
-export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail];
+export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail, paystack];
 
 /** Thrown for a provider name the registry does not have. */
 export class UnknownProviderError extends Error {

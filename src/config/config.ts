@@ -130,6 +130,19 @@ export const configSchema = z.strictObject({
           client_secret: z.string().default('railyard-bank-secret'),
         })
         .prefault({}),
+      paystack: z
+        .strictObject({
+          ...provider,
+          // Off by default: switched on, it joins failover for momo and bank after the others.
+          enabled: provider.enabled.default(false),
+          priority: provider.priority.default(3),
+          channels: z.array(z.enum(['momo', 'bank'])).min(1).default(['momo', 'bank']),
+          networks: z.array(z.enum(NETWORKS)).default([...NETWORKS]),
+          secret_key: z.string().min(1).default('sk_test_railyard_paystack'),
+          customer_email_domain: z.string().min(1).default('example.com').describe('Paystack needs an email per charge: <msisdn>@<this domain>'),
+          webhook_url: z.url().optional().describe("Mock: where it posts webhooks (Paystack's dashboard setting); default the service's /internal/callbacks/paystack"),
+        })
+        .prefault({}),
     })
     .prefault({}),
   trading,

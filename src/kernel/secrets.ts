@@ -8,6 +8,10 @@ export function hmacSha256Hex(secret: string, text: string): string {
   return createHmac('sha256', secret).update(text).digest('hex');
 }
 
+export function hmacSha512Hex(secret: string, text: string): string {
+  return createHmac('sha512', secret).update(text).digest('hex');
+}
+
 /** Constant-time equality for secrets, signatures and tokens of any length. */
 export function safeEqual(a: string, b: string): boolean {
   // Hashing first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.

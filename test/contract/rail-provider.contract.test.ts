@@ -6,7 +6,7 @@ import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // One contract for every adapter of the provider port, each run against its own HTTP mock.
 interface AdapterCase {
-  name: 'mtn-momo' | 'hubtel' | 'bank-rail';
+  name: 'mtn-momo' | 'hubtel' | 'bank-rail' | 'paystack';
   collects: boolean;
   match: ScenarioRuleInput['match'];
   payout: (reference: string) => PayoutRequest;
@@ -24,6 +24,7 @@ const cases: AdapterCase[] = [
     payout: (reference) => ({ reference, amount: 1234, currency: 'GHS', channel: 'bank', accountNumber: '2000000001', bankCode: '130100', accountName: 'Efua Mensah', description: 'contract' }),
     resolve: { channel: 'bank', accountNumber: '2000000001', bankCode: '130100' },
   },
+  { name: 'paystack', collects: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
 ];
 
 let sb: TestSandbox;

@@ -50,6 +50,7 @@ describe('sandbox helpers', () => {
       { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock', mock },
       { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock', mock },
       { name: 'hubtel', channels: ['momo'], networks: ['MTN', 'TELECEL', 'AT'], priority: 2, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/hubtel`, upstream: 'mock', mock },
+      { name: 'paystack', channels: ['momo', 'bank'], networks: ['MTN', 'TELECEL', 'AT'], priority: 3, enabled: false, status: 'up', base_url: `${sb.baseUrl}/mocks/paystack`, upstream: 'mock', mock },
     ]);
   });
 
@@ -80,6 +81,9 @@ describe('sandbox helpers', () => {
       ['participant id', 'railyard-bank-participant'],
       ['signing secret', 'railyard-bank-secret'],
     ]);
+    expect(mock('paystack').base_url).toBe(`${sb.baseUrl}/mocks/paystack`);
+    expect(mock('paystack').credentials.map((c) => [c.name, c.value])).toEqual([['secret key', 'sk_test_railyard_paystack']]);
+    expect(mock('paystack').notes.join(' ')).toContain('0551234987');
   });
 
   it('takes the credentials it shows: the MTN subscription key it lists gets a token from its mock', async () => {
@@ -118,7 +122,7 @@ describe('sandbox helpers', () => {
   });
 
   it('answers 404 for an unknown provider', async () => {
-    const res = await sb.post('/api/v1/sandbox/providers/paystack/outage', { down: true });
+    const res = await sb.post('/api/v1/sandbox/providers/acme/outage', { down: true });
     expect(res.status).toBe(404);
   });
 

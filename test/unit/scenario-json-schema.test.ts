@@ -26,6 +26,7 @@ const REPLAY_SCENARIOS = [
   'failed-transfer.yaml',
   'failover.yaml',
   'late-success.yaml',
+  'paystack.yaml',
   'provider-outage.yaml',
   'quote-expiry.yaml',
   'webhook-retries.yaml',

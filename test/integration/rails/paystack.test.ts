@@ -1,0 +1,234 @@
+import express from 'express';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hmacSha512Hex } from '../../../src/kernel/secrets.ts';
+import { createPaystackMock, paystackGatewayResponse } from '../../../src/mocks/paystack-mock.ts';
+import { PaystackAdapter, paystackFailureReason } from '../../../src/rails/adapters/paystack-adapter.ts';
+import { RailError, type CollectRequest, type InboundCallback, type PayoutRequest } from '../../../src/rails/provider-port.ts';
+import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
+import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
+import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';
+
+// The Paystack wire module (on the mock engine) against the Paystack adapter, over real HTTP.
+
+const SECRET = 'sk_test_paystack_wire_0c9f';
+const MTN = '233551234987'; // Paystack's test number, normalised
+const TELECEL = '233201234567';
+
+interface Harness {
+  base: string;
+  adapter: PaystackAdapter;
+  adapterWith(secretKey: string): PaystackAdapter;
+  webhooks: InboundCallback[];
+  advance(seconds: number): Promise<void>;
+  behave(rule: (query: RailQuery) => Partial<Behaviour> | undefined): void;
+  call(method: string, path: string, body?: unknown, secret?: string): Promise<{ status: number; body: any }>;
+}
+
+let h: Harness;
+const closers: (() => Promise<void>)[] = [];
+
+beforeEach(async () => {
+  let rule: (query: RailQuery) => Partial<Behaviour> | undefined = () => undefined;
+  const world = await engineWorld({
+    rule: (query) => {
+      const behaviour = rule(query);
+      return behaviour ? { rule: 'test', behaviour: { respond: 'accept', ...behaviour } as ProviderBehaviour } : undefined;
+    },
+  });
+  const receiver = callbackReceiver();
+  const hooks = await serve(receiver.app);
+  const mock = await serve(express().use('/mocks/paystack', createPaystackMock(world.ctx, { secretKey: SECRET, webhookUrl: `${hooks.base}/internal/callbacks/paystack` })));
+  closers.push(hooks.close, mock.close);
+  const adapterWith = (secretKey: string) =>
+    new PaystackAdapter(
+      { secretKey, channels: ['momo', 'bank'], networks: ['MTN', 'TELECEL', 'AT'], customerEmailDomain: 'example.com' },
+      { selfBaseUrl: () => mock.base, uuid: () => '00000000-0000-4000-8000-000000000000', timeoutMs: 300, clock: world.clock },
+    );
+  const webhooks: InboundCallback[] = [];
+  h = {
+    base: `${mock.base}/mocks/paystack`,
+    adapter: adapterWith(SECRET),
+    adapterWith,
+    webhooks,
+    async advance(seconds) {
+      await world.scheduler.advanceBy(seconds * 1000);
+      for (const r of receiver.received.splice(0)) {
+        webhooks.push({ method: r.method, subpath: r.path.replace('/internal/callbacks/paystack', '') || '/', headers: r.headers, rawBody: r.body, body: JSON.parse(r.body) });
+      }
+    },
+    behave: (next) => void (rule = next),
+    async call(method, path, body, secret = SECRET) {
+      const res = await fetch(`${mock.base}/mocks/paystack${path}`, {
+        method,
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+  };
+});
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+let counter = 0;
+const ref = (prefix: 'chg' | 'trf') => `${prefix}_paystackwire${String(++counter).padStart(9, '0')}`;
+const collect = (reference: string, msisdn = MTN): CollectRequest => ({ reference, amount: 2_500, currency: 'GHS', msisdn, network: msisdn === TELECEL ? 'TELECEL' : 'MTN', description: 'wire test' });
+const momoPayout = (reference: string, msisdn = '233241110020'): PayoutRequest => ({ reference, amount: 1_500, currency: 'GHS', channel: 'momo', msisdn, description: 'wire test' });
+
+describe('the Paystack mock', () => {
+  it('refuses a call without its secret key, in Paystack words, and the adapter hears a refusal', async () => {
+    expect(await h.call('GET', '/bank?currency=GHS', undefined, 'sk_test_wrong')).toEqual({ status: 401, body: { status: false, message: 'Invalid key' } });
+    const error = await h.adapterWith('sk_test_wrong').collect(collect(ref('chg'))).catch((e) => e);
+    expect(error).toBeInstanceOf(RailError);
+    expect(error).toMatchObject({ kind: 'rejected', detail: { httpStatus: 401 } });
+  });
+
+  it('answers a charge with pay_offline on MTN and AT, and send_otp (a voucher) on Telecel', async () => {
+    const charge = (phone: string, provider: string) =>
+      h.call('POST', '/charge', { email: 'ama@example.com', amount: 1000, currency: 'GHS', reference: ref('chg'), mobile_money: { phone, provider } });
+    expect((await charge('0551234987', 'mtn')).body).toMatchObject({ status: true, message: 'Charge attempted', data: { status: 'pay_offline', display_text: expect.stringMatching(/authorization/) } });
+    expect((await charge('0201234567', 'vod')).body.data).toMatchObject({ status: 'send_otp', display_text: expect.stringMatching(/voucher/) });
+    expect((await charge('0271234567', 'atl')).body.data.status).toBe('pay_offline');
+  });
+
+  it('refuses a malformed charge with a 400 and takes nothing', async () => {
+    const reference = ref('chg');
+    const refused = await h.call('POST', '/charge', { email: 'ama@example.com', amount: 10.5, reference, mobile_money: { phone: '0551234987', provider: 'mtn' } });
+    expect(refused).toEqual({ status: 400, body: { status: false, message: 'Invalid Amount Sent' } });
+    expect((await h.call('GET', `/transaction/verify/${reference}`)).status).toBe(400);
+  });
+
+  it('gives the same recipient code for the same wallet or account', async () => {
+    const recipient = { type: 'ghipss', name: 'Ama Owusu', account_number: '1000000012', bank_code: '040100', currency: 'GHS' };
+    const a = await h.call('POST', '/transferrecipient', recipient);
+    const b = await h.call('POST', '/transferrecipient', recipient);
+    expect(a.status).toBe(201);
+    expect(a.body.data).toMatchObject({ recipient_code: expect.stringMatching(/^RCP_/), type: 'ghipss', details: { bank_name: 'GCB' } });
+    expect(b.body.data.recipient_code).toBe(a.body.data.recipient_code);
+    expect((await h.call('POST', '/transferrecipient', { ...recipient, type: 'mobile_money' })).status).toBe(400);
+  });
+
+  it('lists the Ghana banks and wallets it pays to', async () => {
+    const wallets = await h.call('GET', '/bank?currency=GHS&type=mobile_money');
+    expect(wallets.body.data.map((b: { code: string }) => b.code)).toEqual(['MTN', 'VOD', 'ATL']);
+  });
+});
+
+describe('the Paystack adapter against its mock', () => {
+  it('collects: pending until the webhook, which carries a valid x-paystack-signature and parses to a success', async () => {
+    const reference = ref('chg');
+    const accepted = await h.adapter.collect(collect(reference));
+    expect(accepted.providerReference).toBe(reference);
+    expect(await h.adapter.status({ operation: 'collect', reference, providerReference: reference })).toEqual({ status: 'pending' });
+    await h.advance(3); // the mock's default callback delay
+    expect(h.webhooks).toHaveLength(1);
+    const [webhook] = h.webhooks;
+    expect(webhook!.headers['x-paystack-signature']).toBe(hmacSha512Hex(SECRET, webhook!.rawBody));
+    expect(h.adapter.verifyCallback(webhook!)).toBe(true);
+    expect(h.adapter.parseCallback(webhook!)).toEqual({ reference, operation: 'collect', providerReference: reference, outcome: { status: 'success' } });
+    expect(webhook!.body).toMatchObject({ event: 'charge.success', data: { status: 'success', channel: 'mobile_money', gateway_response: 'Approved', authorization: { bank: 'MTN Mobile Money' } } });
+    expect(await h.adapter.status({ operation: 'collect', reference, providerReference: reference })).toEqual({ status: 'success' });
+  });
+
+  it('collects on Telecel, where Paystack asks for a voucher: still pending for railyard', async () => {
+    const reference = ref('chg');
+    await h.adapter.collect(collect(reference, TELECEL));
+    expect(await h.adapter.status({ operation: 'collect', reference, providerReference: reference })).toEqual({ status: 'pending' });
+  });
+
+  it('sends no webhook for a failed charge; verifying it tells the reason', async () => {
+    h.behave((q) => (q.operation === 'collect' ? { callback: { after_seconds: 2, status: 'failed', reason: 'NOT_ENOUGH_FUNDS', drop: false } } : undefined));
+    const reference = ref('chg');
+    await h.adapter.collect(collect(reference));
+    await h.advance(2);
+    expect(h.webhooks).toEqual([]);
+    expect(await h.adapter.status({ operation: 'collect', reference, providerReference: reference })).toEqual({ status: 'failed', reason: 'insufficient_funds' });
+  });
+
+  it('recovers a charge a timed-out call left taken: the same reference again is the same charge', async () => {
+    const reference = ref('chg');
+    const first = await h.adapter.collect(collect(reference));
+    const again = await h.adapter.collect(collect(reference));
+    expect(again).toEqual(first);
+    expect((await h.call('POST', '/charge', { email: 'a@example.com', amount: 2500, reference, mobile_money: { phone: '0551234987', provider: 'mtn' } })).body).toEqual({
+      status: false,
+      message: 'Duplicate Transaction Reference',
+    });
+  });
+
+  it('pays out to a wallet and to a bank account, each through a recipient, settled by transfer.success', async () => {
+    const momo = ref('trf');
+    const bank = ref('trf');
+    const a = await h.adapter.payout(momoPayout(momo));
+    const b = await h.adapter.payout({ reference: bank, amount: 9_000, currency: 'GHS', channel: 'bank', accountNumber: '1000000012', bankCode: '040100', accountName: 'Ama Owusu', description: 'wire test' });
+    expect(a.providerReference).toMatch(/^TRF_/);
+    expect(b.providerReference).toMatch(/^TRF_/);
+    await h.advance(3);
+    expect(h.webhooks.map((w) => [(w.body as { event: string }).event, h.adapter.parseCallback(w).reference])).toEqual([
+      ['transfer.success', momo],
+      ['transfer.success', bank],
+    ]);
+    expect(h.webhooks.every((w) => h.adapter.verifyCallback(w))).toBe(true);
+    expect(await h.adapter.status({ operation: 'payout', reference: bank, providerReference: b.providerReference })).toEqual({ status: 'success' });
+  });
+
+  it.each([
+    ['insufficient_funds', 'transfer.failed', 'insufficient_funds'],
+    ['reversed', 'transfer.reversed', 'reversed'],
+  ])('reports a transfer that fails with %s as %s, reason %s', async (scenarioReason, event, reason) => {
+    h.behave((q) => (q.operation === 'payout' ? { callback: { after_seconds: 1, status: 'failed', reason: scenarioReason, drop: false } } : undefined));
+    const reference = ref('trf');
+    const accepted = await h.adapter.payout(momoPayout(reference));
+    await h.advance(1);
+    expect((h.webhooks[0]!.body as { event: string }).event).toBe(event);
+    expect(h.adapter.parseCallback(h.webhooks[0]!).outcome).toEqual({ status: 'failed', reason });
+    expect(await h.adapter.status({ operation: 'payout', reference, providerReference: accepted.providerReference })).toEqual({ status: 'failed', reason });
+  });
+
+  it('resolves a wallet or an account, and answers null for one Paystack cannot resolve', async () => {
+    h.behave((q) => (q.operation === 'resolve' ? { name: 'Kofi Boateng' } : undefined));
+    expect(await h.adapter.resolveName({ channel: 'momo', msisdn: MTN })).toEqual({ name: 'Kofi Boateng' });
+    expect(await h.adapter.resolveName({ channel: 'bank', accountNumber: '1000000012', bankCode: '040100' })).toEqual({ name: 'Kofi Boateng' });
+    h.behave((q) => (q.operation === 'resolve' ? { resolves: false } : undefined));
+    expect(await h.adapter.resolveName({ channel: 'bank', accountNumber: '1000000012', bankCode: '040100' })).toBeNull();
+    expect(await h.adapter.resolveName({ channel: 'bank', accountNumber: '1000000012', bankCode: '999999' })).toBeNull();
+  });
+});
+
+describe("the Paystack adapter's webhook checks", () => {
+  const body = JSON.stringify({ event: 'charge.success', data: { reference: 'chg_abc', status: 'success' } });
+  const webhook = (rawBody: string, signature?: string): InboundCallback => ({
+    method: 'POST',
+    subpath: '/',
+    headers: signature === undefined ? {} : { 'x-paystack-signature': signature },
+    rawBody,
+    body: JSON.parse(rawBody),
+  });
+
+  it('accepts only the hex HMAC-SHA512 of the exact raw body, keyed with the secret key', () => {
+    expect(h.adapter.verifyCallback(webhook(body, hmacSha512Hex(SECRET, body)))).toBe(true);
+    expect(h.adapter.verifyCallback(webhook(body, hmacSha512Hex(SECRET, body).toUpperCase()))).toBe(true);
+    expect(h.adapter.verifyCallback(webhook(body))).toBe(false);
+    expect(h.adapter.verifyCallback(webhook(body, hmacSha512Hex('sk_test_other', body)))).toBe(false);
+    expect(h.adapter.verifyCallback(webhook(body.replace('chg_abc', 'chg_abd'), hmacSha512Hex(SECRET, body)))).toBe(false);
+    expect(h.adapter.verifyCallback(webhook(body, hmacSha512Hex(SECRET, body).slice(0, 64)))).toBe(false);
+  });
+
+  it('refuses events it does not handle and bodies without a reference', () => {
+    expect(() => h.adapter.parseCallback(webhook(JSON.stringify({ event: 'subscription.create', data: { reference: 'x' } })))).toThrow(RailError);
+    expect(() => h.adapter.parseCallback(webhook(JSON.stringify({ event: 'charge.success', data: {} })))).toThrow(/reference/);
+  });
+});
+
+describe('Paystack words', () => {
+  it('turns scenario reasons into gateway responses, and gateway responses into reasons the service knows', () => {
+    expect(paystackGatewayResponse('NOT_ENOUGH_FUNDS')).toBe('Insufficient Funds');
+    expect(paystackGatewayResponse('51')).toBe('Insufficient Funds');
+    expect(paystackGatewayResponse('PAYEE_NOT_FOUND')).toBe('Account Not Found');
+    expect(paystackGatewayResponse('something else')).toBe('Declined');
+    expect(paystackFailureReason('Insufficient Funds')).toBe('insufficient_funds');
+    expect(paystackFailureReason('Account Not Found')).toBe('account_not_found');
+    expect(paystackFailureReason(undefined)).toBe('failed');
+  });
+});
