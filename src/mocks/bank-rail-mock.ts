@@ -63,6 +63,7 @@
  * the mock's default callback delay.
  */
 import express from 'express';
+import { parseJsonObject, textField } from '../kernel/json-object.ts';
 import type { Config } from '../config/config.ts';
 import { isGhipssCode } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
@@ -190,19 +191,6 @@ function refuse(res: express.Response, httpStatus: number, code: string, message
   res.status(httpStatus).json({ responseCode: code, responseMessage: message, ...extra });
 }
 
-function parseObject(body: unknown): Record<string, unknown> | undefined {
-  if (typeof body !== 'string' || body === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(body);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 function serverError(res: express.Response, behaviour: ProviderBehaviour): void {
   refuse(res, behaviour.http_status ?? 500, '96');
@@ -278,11 +266,11 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
   });
 
   router.post('/gip/v1/name-enquiry', async (req, res) => {
-    const body = parseObject(req.body);
+    const body = parseJsonObject(req.body);
     if (!body) return refuse(res, 400, '30', 'Body must be a JSON object');
-    const sessionId = str(body.sessionId);
-    const bankCode = str(body.destinationBankCode);
-    const accountNumber = str(body.accountNumber);
+    const sessionId = textField(body.sessionId);
+    const bankCode = textField(body.destinationBankCode);
+    const accountNumber = textField(body.accountNumber);
     if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId is required');
     if (!bankCode || !isGhipssCode(bankCode)) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
     if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
@@ -309,14 +297,14 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
   });
 
   router.post('/gip/v1/credit-transfers', async (req, res) => {
-    const body = parseObject(req.body);
+    const body = parseJsonObject(req.body);
     if (!body) return refuse(res, 400, '30', 'Body must be a JSON object');
-    const sessionId = str(body.sessionId);
-    const bankCode = str(body.destinationBankCode);
-    const accountNumber = str(body.accountNumber);
-    const accountName = str(body.accountName);
-    const narration = body.narration === undefined ? '' : str(body.narration);
-    const callbackUrl = str(body.callbackUrl);
+    const sessionId = textField(body.sessionId);
+    const bankCode = textField(body.destinationBankCode);
+    const accountNumber = textField(body.accountNumber);
+    const accountName = textField(body.accountName);
+    const narration = body.narration === undefined ? '' : textField(body.narration);
+    const callbackUrl = textField(body.callbackUrl);
     const amount = body.amount;
     if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId must be 1 to 64 of [A-Za-z0-9_-]');
     if (typeof amount !== 'number' || !isMinorAmount(amount)) {

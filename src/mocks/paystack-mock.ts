@@ -38,6 +38,7 @@
  * delay; every account resolves to a seeded fake name.
  */
 import express from 'express';
+import { parseJsonObject, textField } from '../kernel/json-object.ts';
 import type { Config } from '../config/config.ts';
 import { bankName, GHIPSS_BANKS, isGhipssCode } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
@@ -203,19 +204,6 @@ function ok(res: express.Response, httpStatus: number, message: string, data: un
   res.status(httpStatus).json({ status: true, message, data });
 }
 
-function parseObject(body: unknown): Record<string, unknown> | undefined {
-  if (typeof body !== 'string' || body === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(body);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Where a bank code and account number lead: a GhIPSS bank account, or a wallet (bank code MTN/VOD/ATL). */
 function destinationOf(bankCode: string, accountNumber: string): Omit<MockQuery, 'operation'> | undefined {
@@ -295,20 +283,20 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
   });
 
   router.post('/charge', async (req, res) => {
-    const body = parseObject(req.body);
+    const body = parseJsonObject(req.body);
     if (!body) return fail(res, 400, 'Invalid JSON body');
-    const email = str(body.email);
+    const email = textField(body.email);
     const amount = body.amount;
     const momo = typeof body.mobile_money === 'object' && body.mobile_money !== null ? (body.mobile_money as Record<string, unknown>) : undefined;
-    const phone = str(momo?.phone);
-    const provider = str(momo?.provider)?.toLowerCase();
+    const phone = textField(momo?.phone);
+    const provider = textField(momo?.provider)?.toLowerCase();
     if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) return fail(res, 400, 'Invalid Email Address Passed');
     if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'Invalid Amount Sent');
     if (body.currency !== undefined && body.currency !== 'GHS') return fail(res, 400, 'Currency not supported by merchant');
     if (!momo || !provider || !(provider in CHARGE_PROVIDERS)) return fail(res, 400, 'mobile_money.provider must be one of mtn, vod, atl, tgo');
     const msisdn = phone ? normaliseMsisdn(phone) : null;
     if (!msisdn) return fail(res, 400, 'mobile_money.phone must be a Ghana mobile number');
-    const given = str(body.reference);
+    const given = textField(body.reference);
     if (given !== undefined && !/^[A-Za-z0-9._=-]{1,100}$/.test(given)) return fail(res, 400, 'Invalid reference');
     const reference = given ?? `T${sha256Hex(`${ctx.clock.now()}:${msisdn}:${++generated}`).slice(0, 15)}`;
     const network = CHARGE_PROVIDERS[provider]!;
@@ -341,9 +329,9 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
   });
 
   router.post('/charge/submit_otp', (req, res) => {
-    const body = parseObject(req.body);
-    const reference = str(body?.reference);
-    if (!reference || !str(body?.otp)) return fail(res, 400, 'otp and reference are required');
+    const body = parseJsonObject(req.body);
+    const reference = textField(body?.reference);
+    if (!reference || !textField(body?.otp)) return fail(res, 400, 'otp and reference are required');
     if (!charges.has(reference)) return fail(res, 400, 'Transaction reference not found');
     ok(res, 200, 'Charge attempted', { reference, status: 'pay_offline', display_text: PROMPT });
   });
@@ -355,12 +343,12 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
   });
 
   router.post('/transferrecipient', async (req, res) => {
-    const body = parseObject(req.body);
+    const body = parseJsonObject(req.body);
     if (!body) return fail(res, 400, 'Invalid JSON body');
-    const type = str(body.type);
-    const name = str(body.name);
-    const accountNumber = str(body.account_number);
-    const bankCode = str(body.bank_code);
+    const type = textField(body.type);
+    const name = textField(body.name);
+    const accountNumber = textField(body.account_number);
+    const bankCode = textField(body.bank_code);
     if (type !== 'mobile_money' && type !== 'ghipss') return fail(res, 400, 'Recipient type must be mobile_money or ghipss');
     if (!name || name.length > 100) return fail(res, 400, 'Name is required');
     if (!accountNumber || !bankCode) return fail(res, 400, 'account_number and bank_code are required');
@@ -384,17 +372,17 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
   });
 
   router.post('/transfer', async (req, res) => {
-    const body = parseObject(req.body);
+    const body = parseJsonObject(req.body);
     if (!body) return fail(res, 400, 'Invalid JSON body');
     const amount = body.amount;
-    const reference = str(body.reference);
-    const recipient = recipients.get(str(body.recipient) ?? '');
+    const reference = textField(body.reference);
+    const recipient = recipients.get(textField(body.recipient) ?? '');
     if (body.source !== 'balance') return fail(res, 400, 'Source must be balance');
     if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'Invalid amount');
     if (body.currency !== undefined && body.currency !== 'GHS') return fail(res, 400, 'Currency not supported');
     if (!reference || !TRANSFER_REFERENCE.test(reference)) return fail(res, 400, 'Reference must be 16 to 50 lowercase letters, digits, - or _');
     if (!recipient) return fail(res, 400, 'Invalid transfer recipient');
-    const reason = str(body.reason) ?? '';
+    const reason = textField(body.reason) ?? '';
     const destination = destinationOf(recipient.bankCode, recipient.accountNumber)!;
 
     const transfer = await engine.take(
@@ -430,8 +418,8 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
   });
 
   router.get('/bank/resolve', async (req, res) => {
-    const accountNumber = str(req.query.account_number);
-    const bankCode = str(req.query.bank_code);
+    const accountNumber = textField(req.query.account_number);
+    const bankCode = textField(req.query.bank_code);
     if (!accountNumber || !bankCode) return fail(res, 400, 'account_number and bank_code are required');
     const destination = destinationOf(bankCode, accountNumber);
     if (!destination) return fail(res, 422, 'Could not resolve account name. Check parameters or try again.');
@@ -447,7 +435,7 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
   });
 
   router.get('/bank', (req, res) => {
-    const type = str(req.query.type);
+    const type = textField(req.query.type);
     const wallets = Object.entries(WALLET_BANKS).map(([code, network]) => ({ name: WALLET_NAMES[network], code, type: 'mobile_money' }));
     const banks = Object.entries(GHIPSS_BANKS).map(([code, name]) => ({ name, code, type: 'ghipss' }));
     const listed = [...banks, ...wallets]

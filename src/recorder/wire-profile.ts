@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import { parseJsonObject } from '../kernel/json-object.ts';
 import type { Behaviour } from '../scenarios/scenario-schema.ts';
 
 // What the recorder must know of one upstream's wire format: where railyard's adapter is pointed,
@@ -73,15 +74,9 @@ export function jsonBodyOutcomes(outcomeOf: (body: Record<string, unknown>) => R
   };
 }
 
-export function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { parseJsonObject };
 
+/** A field's value when it is a string with something in it. */
 export function textField(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
