@@ -104,6 +104,10 @@ export function seedDatabase(path: string, rows: number, seed = 1): SeedReport {
         }
       }
     }
+    // What the ledger keeps with its postings: each account's running sum.
+    db.exec(`INSERT INTO ledger_balances (environment, account, currency, balance)
+               SELECT environment, account, currency, SUM(amount) FROM ledger_postings WHERE true GROUP BY environment, account, currency
+             ON CONFLICT (environment, account, currency) DO UPDATE SET balance = excluded.balance`);
     db.exec('COMMIT');
   } catch (err) {
     db.exec('ROLLBACK');

@@ -22,7 +22,10 @@ export interface WalletBalance {
   reserved: number;
 }
 
-/** Double-entry ledger. Balances are derived from postings; nothing stores a balance. */
+/**
+ * Double-entry ledger. Postings are the truth; each account's balance is their running sum, written
+ * in the same transaction as the postings (so reading one costs a lookup, not a SUM over its history).
+ */
 export class Ledger {
   constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
 
@@ -58,6 +61,11 @@ export class Ledger {
         p.currency,
         p.amount,
       ]);
+      await tx.run(
+        `INSERT INTO ledger_balances (environment, account, currency, balance) VALUES (?, ?, ?, ?)
+         ON CONFLICT (environment, account, currency) DO UPDATE SET balance = ledger_balances.balance + excluded.balance`,
+        [input.environment, p.account, p.currency, p.amount],
+      );
     }
     return id;
   }
@@ -77,12 +85,14 @@ export class Ledger {
     );
   }
 
+  /** The running sum of the account's postings, kept with them in each journal's transaction. */
   async balance(db: Db, environment: Environment, account: string, currency: string): Promise<number> {
-    const row = await db.get<{ total: number | null }>(
-      'SELECT SUM(amount) AS total FROM ledger_postings WHERE environment = ? AND account = ? AND currency = ?',
-      [environment, account, currency],
-    );
-    return Number(row?.total ?? 0);
+    const row = await db.get<{ balance: number }>('SELECT balance FROM ledger_balances WHERE environment = ? AND account = ? AND currency = ?', [
+      environment,
+      account,
+      currency,
+    ]);
+    return Number(row?.balance ?? 0);
   }
 
   async wallet(db: Db, environment: Environment, merchantId: string): Promise<WalletBalance> {

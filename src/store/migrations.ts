@@ -379,4 +379,22 @@ CREATE INDEX outbox_events_merchant ON outbox_events (environment, merchant_id, 
 CREATE INDEX outbox_events_merchant_type ON outbox_events (environment, merchant_id, type, seq);
 `,
   },
+  {
+    version: 9,
+    name: 'ledger-balances',
+    sql: `
+-- Each account's balance, kept by the ledger in the transaction that writes its postings: reading
+-- one was a SUM over every posting the account ever had (a busy wallet slowed each transfer down).
+-- Postings stay the source of truth; this is their running sum, checked against them in tests.
+CREATE TABLE ledger_balances (
+  environment TEXT NOT NULL,
+  account TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  balance INTEGER NOT NULL,
+  PRIMARY KEY (environment, account, currency)
+);
+INSERT INTO ledger_balances (environment, account, currency, balance)
+  SELECT environment, account, currency, SUM(amount) FROM ledger_postings GROUP BY environment, account, currency;
+`,
+  },
 ];

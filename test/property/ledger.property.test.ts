@@ -103,6 +103,15 @@ async function expectLedgerInvariants(sb: TestSandbox, funded: number): Promise<
   expect(wallet.available).toBe(byAccount[`merchant:${MERCHANT}:wallet:available`] ?? 0);
   expect(wallet.reserved).toBe(byAccount[`merchant:${MERCHANT}:wallet:reserved`] ?? 0);
 
+  // 3b. Every account's kept balance is the sum of its postings, for every account there is.
+  const kept = await db.all<{ environment: string; account: string; currency: string; balance: number }>(
+    'SELECT environment, account, currency, balance FROM ledger_balances ORDER BY environment, account, currency',
+  );
+  const summed = await db.all<{ environment: string; account: string; currency: string; balance: number }>(
+    'SELECT environment, account, currency, SUM(amount) AS balance FROM ledger_postings GROUP BY environment, account, currency ORDER BY environment, account, currency',
+  );
+  expect(kept.map((b) => ({ ...b, balance: num(b.balance) }))).toEqual(summed.map((b) => ({ ...b, balance: num(b.balance) })));
+
   // 4. The trial balance is zero in every currency.
   expectBalanced(await sb.trialBalance());
   for (const total of Object.values(await sb.trialBalance())) expect(total).toBe(0);
