@@ -40,17 +40,19 @@ export interface Recording {
   railyardUrl: string;
   /** Where railyard's adapter for the provider now points. */
   proxyUrl: string;
+  /** For an upstream with one webhook URL set in its dashboard (Paystack): the URL to set there. */
+  webhookUrl?: string;
   /** Stops railyard and the proxy, then writes the scenario file. */
   stop(): Promise<RecordedScenario & { path: string }>;
 }
 
 /** The configuration railyard records with: the provider served by the proxy, and first in line. */
-function recordingConfig(options: RecordOptions, proxyBase: string): Config {
+function recordingConfig(options: RecordOptions, proxyBase: string, callbackOrigin: string): Config {
   const profile = wireProfileFor(options.provider);
   const providers: Record<string, unknown> = {};
   for (const [name, provider] of Object.entries(options.config.providers)) {
     // Every call the recorded provider can serve goes to it first.
-    providers[name] = name === options.provider ? { ...profile.pointAt(options.config, proxyBase), enabled: true, priority: 1 } : { ...provider, priority: Math.max(provider.priority, 2) };
+    providers[name] = name === options.provider ? { ...profile.pointAt(options.config, proxyBase, callbackOrigin), enabled: true, priority: 1 } : { ...provider, priority: Math.max(provider.priority, 2) };
   }
   return buildConfig({ ...structuredClone(options.config), providers });
 }
@@ -65,7 +67,7 @@ export async function startRecording(options: RecordOptions): Promise<Recording>
     ...(options.callbackOrigin ? { callbackOrigin: options.callbackOrigin } : {}),
   });
   await proxy.listen(options.proxyPort ?? 0);
-  const config = recordingConfig(options, proxy.baseUrl);
+  const config = recordingConfig(options, proxy.baseUrl, proxy.callbackOrigin);
   const railyard = await createApp(config, { logger: options.logger ?? silentLogger, rules: options.rules, wallets: options.wallets ?? [] });
   const server = createServer(railyard.app);
   server.on('clientError', answerClientError);
@@ -74,7 +76,9 @@ export async function startRecording(options: RecordOptions): Promise<Recording>
     server.listen(config.port, config.host, () => done());
   });
   const { port } = server.address() as AddressInfo;
-  railyard.setBaseUrl(`http://127.0.0.1:${port}`);
+  const railyardUrl = `http://127.0.0.1:${port}`;
+  railyard.setBaseUrl(railyardUrl);
+  const webhookUrl = profile.webhookPath ? proxy.receiveWebhooks(profile.webhookPath, `${railyardUrl}${profile.webhookPath}`) : undefined;
   railyard.scheduler.start();
   await railyard.recoverInterrupted();
   const clock = options.clock ?? new SystemClock();
@@ -107,8 +111,9 @@ export async function startRecording(options: RecordOptions): Promise<Recording>
   };
   return {
     railyard,
-    railyardUrl: `http://127.0.0.1:${port}`,
+    railyardUrl,
     proxyUrl: proxy.baseUrl,
+    ...(webhookUrl ? { webhookUrl } : {}),
     stop: () => (stopped ??= stop()),
   };
 }
@@ -130,7 +135,9 @@ export async function runRecord(options: RecordOptions, io: RecordIo): Promise<n
       '',
       `  merchant API     ${recording.railyardUrl}  (sandbox key ${railyard.sandbox.key})`,
       `  proxy            ${recording.proxyUrl}  (railyard's ${options.provider} adapter calls it)`,
-      `  callbacks        ${options.callbackOrigin ?? recording.proxyUrl} is the callback origin the upstream is given`,
+      recording.webhookUrl
+        ? `  webhooks         ${recording.webhookUrl}  (set it as ${options.provider}'s webhook URL, in its dashboard)`
+        : `  callbacks        ${options.callbackOrigin ?? recording.proxyUrl} is the callback origin the upstream is given`,
       `  writes           ${resolve(options.out)} on Ctrl-C`,
       '',
       '',

@@ -125,8 +125,8 @@ function collapse(sequence: RecordedBehaviour[]): RecordedBehaviour | RecordedBe
 function transactionsOf(input: RecordingInput): Transaction[] {
   const txs: Transaction[] = [];
   const polls: { exchange: RecordedExchange; outcome: ReportedOutcome }[] = [];
-  for (const exchange of input.exchanges) {
-    const call = input.profile.classify(exchange.request);
+  for (const [index, exchange] of input.exchanges.entries()) {
+    const call = input.profile.classify(exchange.request, input.exchanges.slice(0, index));
     if (call.kind === 'initiation') {
       txs.push({ operation: call.operation, key: call.key, references: new Set(call.references), exchange, behaviour: answered(exchange, input.profile, call.operation), callbacks: [] });
     } else if (call.kind === 'status' && exchange.ending === 'answered') {

@@ -51,19 +51,24 @@ function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-function readBody(message: IncomingMessage): Promise<string> {
+function readBytes(message: IncomingMessage): Promise<Buffer> {
   return new Promise((done, fail) => {
     const chunks: Buffer[] = [];
     message.on('data', (c: Buffer) => chunks.push(c));
-    message.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+    message.on('end', () => done(Buffer.concat(chunks)));
     message.on('error', fail);
   });
+}
+
+async function readBody(message: IncomingMessage): Promise<string> {
+  return (await readBytes(message)).toString('utf8');
 }
 
 /**
  * Sits between railyard's adapter and a real upstream: forwards each call unchanged but for the
  * callback URL, which it points at itself, and passes each callback on to where the adapter
- * wanted it. Everything that crosses is kept, in memory, for the scenario writer.
+ * wanted it (or, for webhooks sent to a URL set once, to where receiveWebhooks says), byte for
+ * byte. Everything that crosses is kept, in memory, for the scenario writer.
  */
 export class RecordingProxy {
   readonly exchanges: RecordedExchange[] = [];
@@ -92,6 +97,20 @@ export class RecordingProxy {
     return this.origin;
   }
 
+  /** Where the upstream can reach the proxy: the public origin given, or the proxy's own. */
+  get callbackOrigin(): string {
+    return (this.options.callbackOrigin ?? this.origin).replace(/\/+$/, '');
+  }
+
+  /**
+   * Webhooks the upstream posts to `path` (a URL set once, in its dashboard) are passed on to
+   * `target`; the URL the upstream must be given.
+   */
+  receiveWebhooks(path: string, target: string): string {
+    this.callbackTargets.set(path, target);
+    return `${this.callbackOrigin}${path}`;
+  }
+
   /** Where railyard's adapter is pointed: the proxy with the upstream's path prefix. */
   get baseUrl(): string {
     return `${this.origin}${this.upstream.pathname.replace(/\/+$/, '')}`;
@@ -106,10 +125,10 @@ export class RecordingProxy {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? '/';
-    const body = await readBody(req);
-    const request: WireRequest = { method: req.method ?? 'GET', path, headers: plainHeaders(req.headers), body };
+    const bytes = await readBytes(req);
+    const request: WireRequest = { method: req.method ?? 'GET', path, headers: plainHeaders(req.headers), body: bytes.toString('utf8') };
     const target = this.callbackTargets.get(path.split('?')[0]!);
-    if (target) return this.passCallback(request, target, res);
+    if (target) return this.passCallback(request, bytes, target, res);
     return this.forward(request, res);
   }
 
@@ -117,7 +136,7 @@ export class RecordingProxy {
   private rewrite = (original: string): string => {
     const url = new URL(original);
     this.callbackTargets.set(url.pathname, original);
-    return `${(this.options.callbackOrigin ?? this.origin).replace(/\/+$/, '')}${url.pathname}${url.search}`;
+    return `${this.callbackOrigin}${url.pathname}${url.search}`;
   };
 
   private forward(request: WireRequest, res: ServerResponse): void {
@@ -163,14 +182,15 @@ export class RecordingProxy {
     outgoing.end(sent.body);
   }
 
-  private async passCallback(request: WireRequest, target: string, res: ServerResponse): Promise<void> {
+  /** The exact bytes go on: a signature over the raw body (Paystack's, the bank rail's) still holds. */
+  private async passCallback(request: WireRequest, bytes: Buffer, target: string, res: ServerResponse): Promise<void> {
     const callback: RecordedCallback = { ...request, receivedAt: this.now() };
     this.callbacks.push(callback);
     try {
       const answer = await fetch(target, {
         method: request.method,
         headers: request.headers,
-        ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+        ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: bytes }),
       });
       const text = await answer.text();
       callback.forwardedStatus = answer.status;

@@ -3,8 +3,9 @@ import { parseJsonObject } from '../kernel/json-object.ts';
 import type { Behaviour } from '../scenarios/scenario-schema.ts';
 
 // What the recorder must know of one upstream's wire format: where railyard's adapter is pointed,
-// which field carries the callback URL, and how to read calls, answers and callbacks back into
-// the scenario vocabulary (operation, number or account, outcome).
+// which field carries the callback URL (or, for an upstream with one webhook URL set in its
+// dashboard, where that URL points), and how to read calls, answers and callbacks back into the
+// scenario vocabulary (operation, number or account, outcome).
 
 export type RecordedOperation = 'collect' | 'payout' | 'resolve';
 
@@ -22,6 +23,13 @@ export interface RecordedKey {
   msisdn?: string;
   account_number?: string;
   bank_code?: string;
+}
+
+/** A call the proxy saw earlier in the recording, with its answer when it got one. */
+export interface EarlierExchange {
+  request: WireRequest;
+  status?: number;
+  body?: string;
 }
 
 /** One call read back: an initiation, a status poll, or anything else (tokens). */
@@ -42,11 +50,20 @@ export type AnsweredBehaviour = Omit<Behaviour, 'latency_ms' | 'callback' | 'ext
 
 export interface WireProfile {
   readonly provider: string;
-  /** The provider's config with railyard's adapter pointed at the proxy (proxyBase has the upstream's path). */
-  pointAt(config: Config, proxyBase: string): Record<string, unknown>;
+  /**
+   * The provider's config with railyard's adapter pointed at the proxy (proxyBase has the
+   * upstream's path); callbackOrigin is where the upstream can reach the proxy.
+   */
+  pointAt(config: Config, proxyBase: string, callbackOrigin: string): Record<string, unknown>;
+  /**
+   * For an upstream whose webhooks go to one URL set once (Paystack's dashboard), not one sent
+   * with each call: the path railyard receives them on, which the proxy serves too.
+   */
+  readonly webhookPath?: string;
   /** The request with its callback URL replaced by rewrite(original); re-signed where the wire signs bodies. */
   rewriteCallback(request: WireRequest, rewrite: (url: string) => string, config: Config): WireRequest;
-  classify(request: WireRequest): ClassifiedCall;
+  /** What a call is; `earlier` are the calls before it, for a wire whose calls build on earlier answers. */
+  classify(request: WireRequest, earlier: readonly EarlierExchange[]): ClassifiedCall;
   /** What an answered initiation did, in scenario terms. */
   answerOf(operation: RecordedOperation, status: number, body: string): AnsweredBehaviour;
   /** A status poll's answer; undefined when it says nothing readable. */

@@ -1,6 +1,7 @@
 import { bankRailWire } from './bank-rail-wire.ts';
 import { hubtelWire } from './hubtel-wire.ts';
 import { mtnMomoWire } from './mtn-momo-wire.ts';
+import { paystackWire } from './paystack-wire.ts';
 import type { WireProfile } from './wire-profile.ts';
 
 /** The upstreams railyard can record; a new provider adds its wire profile here. */
@@ -8,6 +9,7 @@ export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = {
   [mtnMomoWire.provider]: mtnMomoWire,
   [hubtelWire.provider]: hubtelWire,
   [bankRailWire.provider]: bankRailWire,
+  [paystackWire.provider]: paystackWire,
 };
 
 export class UnknownProviderError extends Error {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMock, type MockProvider } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
-import { signRequest } from '../../src/auth/request-signature.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
+import { merchant, settled, type Merchant } from '../support/recording-merchant.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts';
 
 // Recording the two other wires: Hubtel (five hosts behind one proxy, the callback URL in the
@@ -29,48 +29,6 @@ const config = buildConfig({
     'bank-rail': { client_id: 'rec-bank-participant-77d0', client_secret: 'rec-bank-secret-a93e51' },
   },
 });
-
-interface Merchant {
-  post(path: string, body: unknown, signed?: boolean): Promise<{ status: number; body: any }>;
-  get(path: string): Promise<{ status: number; body: any }>;
-  /** Lets time pass: real time while recording, the virtual clock in a replay. */
-  wait(): Promise<void>;
-}
-
-const realTime = () => new Promise<void>((r) => setTimeout(r, 250));
-
-let idempotency = 0;
-function merchant(baseUrl: string, key: string, secret: string, wait: () => Promise<void> = realTime): Merchant {
-  return {
-    wait,
-    async post(path, body, signed = false) {
-      const raw = JSON.stringify(body);
-      const idempotencyKey = `record-providers-${++idempotency}`;
-      const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey };
-      if (signed) {
-        const ts = String(Math.floor(Date.now() / 1000));
-        headers['X-Service-Timestamp'] = ts;
-        headers['X-Service-Signature'] = signRequest(secret, ts, { method: 'POST', pathAndQuery: path, idempotencyKey, rawBody: raw });
-      }
-      const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: raw });
-      return { status: res.status, body: await res.json() };
-    },
-    async get(path) {
-      const res = await fetch(`${baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
-      return { status: res.status, body: await res.json() };
-    },
-  };
-}
-
-/** Polls in real time until the object leaves its pending state. */
-async function settled(client: Merchant, path: string, withinMs = 25_000): Promise<{ status: string; provider: string | null; failure_reason: string | null }> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    const { data } = (await client.get(path)).body;
-    if (!String(data.status).startsWith('pending') || performance.now() > deadline) return { status: data.status, provider: data.provider, failure_reason: data.failure_reason };
-    await client.wait();
-  }
-}
 
 /** Records `drive` against a standalone mock of the provider; the scenario written and the file's text. */
 async function record<T>(provider: MockProvider, drive: (client: Merchant) => Promise<T>): Promise<{ observed: T; scenario: ScenarioFile; text: string }> {
