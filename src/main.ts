@@ -27,13 +27,13 @@ Usage:
                             virtual clock, and check their expectations; exit 0 when all pass
   railyard contracts generate [--dir contracts] [--scenarios <dirs or files...>] [--check]
                             replay the scripted scenarios into Pact V4 files (merchant -> railyard
-                            with webhook messages; railyard -> mtn-momo, hubtel, bank-rail);
+                            with webhook messages; railyard -> mtn-momo, hubtel, bank-rail, paystack);
                             --check fails when --dir differs from a fresh generation (drift)
   railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
                             [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
                             run the Pact verifier against in-process railyard (or a running one)
   railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>]
-                            serve one provider mock (mtn-momo, hubtel, bank-rail) standalone on its own
+                            serve one provider mock (mtn-momo, hubtel, bank-rail, paystack) standalone on its own
                             port; the banner shows the credentials it accepts
   railyard record --provider <name> --upstream <url> [--out scenarios/recorded-<name>.yaml]
                             [--duration <seconds>] [--proxy-port N] [--callback-origin <public url>]
