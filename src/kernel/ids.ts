@@ -81,11 +81,18 @@ export class IdGenerator {
 
   next(prefix: string): string {
     const now = this.clock.now();
-    // A counter keeps ids from the same millisecond in creation order.
-    this.counter = now === this.lastTime ? this.counter + 1 : 0;
-    this.lastTime = now;
+    // A counter keeps ids from the same millisecond in creation order. Past its 1,024 values (a
+    // burst on a virtual clock that stands still) the time part moves on a millisecond, so ids stay
+    // in creation order: they are appended to their indexes instead of landing all over them.
+    if (now > this.lastTime) {
+      this.lastTime = now;
+      this.counter = 0;
+    } else if (++this.counter > 1023) {
+      this.lastTime++;
+      this.counter = 0;
+    }
     let time = '';
-    let t = now;
+    let t = this.lastTime;
     for (let i = 0; i < 10; i++) {
       time = ALPHABET[t % 32] + time;
       t = Math.floor(t / 32);

@@ -52,6 +52,13 @@ describe('ids', () => {
     expect(a[0]! < a[1]!).toBe(true);
     expect(a[2]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
+
+  it('stay in creation order and distinct through a burst of thousands while a virtual clock stands still', () => {
+    const ids = new IdGenerator(new VirtualClock(1_700_000_000_000), new SeededRandom(7));
+    const drawn = Array.from({ length: 5_000 }, () => ids.next('qt'));
+    expect(new Set(drawn).size).toBe(drawn.length);
+    expect([...drawn].sort()).toEqual(drawn);
+  });
 });
 
 describe('safeEqual', () => {
