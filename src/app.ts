@@ -249,13 +249,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use('/internal/callbacks', settlement.callbackRouter());
 
   const api = express.Router();
+  const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {
+    (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
+  };
+  // The /v1 family also takes form-encoded bodies (its sample sends form-style fields); a body
+  // parsed here is not parsed again as JSON below.
+  api.use('/v1', express.urlencoded({ extended: true, limit: '100kb', parameterLimit: 10_000, verify: keepRawBody }));
   api.use(
     express.json({
       limit: '100kb',
       type: () => true,
-      verify: (req, _res, buf) => {
-        (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
-      },
+      verify: keepRawBody,
     }),
   );
   api.use(eventStreamRouter({ store, apiKeys, stream, logger }));

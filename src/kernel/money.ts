@@ -35,3 +35,25 @@ export function fromMajor(major: string | number, currency: Currency): number {
 export function bpsOf(amount: number, bps: number): number {
   return Number((BigInt(amount) * BigInt(bps) + 9_999n) / 10_000n);
 }
+
+/**
+ * A /v1 amount: a decimal string of major units, e.g. "110.50", to minor units, exactly. Plain
+ * digits with at most the currency's decimals, positive and within MAX_AMOUNT; no sign, no
+ * exponent, no spaces, no number type (a JSON number may already have lost digits). The reason is
+ * for the `amount` field's validation_error.
+ */
+export function parseMajorAmount(value: unknown, currency: Currency): { ok: true; minor: number } | { ok: false; reason: string } {
+  const exp: number = CURRENCY_EXPONENT[currency];
+  if (typeof value !== 'string') return { ok: false, reason: 'must be a decimal string of major units, such as "110.50"' };
+  if (/[eE]/.test(value)) return { ok: false, reason: 'exponent notation is not accepted; write the digits, such as "1000.00"' };
+  if (value.startsWith('-')) return { ok: false, reason: 'must be positive' };
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!match) return { ok: false, reason: 'must be a decimal number of major units with only digits and one point, such as "110.50"' };
+  const [, whole, frac = ''] = match;
+  if (frac.length > exp) return { ok: false, reason: `has more than ${exp} decimal places` };
+  if (whole!.length > 15) return { ok: false, reason: 'is too large' };
+  const minor = Number(whole) * 10 ** exp + Number(frac.padEnd(exp, '0') || '0');
+  if (minor === 0) return { ok: false, reason: 'must be more than zero' };
+  if (minor > MAX_AMOUNT) return { ok: false, reason: `must be at most ${toMajorString(MAX_AMOUNT, currency)}` };
+  return { ok: true, minor };
+}

@@ -14,6 +14,17 @@ export interface JournalInput {
   refId: string;
   memo: string;
   postings: Posting[];
+  /** Whose journal it is; by default the merchant whose accounts it posts to (house journals have none). */
+  merchantId?: string;
+}
+
+/** The merchant a journal belongs to: the one named, or the owner of its first merchant account. */
+function journalMerchant(input: JournalInput): string | null {
+  if (input.merchantId) return input.merchantId;
+  for (const p of input.postings) {
+    if (p.account.startsWith('merchant:')) return p.account.slice('merchant:'.length).split(':')[0]!;
+  }
+  return null;
 }
 
 export interface WalletBalance {
@@ -50,8 +61,8 @@ export class Ledger {
     const id = this.deps.ids.next('jrn');
     const now = this.deps.clock.now();
     await tx.run(
-      'INSERT INTO ledger_journals (id, environment, kind, ref_type, ref_id, reverses, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, input.environment, input.kind, input.refType, input.refId, reverses ?? null, input.memo, now],
+      'INSERT INTO ledger_journals (id, environment, merchant_id, kind, ref_type, ref_id, reverses, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [id, input.environment, journalMerchant(input), input.kind, input.refType, input.refId, reverses ?? null, input.memo, now],
     );
     for (const p of input.postings) {
       await tx.run('INSERT INTO ledger_postings (journal_id, environment, account, currency, amount) VALUES (?, ?, ?, ?, ?)', [
@@ -72,15 +83,23 @@ export class Ledger {
 
   /** Posts the reversing journal of `journalId`. */
   async reverse(tx: Db, journalId: string, kind: string, memo: string): Promise<string> {
-    const journal = await tx.get<{ environment: Environment; ref_type: string; ref_id: string }>(
-      'SELECT environment, ref_type, ref_id FROM ledger_journals WHERE id = ?',
+    const journal = await tx.get<{ environment: Environment; merchant_id: string | null; ref_type: string; ref_id: string }>(
+      'SELECT environment, merchant_id, ref_type, ref_id FROM ledger_journals WHERE id = ?',
       [journalId],
     );
     if (!journal) throw new Error(`no journal ${journalId}`);
     const postings = await tx.all<Posting>('SELECT account, currency, amount FROM ledger_postings WHERE journal_id = ? ORDER BY seq', [journalId]);
     return this.post(
       tx,
-      { environment: journal.environment, kind, refType: journal.ref_type, refId: journal.ref_id, memo, postings: reversePostings(postings) },
+      {
+        environment: journal.environment,
+        kind,
+        refType: journal.ref_type,
+        refId: journal.ref_id,
+        memo,
+        postings: reversePostings(postings),
+        ...(journal.merchant_id ? { merchantId: journal.merchant_id } : {}),
+      },
       journalId,
     );
   }

@@ -397,4 +397,115 @@ INSERT INTO ledger_balances (environment, account, currency, balance)
   SELECT environment, account, currency, SUM(amount) FROM ledger_postings GROUP BY environment, account, currency;
 `,
   },
+  {
+    version: 10,
+    name: 'v1-family',
+    sql: `
+-- The /v1 family: collections (momo, card, bank debit), payouts (single and bulk), bills, and
+-- payment links. Each record a provider settles has the columns the settlement machine needs.
+CREATE TABLE collections (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending_approval', 'settled', 'failed')),
+  amount INTEGER NOT NULL,
+  currency TEXT NOT NULL,
+  fees INTEGER NOT NULL,
+  channel TEXT NOT NULL CHECK (channel IN ('momo', 'card', 'bank')),
+  msisdn TEXT,
+  network TEXT,
+  card_brand TEXT,
+  card_last4 TEXT,
+  account_number TEXT,
+  bank_code TEXT,
+  payment_link_id TEXT,
+  description TEXT,
+  next_action TEXT,
+  provider TEXT,
+  provider_reference TEXT,
+  failure_reason TEXT,
+  provider_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX collections_payment_link ON collections (payment_link_id);
+
+CREATE TABLE payouts (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'settled', 'failed')),
+  amount INTEGER NOT NULL,
+  currency TEXT NOT NULL,
+  fees INTEGER NOT NULL,
+  channel TEXT NOT NULL CHECK (channel IN ('momo', 'bank')),
+  msisdn TEXT,
+  network TEXT,
+  account_number TEXT,
+  bank_code TEXT,
+  bank_account_name TEXT,
+  narration TEXT,
+  bulk_id TEXT,
+  bulk_index INTEGER,
+  provider TEXT,
+  provider_reference TEXT,
+  failure_reason TEXT,
+  provider_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX payouts_bulk ON payouts (bulk_id, bulk_index);
+
+CREATE TABLE bills (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'settled', 'failed')),
+  category TEXT NOT NULL,
+  biller TEXT NOT NULL,
+  product TEXT,
+  customer TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  currency TEXT NOT NULL,
+  fees INTEGER NOT NULL,
+  token TEXT,
+  units TEXT,
+  provider TEXT,
+  provider_reference TEXT,
+  failure_reason TEXT,
+  provider_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE payment_links (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  slug TEXT NOT NULL UNIQUE,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  amount INTEGER,
+  currency TEXT NOT NULL,
+  description TEXT NOT NULL,
+  expires_at INTEGER,
+  usage_limit INTEGER,
+  completed_count INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL CHECK (status IN ('active', 'deactivated', 'completed')),
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX payment_links_merchant ON payment_links (environment, merchant_id, seq);
+
+-- Whose journal it is, so GET /v1/ledger/entries and settlement reports find a merchant's entries
+-- without scanning the house's: the merchant whose accounts it posts to (or whose object it is).
+ALTER TABLE ledger_journals ADD COLUMN merchant_id TEXT;
+UPDATE ledger_journals SET merchant_id = (
+  SELECT substr(p.account, 10, instr(substr(p.account, 10), ':') - 1) FROM ledger_postings p
+   WHERE p.journal_id = ledger_journals.id AND p.account LIKE 'merchant:%' LIMIT 1);
+UPDATE ledger_journals SET merchant_id = (
+  SELECT t.merchant_id FROM transactions t WHERE t.object_id = ledger_journals.ref_id)
+ WHERE merchant_id IS NULL;
+CREATE INDEX ledger_journals_merchant ON ledger_journals (environment, merchant_id, seq);
+`,
+  },
 ];

@@ -17,7 +17,9 @@ export async function reconcileLateSuccess(
   tx: Db,
   deps: { clock: Clock; ledger: Ledger; outbox: EventOutbox; logger: Logger },
   input: {
-    object: 'charge' | 'transfer';
+    object: string;
+    /** collect: money came in from the provider; payout: it went out through it. */
+    operation: 'collect' | 'payout';
     id: string;
     environment: Environment;
     merchantId: string;
@@ -36,19 +38,20 @@ export async function reconcileLateSuccess(
   if (already) return 'ignored';
 
   // A collection brings money in from the provider; a payout sends it out through the provider.
-  const sign = input.object === 'charge' ? 1 : -1;
+  const sign = input.operation === 'collect' ? 1 : -1;
   const journal = await deps.ledger.post(tx, {
     environment: input.environment,
     kind: `${input.object}.late_success`,
     refType: input.object,
     refId: input.id,
+    merchantId: input.merchantId,
     memo: `late success from abandoned provider ${input.provider}`,
     postings: [
       { account: accounts.providerSettlement(input.provider), currency: 'GHS', amount: -sign * input.amount },
       { account: accounts.lateSettlements(), currency: 'GHS', amount: sign * input.amount },
     ],
   });
-  const reversal = await deps.ledger.reverse(tx, journal, `${input.object}.late_success_reversed`, `reverse the late ${input.object === 'charge' ? 'collection' : 'payout'} by ${input.provider}`);
+  const reversal = await deps.ledger.reverse(tx, journal, `${input.object}.late_success_reversed`, `reverse the late ${input.operation === 'collect' ? 'collection' : 'payout'} by ${input.provider}`);
   await tx.run(
     'INSERT INTO late_settlements (environment, object_type, object_id, provider, amount, journal_id, reversal_journal_id, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [input.environment, input.object, input.id, input.provider, input.amount, journal, reversal, input.source, deps.clock.now()],

@@ -9,8 +9,6 @@ import { RailError, type RailAccepted } from '../rails/provider-port.ts';
 import type { Db, Store } from '../store/db.ts';
 import { failureReason } from './failure-reason.ts';
 
-const TABLE = { charge: 'charges', transfer: 'transfers' } as const;
-
 export interface InitiationDeps {
   store: Store;
   clock: Clock;
@@ -19,7 +17,11 @@ export interface InitiationDeps {
 }
 
 export interface Initiation<T extends { id: string; status: string }> {
-  object: 'charge' | 'transfer';
+  object: string;
+  /** The table its record lives in. */
+  table: string;
+  /** The event of an accepted initiation (`charge.pending`). */
+  pendingEvent: string;
   id: string;
   environment: Environment;
   merchantId: string;
@@ -55,7 +57,7 @@ export async function runInitiation<T extends { id: string; status: string }>(de
   try {
     const { provider, result } = await spec.route();
     return await finish(async (tx) => {
-      await tx.run(`UPDATE ${TABLE[spec.object]} SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ?`, [
+      await tx.run(`UPDATE ${spec.table} SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ?`, [
         provider.name,
         result.providerReference,
         deps.clock.now(),
@@ -64,7 +66,7 @@ export async function runInitiation<T extends { id: string; status: string }>(de
       const record = await spec.present(tx);
       // A callback may already have settled it while the provider's answer was on its way.
       if (record.status === spec.pendingStatus) {
-        await deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: `${spec.object}.pending`, objectType: spec.object, object: record });
+        await deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record });
       }
       return { status: 201, body: ok(spec.messages.initiated, record) };
     });

@@ -39,14 +39,24 @@ export interface SettlementJournal {
   postings: Posting[];
 }
 
-/** What tells a charge from a transfer; the machine does the rest. */
+/** The events of a record's life; by default `<object>.pending`, `<object>.success`, `<object>.failed`. */
+export interface RailRecordEvents {
+  pending: string;
+  success: string;
+  failed: string;
+}
+
+/** What tells a charge from a transfer (or a /v1 collection, payout or bill); the machine does the rest. */
 export interface RailRecordKind<Row extends RailRecordRow, T extends { id: string; status: string }> {
-  object: 'charge' | 'transfer';
-  table: 'charges' | 'transfers';
+  object: string;
+  table: string;
   idPrefix: string;
   operation: StatusQuery['operation'];
   /** The status a record keeps until the provider's final word. */
   pendingStatus: Row['status'];
+  /** The status of a settled record: `success` unless said otherwise (the /v1 family says `settled`). */
+  successStatus?: Row['status'];
+  events?: RailRecordEvents;
   messages: { initiated: string; declined: string; interrupted: string };
   present(row: Row): T;
   /** Sends the record to a provider through the router. */
@@ -65,9 +75,11 @@ export interface RailRecordKind<Row extends RailRecordRow, T extends { id: strin
 export class SettlementMachine<Row extends RailRecordRow, T extends { id: string; status: string } & Record<string, unknown>>
   implements SettlementTarget
 {
-  readonly object: RailRecordKind<Row, T>['object'];
+  readonly object: string;
   readonly idPrefix: string;
   readonly operation: StatusQuery['operation'];
+  readonly events: RailRecordEvents;
+  private readonly successStatus: string;
 
   constructor(
     private readonly deps: WalletDeps,
@@ -76,6 +88,8 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     this.object = kind.object;
     this.idPrefix = kind.idPrefix;
     this.operation = kind.operation;
+    this.events = kind.events ?? { pending: `${kind.object}.pending`, success: `${kind.object}.success`, failed: `${kind.object}.failed` };
+    this.successStatus = kind.successStatus ?? 'success';
   }
 
   row(db: Db, id: string): Promise<Row | undefined> {
@@ -130,6 +144,8 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     const { id } = row;
     return {
       object: this.kind.object,
+      table: this.kind.table,
+      pendingEvent: this.events.pending,
       id,
       environment: row.environment,
       merchantId: row.merchant_id,
@@ -158,7 +174,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
       }
       const late = () =>
         reconcileLateSuccess(tx, this.deps, {
-          object, id, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
+          object, operation: this.kind.operation, id, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
           amount: row.amount, source, snapshot: this.kind.present(row),
         });
       // Another provider serves this record: a success from this one is a late success of an
@@ -171,11 +187,11 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
         return 'ignored';
       }
       if (outcome.status === 'success') {
-        await tx.run(`UPDATE ${table} SET status = 'success', provider = ?, updated_at = ? WHERE id = ?`, [providerName, clock.now(), id]);
+        await tx.run(`UPDATE ${table} SET status = ?, provider = ?, updated_at = ? WHERE id = ?`, [this.successStatus, providerName, clock.now(), id]);
         const journal = this.kind.settledJournal(row, providerName);
         await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
         const settled = this.kind.present((await this.row(tx, id))!);
-        await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: `${object}.success`, objectType: object, object: settled });
+        await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.success, objectType: object, object: settled });
       } else {
         await tx.run(`UPDATE ${table} SET provider = ? WHERE id = ?`, [providerName, id]);
         await this.fail(tx, id, failureReason(outcome.reason), outcome.reason);
@@ -194,7 +210,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     await this.deps.idempotency.completeForResource(tx, id, { status: 201, body: ok(this.kind.messages.interrupted, record) });
   }
 
-  /** pending -> failed, with its failure journal if any and its `<object>.failed` event. */
+  /** pending -> failed, with its failure journal if any and its failed event (`<object>.failed`). */
   async fail(tx: Db, id: string, reason: string, providerReason: string | null): Promise<void> {
     const { object, table, pendingStatus } = this.kind;
     const changed = await tx.run(
@@ -207,6 +223,6 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     if (journal) {
       await this.deps.ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
     }
-    await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: `${object}.failed`, objectType: object, object: this.kind.present(row) });
+    await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.failed, objectType: object, object: this.kind.present(row) });
   }
 }
