@@ -45,7 +45,7 @@ export function bpsOf(amount: number, bps: number): number {
 export function parseMajorAmount(value: unknown, currency: Currency): { ok: true; minor: number } | { ok: false; reason: string } {
   const exp: number = CURRENCY_EXPONENT[currency];
   if (typeof value !== 'string') return { ok: false, reason: 'must be a decimal string of major units, such as "110.50"' };
-  if (/[eE]/.test(value)) return { ok: false, reason: 'exponent notation is not accepted; write the digits, such as "1000.00"' };
+  if (/[eE]/.test(value)) return { ok: false, reason: 'must not use exponent notation; write the digits, such as "1000.00"' };
   if (value.startsWith('-')) return { ok: false, reason: 'must be positive' };
   const match = /^(\d+)(?:\.(\d+))?$/.exec(value);
   if (!match) return { ok: false, reason: 'must be a decimal number of major units with only digits and one point, such as "110.50"' };

@@ -5,7 +5,8 @@ import type { Network } from '../kernel/msisdn.ts';
 // The provider port. Each adapter speaks one upstream's wire format over HTTP with a timeout;
 // the router (rail-router.ts) picks adapters by priority and fails over between them.
 
-export type Channel = 'momo' | 'bank';
+/** momo and bank carry /api/v1 charges and transfers; card, bank_debit and bills serve the /v1 family. */
+export type Channel = 'momo' | 'bank' | 'card' | 'bank_debit' | 'bills';
 export type RailOperation = 'collect' | 'payout' | 'resolve';
 
 export interface CollectRequest {
