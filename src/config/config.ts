@@ -161,7 +161,14 @@ export const configSchema = z.strictObject({
     .prefault({}),
   fees: z
     .strictObject({
-      collection: z.strictObject({ momo: feeRule.prefault({}) }).prefault({ momo: { bps: 100 } }),
+      collection: z
+        .strictObject({
+          momo: feeRule.prefault({}),
+          // /v1 collections: a card costs the acquirer's interchange; a direct debit a small flat-ish fee.
+          card: feeRule.prefault({ bps: 195 }),
+          bank: feeRule.prefault({ bps: 50, min: 100 }),
+        })
+        .prefault({ momo: { bps: 100 } }),
       payout: z.strictObject({ momo: feeRule.prefault({}), bank: feeRule.prefault({}) }).prefault({ momo: { fixed: 100 }, bank: { fixed: 200 } }),
     })
     .prefault({}),
