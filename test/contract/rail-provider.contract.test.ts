@@ -209,7 +209,7 @@ describe.each(collectingCases)('the $name adapter honours the provider port for 
       provider.resolveName({ channel: 'momo', msisdn: '233241110000', network: 'MTN' }),
       provider.collect({ reference: ref('col'), amount: 1500, currency: 'GHS', msisdn: '233241110000', network: 'MTN', description: 'contract' }),
     ]) {
-      const error = await (attempt as Promise<unknown>).catch((e) => e);
+      const error = (await (attempt as Promise<unknown>).catch((e: unknown) => e)) as RailError;
       expect(error).toBeInstanceOf(RailError);
       expect(error.failsOver).toBe(false);
     }

@@ -185,7 +185,7 @@ describe('card-processor: scenarios drive it', () => {
   });
 
   it('a rule sees a token as the card', async () => {
-    h.behave((q) => (q.card === 'tok_success' ? { callback: { after_seconds: 7, status: 'failed', reason: 'insufficient_funds' } } : undefined));
+    h.behave((q) => (q.card === 'tok_success' ? { callback: { after_seconds: 7, status: 'failed', reason: 'insufficient_funds', drop: false } } : undefined));
     const reference = ref();
     await h.adapter.collect(charge(reference, { token: 'tok_success' }));
     await h.advance(7);

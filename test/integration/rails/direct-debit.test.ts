@@ -155,7 +155,7 @@ describe("direct-debit: the holder's answer (sandbox endpoint)", () => {
 
 describe('direct-debit: scenarios drive it', () => {
   it('a rule matching the account and bank code decides the debit', async () => {
-    h.behave((q) => (q.account_number === '2000000001' ? { callback: { after_seconds: 20, status: 'failed', reason: 'insufficient_funds' } } : undefined));
+    h.behave((q) => (q.account_number === '2000000001' ? { callback: { after_seconds: 20, status: 'failed', reason: 'insufficient_funds', drop: false } } : undefined));
     const reference = ref();
     await h.adapter.collect(debit(reference));
     expect(h.queries.at(-1)).toMatchObject({ provider: 'direct-debit', operation: 'collect', channel: 'bank_debit', account_number: '2000000001', bank_code: '040100' });
