@@ -22,6 +22,7 @@ import { ProviderHealth } from './rails/provider-health.ts';
 import type { RailAdapterContext } from './rails/provider-port.ts';
 import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
+import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
@@ -44,6 +45,8 @@ import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
 import { TransferService } from './wallet/transfer-service.ts';
 import { walletRoutes } from './wallet/wallet.routes.ts';
+import { CollectionService } from './v1/collection-service.ts';
+import { collectionRoutes } from './v1/collections.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -163,7 +166,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
-  const targets = [charges.settlement, transfers.settlement];
+  const collections = new CollectionService(walletDeps);
+  // Each record kind the rails settle: its settlement target, and how to resume an interrupted initiation.
+  const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
+  targets.push(collections.settlement);
   const settlement = new RailSettlement({ router, targets, idempotency, scheduler, store, clock, logger, config, timeline });
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
   for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
@@ -209,6 +215,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...marketRoutes({ feed, clock, config }),
     ...tradingSandboxRoutes({ store, trades }),
     ...webhookRoutes({ endpoints, dispatcher }),
+    ...collectionRoutes({ store, collections }),
   ];
   const openapi = buildOpenApi(routes, { version: VERSION });
 

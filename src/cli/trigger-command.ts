@@ -10,7 +10,7 @@
 //
 // It creates, through the public API and the sandbox helpers (test keys only), the objects whose
 // state change emits that event: a charge on 0551234987 (charge.pending, charge.success) or
-// 0551234988 (charge.failed); a funded, signed momo transfer to the same numbers (transfer.*); a
+// 0551234988 (charge.failed); a momo /v1 collection on the same numbers (collection.*); a funded, signed momo transfer to the same numbers (transfer.*); a
 // quote (quote.*); a buy of USDT on TRC20 (trade.created, trade.completed, trade.settled; then
 // reversed for trade.reversed); a sell of USDC on Solana, with the simulated deposit for
 // trade.pending_confirmation and deposit.confirmed, and without it for trade.failed. On a virtual
@@ -31,6 +31,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { signatureHeaders } from '../auth/request-signature.ts';
+import { toMajorString } from '../kernel/money.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/webhook.schemas.ts';
 import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './listen-command.ts';
 
@@ -269,6 +270,8 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
     });
     return (await client.must('POST', '/api/v1/transfers', [201], { idempotent: true, signed: true, body: { amount: TRANSFER_AMOUNT, currency: 'GHS', channel: 'momo', msisdn } })).body.data!;
   };
+  const collection = async (customer: string) =>
+    (await client.must('POST', '/v1/collections', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', channel: 'momo', customer } })).body.data!;
   const quote = async (body: Record<string, unknown>) => (await client.must('POST', '/api/v1/trades/quote', [201, 200], { body })).body.data!;
   const buy = async () => {
     const q = await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT });
@@ -308,6 +311,14 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       return rails(await transfer(FAILURE_MSISDN), 'the transfer');
     case 'transfer.late_success_reversed':
       return { ...rails(await transfer(LATE_SUCCESS_MSISDN), 'the transfer'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the transfer' };
+    case 'collection.pending':
+      return { id: id(await collection(SUCCESS_MSISDN)), advance: 0, systemWait: 5 };
+    case 'collection.settled':
+      return rails(await collection(SUCCESS_MSISDN), 'the collection');
+    case 'collection.failed':
+      return rails(await collection(FAILURE_MSISDN), 'the collection');
+    case 'collection.late_success_reversed':
+      return { ...rails(await collection(LATE_SUCCESS_MSISDN), 'the collection'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the collection' };
     case 'quote.created':
       return { id: id(await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT })), advance: 0, systemWait: 5 };
     case 'quote.expired': {

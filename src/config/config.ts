@@ -143,6 +143,23 @@ export const configSchema = z.strictObject({
           webhook_url: z.url().optional().describe("Mock: where it posts webhooks (Paystack's dashboard setting); default the service's /internal/callbacks/paystack"),
         })
         .prefault({}),
+      // The /v1 collections' card and bank rails (invented upstreams: docs/v1/collections.md).
+      'card-processor': z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          api_key: z.string().min(1).default('ck_test_railyard_card_processor'),
+          webhook_secret: z.string().min(1).default('whsec_railyard_card_processor'),
+        })
+        .prefault({}),
+      'direct-debit': z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          api_key: z.string().min(1).default('dd_test_railyard_direct_debit'),
+          signing_secret: z.string().min(1).default('dds_railyard_direct_debit'),
+        })
+        .prefault({}),
     })
     .prefault({}),
   trading,
@@ -161,7 +178,14 @@ export const configSchema = z.strictObject({
     .prefault({}),
   fees: z
     .strictObject({
-      collection: z.strictObject({ momo: feeRule.prefault({}) }).prefault({ momo: { bps: 100 } }),
+      collection: z
+        .strictObject({
+          momo: feeRule.prefault({}),
+          // /v1 collections: a card costs the acquirer's interchange; a direct debit a small flat-ish fee.
+          card: feeRule.prefault({ bps: 195 }),
+          bank: feeRule.prefault({ bps: 50, min: 100 }),
+        })
+        .prefault({ momo: { bps: 100 } }),
       payout: z.strictObject({ momo: feeRule.prefault({}), bank: feeRule.prefault({}) }).prefault({ momo: { fixed: 100 }, bank: { fixed: 200 } }),
     })
     .prefault({}),

@@ -9,14 +9,44 @@ import type { Network } from '../kernel/msisdn.ts';
 export type Channel = 'momo' | 'bank' | 'card' | 'bank_debit' | 'bills';
 export type RailOperation = 'collect' | 'payout' | 'resolve';
 
-export interface CollectRequest {
-  /** Our charge id; sent as the upstream's client reference (MTN externalId, Hubtel ClientReference). */
+interface CollectBase {
+  /** Our charge or collection id; sent as the upstream's client reference (MTN externalId, Hubtel ClientReference). */
   reference: string;
   amount: number; // minor units
   currency: 'GHS';
+  description: string;
+}
+
+/** A mobile-money collection; `channel` may be left out (charges predate the other channels). */
+export interface MomoCollectRequest extends CollectBase {
+  channel?: 'momo';
   msisdn: string; // 233XXXXXXXXX
   network: Network;
-  description: string;
+}
+
+/**
+ * A card collection: the card number (digits only) or a processor token `tok_...`. Without a
+ * card (a number is never stored, so a resumed initiation has none), only a charge the processor
+ * already took under this reference can be its answer.
+ */
+export interface CardCollectRequest extends CollectBase {
+  channel: 'card';
+  card?: { number: string } | { token: string };
+}
+
+/** A direct debit of a bank account, which the account holder approves at their bank. */
+export interface BankDebitCollectRequest extends CollectBase {
+  channel: 'bank_debit';
+  accountNumber: string;
+  bankCode: string; // GhIPSS code, e.g. 040100
+}
+
+export type CollectRequest = MomoCollectRequest | CardCollectRequest | BankDebitCollectRequest;
+
+/** The momo fields of a collect request; any other channel is refused on its merits (no failover). */
+export function momoCollect(req: CollectRequest, provider: string): MomoCollectRequest {
+  if (req.channel === 'card' || req.channel === 'bank_debit') throw new RailError('rejected', `${provider} collects only from mobile-money wallets`);
+  return req;
 }
 
 export interface PayoutRequest {
@@ -43,6 +73,29 @@ export interface ResolveRequest {
 export interface RailAccepted {
   /** The upstream's own id for the transaction (MTN X-Reference-Id, Hubtel TransactionId, ...). */
   providerReference: string;
+  /** What the customer must still do before the upstream decides (a card's OTP). */
+  nextAction?: RailNextAction;
+}
+
+/** A step the customer completes before the upstream decides: a card issuer's one-time password. */
+export interface RailNextAction {
+  type: 'otp';
+  /** The upstream's prompt, shown to the customer. */
+  message: string;
+}
+
+/** The account holder's answer to a direct debit's mandate prompt (sandbox upstreams only). */
+export interface MandateDecision {
+  reference: string; // our id
+  providerReference: string;
+  decision: 'approve' | 'decline';
+}
+
+/** An OTP for a collection the upstream holds at its OTP step. */
+export interface OtpSubmission {
+  reference: string; // our id
+  providerReference: string;
+  otp: string;
 }
 
 export type RailOutcome =
@@ -105,6 +158,10 @@ export interface RailProvider {
   /** null when the upstream says the wallet or account does not exist. */
   resolveName(req: ResolveRequest): Promise<{ name: string } | null>;
   status(query: StatusQuery): Promise<RailOutcome>;
+  /** Card processors: completes a collection's OTP step; the upstream's word on it (a wrong OTP fails it). */
+  submitOtp?(submission: OtpSubmission): Promise<RailOutcome>;
+  /** Direct debits, sandbox only: answers the mandate prompt as the account holder would at their bank. */
+  decideMandate?(decision: MandateDecision): Promise<RailOutcome>;
   /** Is this callback really from the provider? Uses constant-time comparison. */
   verifyCallback(callback: InboundCallback): boolean;
   /** Throws RailError('protocol') when the body is not a callback it understands. */

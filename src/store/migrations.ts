@@ -508,4 +508,13 @@ UPDATE ledger_journals SET merchant_id = (
 CREATE INDEX ledger_journals_merchant ON ledger_journals (environment, merchant_id, seq);
 `,
   },
+  {
+    version: 11,
+    name: 'v1-collections-card-token',
+    // A card collection paid with a processor token keeps the token (it is not a card number, so
+    // an interrupted initiation can be resumed with it); a card number is never stored.
+    sql: `
+ALTER TABLE collections ADD COLUMN card_token TEXT;
+`,
+  },
 ];

@@ -17,6 +17,16 @@ const REASONS: Record<string, string> = {
   '25': 'account_not_found',
   insufficient_funds: 'insufficient_funds',
   account_not_found: 'account_not_found',
+  // card-processor and direct-debit (the /v1 collections' rails)
+  do_not_honour: 'do_not_honour',
+  expired_card: 'expired_card',
+  invalid_otp: 'invalid_otp',
+  declined_by_customer: 'declined_by_customer',
+  card_details_unavailable: 'card_details_unavailable',
+  generic_decline: 'provider_declined',
+  MANDATE_DECLINED: 'declined_by_customer',
+  INSUFFICIENT_FUNDS: 'insufficient_funds',
+  ACCOUNT_NOT_FOUND: 'account_not_found',
 };
 
 export function failureReason(providerReason: string): string {

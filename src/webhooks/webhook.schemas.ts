@@ -21,6 +21,10 @@ export const EVENT_TYPES = [
   'transfer.success',
   'transfer.failed',
   'transfer.late_success_reversed',
+  'collection.pending',
+  'collection.settled',
+  'collection.failed',
+  'collection.late_success_reversed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

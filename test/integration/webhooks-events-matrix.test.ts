@@ -119,6 +119,12 @@ async function transfer(sb: TestSandbox, body: Obj): Promise<string> {
   return res.body.data.id;
 }
 
+async function collection(sb: TestSandbox, customer: string): Promise<string> {
+  const res = await sb.post('/v1/collections', { amount: '100.00', currency: 'GHS', channel: 'momo', customer }, { idempotencyKey: `col-${customer}` });
+  if (res.status !== 201) throw new Error(`collection failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id;
+}
+
 const MOMO_OK = { channel: 'momo', msisdn: '0551234987' };
 const BANK_FAILS = { channel: 'bank', account_number: '1000000002', bank_code: '040100', bank_account_name: 'Yaw Asante' };
 
@@ -226,6 +232,27 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     return exactly(sb, 'success', snapshot);
   },
 
+  'collection.pending': async (sb) => exactly(sb, 'pending_approval', await get(sb, `/v1/collections/${await collection(sb, '0551234987')}`)),
+  'collection.settled': async (sb) => {
+    const id = await collection(sb, '0551234987');
+    await sb.advance(5);
+    return exactly(sb, 'settled', await get(sb, `/v1/collections/${id}`));
+  },
+  'collection.failed': async (sb) => {
+    const id = await collection(sb, '0551234988');
+    await sb.advance(5);
+    const failed = await get(sb, `/v1/collections/${id}`);
+    expect(failed.failure_reason).toBe('insufficient_funds');
+    return exactly(sb, 'failed', failed);
+  },
+  'collection.late_success_reversed': async (sb) => {
+    const id = await collection(sb, '0551234990');
+    await sb.advance(10);
+    const record = await get(sb, `/v1/collections/${id}`);
+    expect(record).toMatchObject({ status: 'settled', provider: 'hubtel' });
+    return exactly(sb, 'settled', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
+  },
+
   'transfer.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/api/v1/transfers/${await transfer(sb, MOMO_OK)}`)),
   'transfer.success': async (sb) => {
     const id = await transfer(sb, MOMO_OK);
@@ -257,7 +284,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(19);
+    expect(EVENT_TYPES).toHaveLength(23);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {

@@ -5,6 +5,7 @@ import {
   RailError,
   type Channel,
   type CollectRequest,
+  momoCollect,
   type InboundCallback,
   type ParsedCallback,
   type PayoutRequest,
@@ -117,7 +118,8 @@ export class HubtelAdapter implements RailProvider {
     return this.config.hosts ? this.config.hosts.receive : this.mockBase();
   }
 
-  async collect(req: CollectRequest): Promise<RailAccepted> {
+  async collect(request: CollectRequest): Promise<RailAccepted> {
+    const req = momoCollect(request, this.name);
     const clientReference = toHubtelClientReference(req.reference);
     const body = await this.initiate('collect', req.reference, this.url('receive', `/merchantaccount/merchants/${this.pos()}/receive/mobilemoney`), {
       CustomerMsisdn: req.msisdn,

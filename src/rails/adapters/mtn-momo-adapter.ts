@@ -6,6 +6,7 @@ import {
   RailError,
   type Channel,
   type CollectRequest,
+  momoCollect,
   type InboundCallback,
   type ParsedCallback,
   type PayoutRequest,
@@ -63,7 +64,8 @@ export class MtnMomoAdapter implements RailProvider {
     return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
   }
 
-  async collect(req: CollectRequest): Promise<RailAccepted> {
+  async collect(request: CollectRequest): Promise<RailAccepted> {
+    const req = momoCollect(request, PROVIDER);
     return this.initiate('collection', '/collection/v1_0/requesttopay', 'payer', req.msisdn, req);
   }
 

@@ -4,6 +4,7 @@ import {
   RailError,
   type Channel,
   type CollectRequest,
+  momoCollect,
   type InboundCallback,
   type ParsedCallback,
   type PayoutRequest,
@@ -104,7 +105,8 @@ export class PaystackAdapter implements RailProvider {
     return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
   }
 
-  async collect(req: CollectRequest): Promise<RailAccepted> {
+  async collect(request: CollectRequest): Promise<RailAccepted> {
+    const req = momoCollect(request, PROVIDER);
     const network = this.networkOf(req.network, req.msisdn);
     const body = {
       email: `${req.msisdn}@${this.config.customerEmailDomain}`,

@@ -16,7 +16,7 @@ import {
   type HubtelAdapterConfig,
 } from '../../../src/rails/adapters/hubtel-adapter.ts';
 import { ProviderHealth } from '../../../src/rails/provider-health.ts';
-import { RailError, type InboundCallback } from '../../../src/rails/provider-port.ts';
+import { RailError, type InboundCallback, type MomoCollectRequest } from '../../../src/rails/provider-port.ts';
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
@@ -118,7 +118,7 @@ afterEach(async () => {
   await h.store.close();
 });
 
-function collectRequest(overrides: Partial<Parameters<HubtelAdapter['collect']>[0]> = {}) {
+function collectRequest(overrides: Partial<MomoCollectRequest> = {}): MomoCollectRequest {
   return {
     reference: h.ids.next('chg'),
     amount: 1250,
