@@ -1,0 +1,199 @@
+import express, { type Response, type Router } from 'express';
+import { ok } from '../http/envelope.ts';
+import { fieldIssues } from '../http/route.ts';
+import { NotFoundError, ValidationError } from '../kernel/errors.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import { submitOtpBody } from './collections.schemas.ts';
+import { CHECKOUT_CSS, CHECKOUT_JS } from './hosted-checkout-assets.ts';
+import type { CheckoutView, PaymentLinkService } from './payment-link-service.ts';
+import { payLinkBody, type PaymentLink } from './payment-links.schemas.ts';
+import type { z } from 'zod';
+
+// GET /pay/:slug, the hosted checkout page, and its public JSON endpoints under /pay/:slug/...
+// No API key: the link's unguessable slug is the capability, and only that link's collections
+// are reachable through it. Plain HTML, CSS and one small script, all served from here.
+
+/** Nothing but railyard itself: no inline script or style, no frames, no third-party anything. */
+export const CHECKOUT_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export interface HostedCheckoutDeps {
+  links: PaymentLinkService;
+  ids: IdGenerator;
+}
+
+export function hostedCheckout(deps: HostedCheckoutDeps): Router {
+  const router = express.Router();
+  const parse = [express.json({ limit: '10kb' }), express.urlencoded({ extended: false, limit: '10kb', parameterLimit: 20 })];
+
+  router.get('/pay/_assets/checkout.css', (_req, res) => asset(res, 'text/css; charset=utf-8', CHECKOUT_CSS));
+  router.get('/pay/_assets/checkout.js', (_req, res) => asset(res, 'text/javascript; charset=utf-8', CHECKOUT_JS));
+
+  router.get('/pay/:slug', async (req, res) => {
+    secure(res);
+    let view: CheckoutView;
+    try {
+      view = await deps.links.checkout(req.params.slug);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      res.status(404).type('html').send(page('Payment link not found', closedCard('?', 'This payment link does not exist', 'Check the link you were given, or ask the merchant for a new one.')));
+      return;
+    }
+    const { link, merchantName } = view;
+    if (link.status !== 'active') {
+      res.status(410).type('html').send(page(`${link.description} · ${merchantName}`, closedCard('!', CLOSED_TITLE[link.status], CLOSED_TEXT[link.status], merchantName, link)));
+      return;
+    }
+    res.status(200).type('html').send(page(`Pay ${merchantName}`, payCard(view, submissionToken(deps.ids))));
+  });
+
+  router.post('/pay/:slug/collections', ...parse, async (req, res) => {
+    const body = parseBody(payLinkBody, req.body);
+    const collection = await deps.links.pay(req.params.slug as string, body, req.path);
+    res.status(201).json(ok('Collection started: poll it until it settles or fails', collection));
+  });
+
+  router.get('/pay/:slug/collections/:id', async (req, res) => {
+    res.json(ok('Collection', await deps.links.collection(req.params.slug, req.params.id)));
+  });
+
+  router.post('/pay/:slug/collections/:id/otp', ...parse, async (req, res) => {
+    const body = parseBody(submitOtpBody, req.body);
+    res.json(ok('Collection', await deps.links.submitOtp(req.params.slug as string, req.params.id as string, body.otp)));
+  });
+
+  return router;
+}
+
+function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const fields = fieldIssues(result.error, 'body');
+  throw new ValidationError(`Invalid request body: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, fields);
+}
+
+function secure(res: Response): void {
+  res.set({
+    'Content-Security-Policy': CHECKOUT_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+  });
+}
+
+function asset(res: Response, type: string, text: string): void {
+  secure(res);
+  res.set('Cache-Control', 'public, max-age=300').type(type).send(text);
+}
+
+/** A fresh token per rendered form: the same submission sent twice is one payment. */
+function submissionToken(ids: IdGenerator): string {
+  let token = 'sub_';
+  for (let i = 0; i < 4; i++) token += ids.nextUint32().toString(36).padStart(7, '0');
+  return token;
+}
+
+const CLOSED_TITLE: Record<Exclude<PaymentLink['status'], 'active'>, string> = {
+  expired: 'This payment link has expired',
+  deactivated: 'This payment link is no longer available',
+  completed: 'This payment link has been fully paid',
+};
+const CLOSED_TEXT: Record<Exclude<PaymentLink['status'], 'active'>, string> = {
+  expired: 'Its time to take payments has passed. Ask the merchant for a new link.',
+  deactivated: 'The merchant has turned it off. Ask the merchant for a new link.',
+  completed: 'It has reached the number of payments it was made for. Nothing more is due.',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function page(title: string, content: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/pay/_assets/checkout.css">
+</head>
+<body>
+<main>
+${content}
+</main>
+<footer>Secured checkout by railyard · no card or number is kept on this page</footer>
+</body>
+</html>
+`;
+}
+
+function head(merchantName: string, link: PaymentLink): string {
+  const amount = link.amount_major
+    ? `<p class="amount" id="amount-due"><small>GHS</small>${escapeHtml(link.amount_major)}</p>`
+    : '';
+  return `<div class="head">
+  <p class="merchant">${escapeHtml(merchantName)}</p>
+  <h1>${escapeHtml(link.description)}</h1>
+  ${amount}
+</div>`;
+}
+
+function closedCard(icon: string, title: string, text: string, merchantName?: string, link?: PaymentLink): string {
+  return `<div class="card">
+${merchantName && link ? head(merchantName, link) : ''}
+<div class="body closed" role="alert" id="closed" data-state="${link?.status ?? 'not_found'}">
+  <p class="icon" aria-hidden="true">${icon}</p>
+  <h2>${escapeHtml(title)}</h2>
+  <p>${escapeHtml(text)}</p>
+</div>
+</div>`;
+}
+
+function payCard(view: CheckoutView, submission: string): string {
+  const { link, merchantName } = view;
+  const openAmount = link.amount === null
+    ? `<div class="field">
+    <label for="amount">Amount (GHS)</label>
+    <input type="text" id="amount" name="amount" inputmode="decimal" autocomplete="off" required placeholder="0.00" aria-describedby="amount-hint">
+    <p class="hint" id="amount-hint">Up to 2 decimals, e.g. 25.50</p>
+  </div>`
+    : '';
+  const sandbox = link.livemode
+    ? ''
+    : `<p class="sandbox"><strong>Sandbox.</strong> Mobile money: <code>0551234987</code> pays, <code>0551234988</code> fails (insufficient funds). Card: see the test cards in docs/v1/collections.md; OTP <code>123456</code>.</p>`;
+  return `<div class="card">
+${head(merchantName, link)}
+<div class="body">
+  ${sandbox}
+  <form id="pay-form" method="post" action="/pay/${escapeHtml(link.slug)}/collections" data-slug="${escapeHtml(link.slug)}" novalidate>
+    <input type="hidden" name="submission" value="${escapeHtml(submission)}">
+    ${openAmount}
+    <fieldset>
+      <legend>Pay with</legend>
+      <div class="channels">
+        <div class="channel"><input type="radio" id="channel-momo" name="channel" value="momo" checked><label for="channel-momo">Mobile money</label></div>
+        <div class="channel"><input type="radio" id="channel-card" name="channel" value="card"><label for="channel-card">Card</label></div>
+      </div>
+    </fieldset>
+    <div class="field">
+      <label for="customer" id="customer-label">Mobile money number</label>
+      <input type="text" id="customer" name="customer" inputmode="tel" autocomplete="tel" required aria-describedby="customer-hint">
+      <p class="hint" id="customer-hint">MTN, Telecel or AT, e.g. 024 123 4567.</p>
+    </div>
+    <button type="submit" id="pay-button">Pay${link.amount_major ? ` GHS ${escapeHtml(link.amount_major)}` : ''}</button>
+  </form>
+  <form id="otp-form" hidden novalidate>
+    <div class="field">
+      <label for="otp">One-time password</label>
+      <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required>
+    </div>
+    <button type="submit" id="otp-button">Confirm payment</button>
+  </form>
+  <div id="status" class="status" role="status" aria-live="polite" tabindex="-1"></div>
+</div>
+</div>
+<script src="/pay/_assets/checkout.js" defer></script>`;
+}
+
