@@ -6,10 +6,14 @@ import { hubtelMock } from './mocks/hubtel-mock.ts';
 import { mockAccessView, type MockAccessView, type MockDefinition } from './mocks/mock-definition.ts';
 import { mtnMomoMock } from './mocks/mtn-momo-mock.ts';
 import { paystackMock } from './mocks/paystack-mock.ts';
+import { cardProcessorMock } from './mocks/card-processor-mock.ts';
+import { directDebitMock } from './mocks/direct-debit-mock.ts';
 import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
 import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
 import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
 import { PaystackAdapter } from './rails/adapters/paystack-adapter.ts';
+import { CardProcessorAdapter } from './rails/adapters/card-processor-adapter.ts';
+import { DirectDebitAdapter } from './rails/adapters/direct-debit-adapter.ts';
 import type { RailAdapterContext, RailProvider } from './rails/provider-port.ts';
 
 // The provider registry: part of the composition root, so it may name concrete adapters and
@@ -87,8 +91,26 @@ const paystack: ProviderRegistration = {
   mock: paystackMock,
 };
 
+const cardProcessor: ProviderRegistration = {
+  name: 'card-processor',
+  adapter: (config, ctx) => {
+    const c = config.providers['card-processor'];
+    return new CardProcessorAdapter({ baseUrl: c.base_url, apiKey: c.api_key, webhookSecret: c.webhook_secret }, ctx);
+  },
+  mock: cardProcessorMock,
+};
+
+const directDebit: ProviderRegistration = {
+  name: 'direct-debit',
+  adapter: (config, ctx) => {
+    const c = config.providers['direct-debit'];
+    return new DirectDebitAdapter({ baseUrl: c.base_url, apiKey: c.api_key, signingSecret: c.signing_secret }, ctx);
+  },
+  mock: directDebitMock,
+};
+
 /** Every provider railyard knows, in the order their mocks are mounted. */
-export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail, paystack];
+export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail, paystack, cardProcessor, directDebit];
 
 /** Thrown for a provider name the registry does not have. */
 export class UnknownProviderError extends Error {

@@ -143,6 +143,23 @@ export const configSchema = z.strictObject({
           webhook_url: z.url().optional().describe("Mock: where it posts webhooks (Paystack's dashboard setting); default the service's /internal/callbacks/paystack"),
         })
         .prefault({}),
+      // The /v1 collections' card and bank rails (invented upstreams: docs/v1/collections.md).
+      'card-processor': z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          api_key: z.string().min(1).default('ck_test_railyard_card_processor'),
+          webhook_secret: z.string().min(1).default('whsec_railyard_card_processor'),
+        })
+        .prefault({}),
+      'direct-debit': z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          api_key: z.string().min(1).default('dd_test_railyard_direct_debit'),
+          signing_secret: z.string().min(1).default('dds_railyard_direct_debit'),
+        })
+        .prefault({}),
     })
     .prefault({}),
   trading,

@@ -80,6 +80,13 @@ export interface RailNextAction {
   message: string;
 }
 
+/** The account holder's answer to a direct debit's mandate prompt (sandbox upstreams only). */
+export interface MandateDecision {
+  reference: string; // our id
+  providerReference: string;
+  decision: 'approve' | 'decline';
+}
+
 /** An OTP for a collection the upstream holds at its OTP step. */
 export interface OtpSubmission {
   reference: string; // our id
@@ -149,6 +156,8 @@ export interface RailProvider {
   status(query: StatusQuery): Promise<RailOutcome>;
   /** Card processors: completes a collection's OTP step; the upstream's word on it (a wrong OTP fails it). */
   submitOtp?(submission: OtpSubmission): Promise<RailOutcome>;
+  /** Direct debits, sandbox only: answers the mandate prompt as the account holder would at their bank. */
+  decideMandate?(decision: MandateDecision): Promise<RailOutcome>;
   /** Is this callback really from the provider? Uses constant-time comparison. */
   verifyCallback(callback: InboundCallback): boolean;
   /** Throws RailError('protocol') when the body is not a callback it understands. */

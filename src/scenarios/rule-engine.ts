@@ -28,7 +28,7 @@ export function predicateHolds(predicate: Predicate, actual: string | number | u
   return false;
 }
 
-const FIELDS = ['msisdn', 'account_number', 'bank_code', 'network', 'channel', 'provider', 'amount'] as const;
+const FIELDS = ['msisdn', 'account_number', 'bank_code', 'network', 'channel', 'provider', 'amount', 'card'] as const;
 
 /** Pure: every field named must hold, and all/any/not combine blocks. */
 export function matchHolds(match: MatchBlock, query: RailQuery): boolean {

@@ -6,13 +6,15 @@ export interface RailQuery {
   provider: string; // 'mtn-momo' | 'hubtel' | 'bank-rail'
   [field: string]: string | number | undefined;
   operation: 'collect' | 'payout' | 'resolve';
-  channel: 'momo' | 'bank';
+  channel: 'momo' | 'bank' | 'card' | 'bank_debit';
   /** 233XXXXXXXXX when the number is a Ghana mobile number, otherwise as the caller sent it. */
   msisdn?: string;
   account_number?: string;
   bank_code?: string;
   network?: string;
   amount?: number; // minor units
+  /** card-processor: the card number (digits) or token the processor was asked to charge. */
+  card?: string;
 }
 
 export interface CallbackPlan {

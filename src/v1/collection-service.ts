@@ -8,7 +8,7 @@ import { toMajorString } from '../kernel/money.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import { RailError, type Channel, type CollectRequest, type RailAccepted, type RailNextAction } from '../rails/provider-port.ts';
+import { RailError, type Channel, type CollectRequest, type RailAccepted, type RailNextAction, type RailOutcome, type RailProvider } from '../rails/provider-port.ts';
 import type { Db } from '../store/db.ts';
 import { resolveNetwork } from '../wallet/charge-service.ts';
 import { feeFor } from '../wallet/fees.ts';
@@ -176,24 +176,54 @@ export class CollectionService {
    * so a double submit is harmless.
    */
   async submitOtp(auth: AuthContext, id: string, otp: string): Promise<Collection> {
-    const { store } = this.deps;
-    const collection = await this.get(store, auth, id);
+    const collection = await this.get(this.deps.store, auth, id);
     if (collection.status !== 'pending_approval') return collection;
-    const row = (await this.settlement.row(store, id))!;
-    if (!collection.next_action || !row.provider || !row.provider_reference) {
+    if (!collection.next_action) {
       throw new ValidationError(`Collection ${id} is not waiting for an OTP`, [{ field: 'otp', message: 'this collection has no OTP step' }]);
     }
-    const provider = this.deps.router.get(row.provider);
-    if (!provider?.submitOtp) throw new ProviderUnavailableError(`${row.provider} takes no OTP`, { provider: row.provider });
-    let outcome;
-    try {
-      outcome = await provider.submitOtp({ reference: id, providerReference: row.provider_reference, otp });
-    } catch (err) {
-      if (err instanceof RailError) throw new ProviderUnavailableError(`${row.provider} could not take the OTP: ${err.message}`, { provider: row.provider, collection_id: id });
-      throw err;
+    return this.askProvider(auth, id, (provider, providerReference) =>
+      provider.submitOtp?.({ reference: id, providerReference, otp }),
+    );
+  }
+
+  /**
+   * Sandbox: answers a bank collection's mandate prompt as the account holder, through the
+   * direct-debit upstream's own sandbox endpoint (which then calls back, as the holder's bank
+   * would). A collection no longer pending is returned as it stands.
+   */
+  async decideMandate(auth: AuthContext, id: string, decision: 'approve' | 'decline'): Promise<Collection> {
+    const collection = await this.get(this.deps.store, auth, id);
+    if (collection.channel !== 'bank') {
+      throw new ValidationError(`Collection ${id} is a ${collection.channel} collection; only bank collections wait for a mandate`, [{ field: 'id', message: 'not a bank collection' }]);
     }
-    await this.settlement.settle(id, row.provider, outcome, 'callback');
-    return this.get(store, auth, id);
+    if (collection.status !== 'pending_approval') return collection;
+    return this.askProvider(auth, id, (provider, providerReference) => provider.decideMandate?.({ reference: id, providerReference, decision }));
+  }
+
+  /** Asks the provider serving a pending collection for its word on the customer's step, and applies it. */
+  private async askProvider(
+    auth: AuthContext,
+    id: string,
+    ask: (provider: RailProvider, providerReference: string) => Promise<RailOutcome> | undefined,
+  ): Promise<Collection> {
+    const row = (await this.settlement.row(this.deps.store, id))!;
+    const provider = row.provider ? this.deps.router.get(row.provider) : undefined;
+    if (!provider || !row.provider_reference) {
+      throw new ValidationError(`Collection ${id} has no provider to answer yet`, [{ field: 'id', message: 'no provider has accepted it' }]);
+    }
+    let outcome: RailOutcome;
+    try {
+      const asked = ask(provider, row.provider_reference);
+      if (!asked) throw new ValidationError(`${provider.name} takes no such step`, [{ field: 'id', message: `${provider.name} has no such step` }]);
+      outcome = await asked;
+    } catch (err) {
+      if (!(err instanceof RailError)) throw err;
+      // Refused on its merits (it settled meanwhile): its status says how.
+      if (err.kind !== 'rejected') throw new ProviderUnavailableError(`${provider.name} could not be reached: ${err.message}`, { provider: provider.name, collection_id: id });
+      outcome = await provider.status({ operation: 'collect', reference: id, providerReference: row.provider_reference }).catch(() => ({ status: 'pending' as const }));
+    }
+    await this.settlement.settle(id, provider.name, outcome, 'callback');
+    return this.get(this.deps.store, auth, id);
   }
 
   /** Sends a recorded collection to the rails of its channel. */

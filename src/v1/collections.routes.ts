@@ -61,5 +61,24 @@ export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
         body: ok('Collection', await findById('collection', params.id, () => deps.collections.submitOtp(auth, params.id, body.otp))),
       }),
     }),
+    ...(['approve', 'decline'] as const).map((decision) =>
+      defineRoute({
+        method: 'post',
+        path: `/api/v1/sandbox/collections/:id/${decision}`,
+        operationId: decision === 'approve' ? 'sandboxApproveCollection' : 'sandboxDeclineCollection',
+        summary: decision === 'approve' ? "Sandbox: the account holder approves a bank collection's mandate" : "Sandbox: the account holder declines a bank collection's mandate",
+        description:
+          'Test keys only. Tells the direct-debit mock, through its own sandbox endpoint, what the customer answered at their bank; the mock calls back at once. Without it, a debit is approved after rails.default_callback_seconds (unless its test account says otherwise).',
+        tag: 'Sandbox',
+        sandboxOnly: true,
+        params: pathIdParams('id', 'collection', 'col_0000000000aaaaaaaaaa'),
+        response: { status: 200, description: 'The collection after the answer', schema: envelopeOf(collectionSchema) },
+        errors: ['forbidden', 'not_found', 'provider_unavailable'],
+        handler: async ({ params, auth }) => ({
+          status: 200,
+          body: ok('Collection', await findById('collection', params.id, () => deps.collections.decideMandate(auth, params.id, decision))),
+        }),
+      }),
+    ),
   ];
 }

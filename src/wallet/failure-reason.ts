@@ -23,6 +23,10 @@ const REASONS: Record<string, string> = {
   invalid_otp: 'invalid_otp',
   declined_by_customer: 'declined_by_customer',
   card_details_unavailable: 'card_details_unavailable',
+  generic_decline: 'provider_declined',
+  MANDATE_DECLINED: 'declined_by_customer',
+  INSUFFICIENT_FUNDS: 'insufficient_funds',
+  ACCOUNT_NOT_FOUND: 'account_not_found',
 };
 
 export function failureReason(providerReason: string): string {

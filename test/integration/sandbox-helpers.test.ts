@@ -48,6 +48,8 @@ describe('sandbox helpers', () => {
     const mock = expect.objectContaining({ base_url: expect.any(String), credentials: expect.any(Array), notes: expect.any(Array) });
     expect(res.body.data).toEqual([
       { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock', mock },
+      { name: 'card-processor', channels: ['card'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/card-processor`, upstream: 'mock', mock },
+      { name: 'direct-debit', channels: ['bank_debit'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/direct-debit`, upstream: 'mock', mock },
       { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock', mock },
       { name: 'hubtel', channels: ['momo'], networks: ['MTN', 'TELECEL', 'AT'], priority: 2, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/hubtel`, upstream: 'mock', mock },
       { name: 'paystack', channels: ['momo', 'bank'], networks: ['MTN', 'TELECEL', 'AT'], priority: 3, enabled: false, status: 'up', base_url: `${sb.baseUrl}/mocks/paystack`, upstream: 'mock', mock },
@@ -84,6 +86,16 @@ describe('sandbox helpers', () => {
     expect(mock('paystack').base_url).toBe(`${sb.baseUrl}/mocks/paystack`);
     expect(mock('paystack').credentials.map((c) => [c.name, c.value])).toEqual([['secret key', 'sk_test_railyard_paystack']]);
     expect(mock('paystack').notes.join(' ')).toContain('0551234987');
+    expect(mock('card-processor').credentials.map((c) => [c.name, c.value])).toEqual([
+      ['api key', 'ck_test_railyard_card_processor'],
+      ['webhook secret', 'whsec_railyard_card_processor'],
+    ]);
+    expect(mock('card-processor').notes.join(' ')).toContain('4084 0840 8408 4081');
+    expect(mock('direct-debit').credentials.map((c) => [c.name, c.value])).toEqual([
+      ['api key', 'dd_test_railyard_direct_debit'],
+      ['signing secret', 'dds_railyard_direct_debit'],
+    ]);
+    expect(mock('direct-debit').notes.join(' ')).toContain('/api/v1/sandbox/collections/{id}/approve');
   });
 
   it('takes the credentials it shows: the MTN subscription key it lists gets a token from its mock', async () => {

@@ -187,3 +187,206 @@ describe('POST /v1/collections is idempotent', () => {
     expect(other.body.error.code).toBe('idempotency_key_reused');
   });
 });
+
+const card = (customer: string, extra: Record<string, unknown> = {}) => ({ amount: '200.00', currency: 'GHS', channel: 'card', customer, ...extra });
+const bank = (account_number: string, extra: Record<string, unknown> = {}) => ({
+  amount: '300.00',
+  currency: 'GHS',
+  channel: 'bank',
+  customer: { account_number, bank_code: '040100' },
+  ...extra,
+});
+
+describe('POST /v1/collections by card: every test card', () => {
+  it.each([
+    ['4084 0840 8408 4081', 'visa', '4081'],
+    ['5555444444444440', 'mastercard', '4440'],
+    ['5060 9905 8000 0000 002', 'verve', '0002'],
+  ])('%s succeeds: settled after the callback, credited net of the card fee', async (number, brand, last4) => {
+    const res = await collect(card(number));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      status: 'pending_approval',
+      channel: 'card',
+      amount: 20_000,
+      fees: 390, // 1.95% on cards by default
+      amount_settled: 19_610,
+      customer: { brand, last4, token: null },
+      provider: 'card-processor',
+      next_action: null,
+    });
+    expect(JSON.stringify(res.body)).not.toContain(number.replace(/ /g, ''));
+    await sb.advance(3);
+    expect((await sb.get(`/v1/collections/${res.body.data.id}`)).body.data.status).toBe('settled');
+    expect(await sb.wallet()).toMatchObject({ available: 19_610 });
+    expect(await sb.events(res.body.data.id)).toEqual(['collection.pending', 'collection.settled']);
+    expectBalanced(await sb.trialBalance());
+  });
+
+  it('never stores a card number', async () => {
+    await collect(card('4084084084084081'));
+    const rows = await sb.ry.store.all<Record<string, unknown>>('SELECT * FROM collections');
+    expect(JSON.stringify(rows)).not.toContain('4084084084084081');
+  });
+
+  it.each([
+    ['4000 0000 0000 9953', 'insufficient_funds'],
+    ['4000 0000 0000 0010', 'do_not_honour'],
+    ['4000 0000 0000 0069', 'expired_card'],
+  ])('%s is declined at once: 201 failed with failure_reason %s, nothing credited', async (number, reason) => {
+    const res = await collect(card(number));
+    expect(res.status).toBe(201);
+    expect(res.body.message).toMatch(/declined/i);
+    expect(res.body.data).toMatchObject({ status: 'failed', failure_reason: reason, provider_reason: reason });
+    expect(await sb.wallet()).toMatchObject({ available: 0 });
+    expect(await sb.events(res.body.data.id)).toEqual(['collection.failed']);
+  });
+
+  it('4000 0000 0000 3410 asks for an OTP: pending with next_action until the right OTP settles it', async () => {
+    const res = await collect(card('4000 0000 0000 3410'));
+    expect(res.status).toBe(201);
+    const { id } = res.body.data;
+    expect(res.body.data).toMatchObject({
+      status: 'pending_approval',
+      next_action: { type: 'otp', message: expect.stringMatching(/one-time password/), submit_url: `/v1/collections/${id}/otp` },
+    });
+    await sb.advance(30);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data.status).toBe('pending_approval');
+
+    const otp = await sb.post(`/v1/collections/${id}/otp`, { otp: '123456' });
+    expect(otp.status).toBe(200);
+    expect(otp.body.data).toMatchObject({ status: 'settled', next_action: null });
+    expect(await sb.wallet()).toMatchObject({ available: 19_610 });
+    expect(await sb.events(id)).toEqual(['collection.pending', 'collection.settled']);
+
+    // A second submit changes nothing.
+    const again = await sb.post(`/v1/collections/${id}/otp`, { otp: '000000' });
+    expect(again.body.data.status).toBe('settled');
+    expect(await sb.wallet()).toMatchObject({ available: 19_610 });
+  });
+
+  it('a wrong OTP fails the collection (invalid_otp)', async () => {
+    const { id } = (await collect(card('4000000000003410'))).body.data;
+    const otp = await sb.post(`/v1/collections/${id}/otp`, { otp: '654321' });
+    expect(otp.status).toBe(200);
+    expect(otp.body.data).toMatchObject({ status: 'failed', failure_reason: 'invalid_otp', next_action: null });
+    expect(await sb.wallet()).toMatchObject({ available: 0 });
+    expect(await sb.events(id)).toEqual(['collection.pending', 'collection.failed']);
+  });
+
+  it('an OTP is refused with validation_error when the body is wrong or the collection has no OTP step', async () => {
+    const { id } = (await collect(momo('0551234987'))).body.data;
+    const noStep = await sb.post(`/v1/collections/${id}/otp`, { otp: '123456' });
+    expect(noStep.status).toBe(400);
+    expect(noStep.body.error.details.fields).toEqual([expect.objectContaining({ field: 'otp' })]);
+    const bad = await sb.post(`/v1/collections/${id}/otp`, { otp: 'abc' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields).toEqual([expect.objectContaining({ field: 'otp' })]);
+    expect((await sb.post('/v1/collections/col_nothing/otp', { otp: '123456' })).status).toBe(404);
+  });
+
+  it('4000 0000 0000 0077 times out: 502 provider_unavailable, and the late success is reversed, never credited', async () => {
+    const res = await collect(card('4000 0000 0000 0077'));
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatchObject({ code: 'provider_unavailable', details: { collection_id: expect.stringMatching(/^col_/) } });
+    const id = res.body.error.details.collection_id;
+    expect((await sb.get(`/v1/collections/${id}`)).body.data).toMatchObject({ status: 'failed', failure_reason: 'provider_unavailable' });
+    await sb.advance(10);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data.status).toBe('failed');
+    expect(await sb.wallet()).toMatchObject({ available: 0 });
+    expect(await sb.events(id)).toEqual(['collection.failed', 'collection.late_success_reversed']);
+    expectBalanced(await sb.trialBalance());
+  });
+
+  it.each([
+    ['tok_success', 'pending_approval'],
+    ['tok_insufficient_funds', 'failed'],
+    ['tok_otp', 'pending_approval'],
+  ])('a test card token %s charges like its card, and is shown as the token', async (token, status) => {
+    const res = await collect(card(token));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status, customer: { brand: null, last4: null, token } });
+  });
+
+  it('an unknown token is declined (invalid_token)', async () => {
+    const res = await collect(card('tok_nobody_knows'));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'failed', provider_reason: 'invalid_token' });
+  });
+});
+
+describe('POST /v1/collections by bank direct debit', () => {
+  it('waits for the mandate, and the sandbox approve helper settles it at once, net of the bank fee', async () => {
+    const res = await collect(bank('2000000001'));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      status: 'pending_approval',
+      channel: 'bank',
+      fees: 150, // 0.5% on bank debits by default
+      customer: { account_number: '2000000001', bank_code: '040100' },
+      provider: 'direct-debit',
+    });
+    const approved = await sb.post(`/api/v1/sandbox/collections/${res.body.data.id}/approve`, {});
+    expect(approved.status).toBe(200);
+    expect(approved.body.data.status).toBe('settled');
+    expect(await sb.wallet()).toMatchObject({ available: 29_850 });
+    expect(await sb.events(res.body.data.id)).toEqual(['collection.pending', 'collection.settled']);
+  });
+
+  it('the decline helper fails it: declined_by_customer', async () => {
+    const { id } = (await collect(bank('2000000001'))).body.data;
+    const declined = await sb.post(`/api/v1/sandbox/collections/${id}/decline`, {});
+    expect(declined.status).toBe(200);
+    expect(declined.body.data).toMatchObject({ status: 'failed', failure_reason: 'declined_by_customer', provider_reason: 'MANDATE_DECLINED' });
+    // The default approval that was planned changes nothing afterwards.
+    await sb.advance(5);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data.status).toBe('failed');
+    expect(await sb.wallet()).toMatchObject({ available: 0 });
+  });
+
+  it('with no helper call, the sandbox approves after the default callback delay', async () => {
+    const { id } = (await collect(bank('1234567890'))).body.data;
+    await sb.advance(3);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data.status).toBe('settled');
+  });
+
+  it.each([
+    ['2000000002', 'declined_by_customer', 'MANDATE_DECLINED'],
+    ['2000000003', 'insufficient_funds', 'INSUFFICIENT_FUNDS'],
+  ])('test account %s fails after the delay: %s', async (account, reason, providerReason) => {
+    const { id } = (await collect(bank(account))).body.data;
+    await sb.advance(3);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data).toMatchObject({ status: 'failed', failure_reason: reason, provider_reason: providerReason });
+  });
+
+  it('test account 2000000003 fails even when its holder approves', async () => {
+    const { id } = (await collect(bank('2000000003'))).body.data;
+    const approved = await sb.post(`/api/v1/sandbox/collections/${id}/approve`, {});
+    expect(approved.body.data).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds' });
+  });
+
+  it('test account 2000000004 does not exist: 201 failed at once', async () => {
+    const res = await collect(bank('2000000004'));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'failed', failure_reason: 'account_not_found', provider_reason: 'ACCOUNT_NOT_FOUND' });
+  });
+
+  it('takes the bank customer form-encoded as customer[account_number] and customer[bank_code]', async () => {
+    const res = await collectForm('amount=300&currency=GHS&channel=bank&customer[account_number]=2000000001&customer[bank_code]=040100');
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ amount: 30_000, customer: { account_number: '2000000001', bank_code: '040100' } });
+  });
+
+  it('the helpers answer a settled collection as it stands, refuse other channels, and need a test key', async () => {
+    const { id } = (await collect(bank('2000000001'))).body.data;
+    await sb.post(`/api/v1/sandbox/collections/${id}/approve`, {});
+    const again = await sb.post(`/api/v1/sandbox/collections/${id}/decline`, {});
+    expect(again.body.data.status).toBe('settled');
+    const momoId = (await collect(momo('0551234987'))).body.data.id;
+    const wrong = await sb.post(`/api/v1/sandbox/collections/${momoId}/approve`, {});
+    expect(wrong.status).toBe(400);
+    expect((await sb.post('/api/v1/sandbox/collections/col_nothing/approve', {})).status).toBe(404);
+    const live = (await sb.post('/api/v1/sandbox/keys', { environment: 'live', scopes: ['read', 'collections:write'] })).body.data.key as string;
+    expect((await sb.post(`/api/v1/sandbox/collections/${id}/approve`, {}, { key: live })).status).toBe(403);
+  });
+});

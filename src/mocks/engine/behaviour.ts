@@ -9,7 +9,7 @@ import type { ProviderBehaviour, RailQuery } from '../../scenarios/scenario-type
 export const MALFORMED_BODY = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
 
 /** A provider-neutral call: the rule engine's query without the provider, which the engine adds. */
-export type MockQuery = Pick<RailQuery, 'operation' | 'channel' | 'msisdn' | 'account_number' | 'bank_code' | 'network' | 'amount'>;
+export type MockQuery = Pick<RailQuery, 'operation' | 'channel' | 'msisdn' | 'account_number' | 'bank_code' | 'network' | 'amount' | 'card'>;
 
 /** One HTTP exchange in progress, and the status the operation answers with when it succeeds. */
 export interface Exchange {

@@ -37,6 +37,11 @@ export interface TakeCall<T> {
    * for a transaction that stays pending for good. Omitted: success after the default delay.
    */
   sandbox?: () => CallbackPlan | null;
+  /**
+   * The upstream's own sandbox in scenario words, for test data that is more than a settlement
+   * (a card that is declined at once, or one whose request times out): used when no rule decides.
+   */
+  sandboxBehaviour?: () => ProviderBehaviour | undefined;
   /** The pending transaction as the upstream keeps it, built at acceptance. */
   create(acceptedAt: number): T;
   /** Answers a reference the upstream has taken before, in the wire's words. */
@@ -99,7 +104,7 @@ export class MockEngine {
       return null;
     }
 
-    const behaviour = this.decide(call.query);
+    const behaviour = this.decide(call.query) ?? call.sandboxBehaviour?.();
     await pause(behaviour);
     if (behaviour && !takesRequest(behaviour)) {
       await this.behaviours.answer(behaviour, exchange, call.query);

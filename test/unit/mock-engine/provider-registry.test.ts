@@ -17,7 +17,7 @@ const adapterCtx: RailAdapterContext = { selfBaseUrl: () => 'http://127.0.0.1:40
 describe('the provider registry', () => {
   it('registers every configured provider once, each with an adapter and a mock of the same name', () => {
     const config = buildConfig();
-    expect(PROVIDERS.map((p) => p.name)).toEqual(['mtn-momo', 'hubtel', 'bank-rail', 'paystack']);
+    expect(PROVIDERS.map((p) => p.name)).toEqual(['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit']);
     expect(PROVIDERS.map((p) => p.name).sort()).toEqual(Object.keys(config.providers).sort());
     for (const p of PROVIDERS) {
       expect(p.mock.name).toBe(p.name);
@@ -34,7 +34,7 @@ describe('the provider registry', () => {
 
   it('names the providers it knows when asked for one it does not', () => {
     expect(() => registration('acme')).toThrow(UnknownProviderError);
-    expect(() => registration('acme')).toThrow('unknown provider "acme"; known: mtn-momo, hubtel, bank-rail, paystack');
+    expect(() => registration('acme')).toThrow('unknown provider "acme"; known: mtn-momo, hubtel, bank-rail, paystack, card-processor, direct-debit');
   });
 
   it('builds a mock by name with the credentials configured for it, ready to serve on its own', async () => {
