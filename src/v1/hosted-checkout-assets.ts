@@ -159,11 +159,13 @@ export const CHECKOUT_JS = `
   function reason(code) {
     var known = {
       insufficient_funds: 'There was not enough money in the account.',
-      declined: 'The payment was declined.',
-      card_declined: 'Your card was declined.',
+      declined_by_customer: 'The payment was not approved.',
+      do_not_honour: 'Your bank declined the card.',
+      expired_card: 'The card has expired.',
       invalid_otp: 'The one-time password was not right.',
-      expired: 'The approval took too long.',
-      timeout: 'The provider did not answer in time.'
+      account_not_found: 'No account was found for this number.',
+      limit_reached: 'The account has reached its limit.',
+      expired: 'The approval took too long.'
     };
     return known[code] || 'The provider refused the payment' + (code ? ' (' + code + ').' : '.');
   }

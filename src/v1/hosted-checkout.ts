@@ -162,7 +162,7 @@ function payCard(view: CheckoutView, submission: string): string {
     : '';
   const sandbox = link.livemode
     ? ''
-    : `<p class="sandbox"><strong>Sandbox.</strong> Mobile money: <code>0551234987</code> pays, <code>0551234988</code> fails (insufficient funds). Card: see the test cards in docs/v1/collections.md; OTP <code>123456</code>.</p>`;
+    : `<p class="sandbox"><strong>Sandbox.</strong> Mobile money: <code>0551234987</code> pays, <code>0551234988</code> fails (insufficient funds). Card: <code>4084 0840 8408 4081</code> pays, <code>4000 0000 0000 3410</code> asks for OTP <code>123456</code>, <code>4000 0000 0000 9953</code> is declined.</p>`;
   return `<div class="card">
 ${head(merchantName, link)}
 <div class="body">
