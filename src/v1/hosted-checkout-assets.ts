@@ -45,8 +45,8 @@ button:hover { background: var(--brand-dark); }
 button[disabled] { opacity: .6; cursor: progress; }
 .status { margin-top: 16px; padding: 12px 14px; border-radius: 10px; line-height: 1.45; }
 .status:empty { display: none; }
-.status.pending { background: var(--wait-bg); }
-.status.success { background: var(--good-bg); color: var(--good); font-weight: 600; }
+.status.pending, .status.action { background: var(--wait-bg); }
+.status.success { background: var(--good-bg); color: var(--good); }
 .status.failed, .status.error { background: var(--bad-bg); color: var(--bad); }
 .status strong { display: block; font-size: 1.05rem; margin-bottom: 2px; }
 .spinner { display: inline-block; width: 14px; height: 14px; margin-right: 8px; vertical-align: -2px; border: 2px solid currentColor; border-right-color: transparent; border-radius: 50%; animation: spin .8s linear infinite; }
@@ -54,7 +54,10 @@ button[disabled] { opacity: .6; cursor: progress; }
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
 [hidden] { display: none !important; }
 .closed { text-align: center; }
-.closed .icon { font-size: 2.2rem; margin: 0; }
+.closed .icon { width: 48px; height: 48px; margin: 4px auto 0; border-radius: 50%; display: flex; align-items: center; justify-content: center; font-size: 1.6rem; font-weight: 700; background: var(--wait-bg); color: #8a5a00; }
+.closed h2 { font-size: 1.2rem; margin: 14px 0 6px; }
+.closed p { color: var(--muted); margin: 0 0 6px; line-height: 1.5; }
+.otp-intro { margin: 0 0 14px; color: var(--muted); }
 footer { margin-top: 18px; font-size: .8rem; color: var(--muted); text-align: center; }
 `;
 
@@ -141,14 +144,16 @@ export const CHECKOUT_JS = `
     } else if (c.status === 'failed') {
       stop();
       otpForm.hidden = true;
+      form.hidden = false;
       say('failed', 'Payment failed.', ' ' + reason(c.failure_reason) + ' You can try again.');
       payButton.disabled = false;
       form.setAttribute('data-submission', token());
     } else if (c.next_action && c.next_action.type === 'otp') {
       stop();
       if (otpForm.hidden) {
+        form.hidden = true;
         otpForm.hidden = false;
-        say('pending', 'Enter the one-time password.', ' ' + c.next_action.message);
+        say('action', 'One more step.', ' ' + c.next_action.message + '.');
         otp.focus();
       }
     } else {

@@ -123,7 +123,7 @@ function page(title: string, content: string): string {
 <main>
 ${content}
 </main>
-<footer>Secured checkout by railyard · no card or number is kept on this page</footer>
+<footer>Checkout hosted by railyard</footer>
 </body>
 </html>
 `;
@@ -185,6 +185,7 @@ ${head(merchantName, link)}
     <button type="submit" id="pay-button">Pay${link.amount_major ? ` GHS ${escapeHtml(link.amount_major)}` : ''}</button>
   </form>
   <form id="otp-form" hidden novalidate>
+    <p class="otp-intro">Your card issuer needs to confirm this payment.</p>
     <div class="field">
       <label for="otp">One-time password</label>
       <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required>
