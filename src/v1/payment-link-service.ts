@@ -94,7 +94,7 @@ export class PaymentLinkService {
 
   async get(db: Db, auth: AuthContext, id: string): Promise<PaymentLink> {
     const row = await db.get<PaymentLinkRow>('SELECT * FROM payment_links WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
-    if (!row) throw noSuch('payment_link', id);
+    if (!row) throw noSuch('payment link', id);
     return this.present(row);
   }
 

@@ -57,7 +57,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Payment link', await findById('payment_link', params.id, () => deps.links.get(deps.store, auth, params.id))),
+        body: ok('Payment link', await findById('payment link', params.id, () => deps.links.get(deps.store, auth, params.id))),
       }),
     }),
     defineRoute({
@@ -74,7 +74,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Payment link deactivated', await findById('payment_link', params.id, () => deps.links.deactivate(auth, params.id))),
+        body: ok('Payment link deactivated', await findById('payment link', params.id, () => deps.links.deactivate(auth, params.id))),
       }),
     }),
   ];

@@ -19,6 +19,8 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   redeliverWebhook: { object: 'webhook delivery' },
   sandboxSetProviderOutage: { object: 'provider', body: { down: true } },
   sandboxPinUsdRate: { object: 'asset', body: { price: '1.0003' } },
+  getPaymentLink: { object: 'payment link' },
+  deactivatePaymentLink: { object: 'payment link' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */
