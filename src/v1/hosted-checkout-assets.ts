@@ -106,15 +106,24 @@ export const CHECKOUT_JS = `
     status.setAttribute('data-state', kind);
     status.focus();
   }
+  // A refused field is marked invalid and described by the message as well as its hint.
   function clearInvalid() {
-    [customer, amount, otp].forEach(function (el) { if (el) { el.removeAttribute('aria-invalid'); el.removeAttribute('aria-describedby'); } });
+    [customer, amount, otp].forEach(function (el) {
+      if (!el) return;
+      el.removeAttribute('aria-invalid');
+      var hint = el.getAttribute('data-hint');
+      if (hint) el.setAttribute('aria-describedby', hint); else el.removeAttribute('aria-describedby');
+    });
   }
   function markInvalid(fields) {
     (fields || []).forEach(function (f) {
       var el = f.field === 'amount' ? amount : f.field === 'otp' ? otp : f.field.indexOf('customer') === 0 ? customer : null;
-      if (el) { el.setAttribute('aria-invalid', 'true'); el.setAttribute('aria-describedby', 'status'); }
+      if (!el) return;
+      el.setAttribute('aria-invalid', 'true');
+      el.setAttribute('aria-describedby', ((el.getAttribute('data-hint') || '') + ' status').trim());
     });
   }
+  [customer, amount, otp].forEach(function (el) { if (el && el.getAttribute('aria-describedby')) el.setAttribute('data-hint', el.getAttribute('aria-describedby')); });
   function token() {
     var bytes = new Uint8Array(12);
     crypto.getRandomValues(bytes);

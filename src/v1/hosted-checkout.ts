@@ -1,12 +1,13 @@
-import express, { type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
+import { HTTP_STATUS } from '../http/error-mapper.ts';
 import { ok } from '../http/envelope.ts';
 import { fieldIssues } from '../http/route.ts';
-import { NotFoundError, ValidationError } from '../kernel/errors.ts';
+import { NotFoundError, RailyardError, ValidationError, type FieldIssue } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { submitOtpBody } from './collections.schemas.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS } from './hosted-checkout-assets.ts';
 import type { CheckoutView, PaymentLinkService } from './payment-link-service.ts';
-import { payLinkBody, type PaymentLink } from './payment-links.schemas.ts';
+import { payLinkBody, type CheckoutCollection, type PaymentLink } from './payment-links.schemas.ts';
 import type { z } from 'zod';
 
 // GET /pay/:slug, the hosted checkout page, and its public JSON endpoints under /pay/:slug/...
@@ -29,40 +30,94 @@ export function hostedCheckout(deps: HostedCheckoutDeps): Router {
   router.get('/pay/_assets/checkout.css', (_req, res) => asset(res, 'text/css; charset=utf-8', CHECKOUT_CSS));
   router.get('/pay/_assets/checkout.js', (_req, res) => asset(res, 'text/javascript; charset=utf-8', CHECKOUT_JS));
 
+  // The page itself. Without JavaScript the same form posts here as a plain form and the answers
+  // are pages (a 303 to the collection's status page, which refreshes itself while pending).
   router.get('/pay/:slug', async (req, res) => {
-    secure(res);
-    let view: CheckoutView;
+    await renderCheckout(res, req.params.slug, 200);
+  });
+
+  router.post('/pay/:slug/collections', ...parse, async (req, res) => {
+    const slug = req.params.slug as string;
     try {
-      view = await deps.links.checkout(req.params.slug);
+      const body = parseBody(payLinkBody, req.body);
+      const collection = await deps.links.pay(slug, body, req.path);
+      if (wantsPage(req)) return void res.redirect(303, `/pay/${encodeURIComponent(slug)}/collections/${encodeURIComponent(collection.id)}`);
+      res.status(201).json(ok('Collection started: poll it until it settles or fails', collection));
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      res.status(404).type('html').send(page('Payment link not found', closedCard('?', 'This payment link does not exist', 'Check the link you were given, or ask the merchant for a new one.')));
-      return;
+      if (!wantsPage(req) || !(err instanceof RailyardError)) throw err;
+      await renderCheckout(res, slug, HTTP_STATUS[err.code], problemText(err));
     }
+  });
+
+  router.get('/pay/:slug/collections/:id', async (req, res) => {
+    const collection = await deps.links.collection(req.params.slug, req.params.id).catch((err: unknown) => {
+      if (wantsPage(req) && err instanceof NotFoundError) return null;
+      throw err;
+    });
+    if (!wantsPage(req)) return void res.json(ok('Collection', collection));
+    await renderStatus(res, req.params.slug, collection);
+  });
+
+  router.post('/pay/:slug/collections/:id/otp', ...parse, async (req, res) => {
+    const { slug, id } = req.params as { slug: string; id: string };
+    try {
+      const body = parseBody(submitOtpBody, req.body);
+      const collection = await deps.links.submitOtp(slug, id, body.otp);
+      if (wantsPage(req)) return void res.redirect(303, `/pay/${encodeURIComponent(slug)}/collections/${encodeURIComponent(id)}`);
+      res.json(ok('Collection', collection));
+    } catch (err) {
+      if (!wantsPage(req) || !(err instanceof RailyardError)) throw err;
+      await renderStatus(res, slug, await deps.links.collection(slug, id).catch(() => null), HTTP_STATUS[err.code], problemText(err));
+    }
+  });
+
+  /** The checkout form, or the page saying why the link takes no payments. */
+  async function renderCheckout(res: Response, slug: string, status: number, error?: string): Promise<void> {
+    secure(res);
+    const view = await findLink(slug);
+    if (!view) return notFoundPage(res);
     const { link, merchantName } = view;
     if (link.status !== 'active') {
       res.status(410).type('html').send(page(`${link.description} · ${merchantName}`, closedCard('!', CLOSED_TITLE[link.status], CLOSED_TEXT[link.status], merchantName, link)));
       return;
     }
-    res.status(200).type('html').send(page(`Pay ${merchantName}`, payCard(view, submissionToken(deps.ids))));
-  });
+    res.status(status).type('html').send(page(`Pay ${merchantName}`, payCard(view, submissionToken(deps.ids), error)));
+  }
 
-  router.post('/pay/:slug/collections', ...parse, async (req, res) => {
-    const body = parseBody(payLinkBody, req.body);
-    const collection = await deps.links.pay(req.params.slug as string, body, req.path);
-    res.status(201).json(ok('Collection started: poll it until it settles or fails', collection));
-  });
+  /** A collection's progress as a page: it refreshes itself while the customer approves. */
+  async function renderStatus(res: Response, slug: string, collection: CheckoutCollection | null, status = 200, error?: string): Promise<void> {
+    secure(res);
+    const view = await findLink(slug);
+    if (!view || !collection) return notFoundPage(res);
+    const pending = collection.status === 'pending_approval' && !collection.next_action;
+    res.status(status).type('html').send(page(`Pay ${view.merchantName}`, statusCard(view, collection, error), pending ? 2 : undefined));
+  }
 
-  router.get('/pay/:slug/collections/:id', async (req, res) => {
-    res.json(ok('Collection', await deps.links.collection(req.params.slug, req.params.id)));
-  });
-
-  router.post('/pay/:slug/collections/:id/otp', ...parse, async (req, res) => {
-    const body = parseBody(submitOtpBody, req.body);
-    res.json(ok('Collection', await deps.links.submitOtp(req.params.slug as string, req.params.id as string, body.otp)));
-  });
+  async function findLink(slug: string): Promise<CheckoutView | null> {
+    try {
+      return await deps.links.checkout(slug);
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
 
   return router;
+}
+
+function notFoundPage(res: Response): void {
+  res.status(404).type('html').send(page('Payment link not found', closedCard('?', 'This payment link does not exist', 'Check the link you were given, or ask the merchant for a new one.')));
+}
+
+/** A browser navigating (a plain form post, a link) rather than the page's script asking for JSON. */
+function wantsPage(req: Request): boolean {
+  return req.accepts(['application/json', 'text/html']) === 'text/html';
+}
+
+/** The refusal in the customer's words: the fields' messages, or the error's own. */
+function problemText(err: RailyardError): string {
+  const fields = (err.details?.fields as FieldIssue[] | undefined) ?? [];
+  return fields.length ? `${fields.map((f) => f.message).join('. ')}.` : err.message;
 }
 
 function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
@@ -109,14 +164,14 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function page(title: string, content: string): string {
+function page(title: string, content: string, refreshSeconds?: number): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
+${refreshSeconds ? `<meta http-equiv="refresh" content="${refreshSeconds}">\n` : ''}<title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/pay/_assets/checkout.css">
 </head>
 <body>
@@ -151,7 +206,7 @@ ${merchantName && link ? head(merchantName, link) : ''}
 </div>`;
 }
 
-function payCard(view: CheckoutView, submission: string): string {
+function payCard(view: CheckoutView, submission: string, error?: string): string {
   const { link, merchantName } = view;
   const openAmount = link.amount === null
     ? `<div class="field">
@@ -192,9 +247,53 @@ ${head(merchantName, link)}
     </div>
     <button type="submit" id="otp-button">Confirm payment</button>
   </form>
-  <div id="status" class="status" role="status" aria-live="polite" tabindex="-1"></div>
+  ${error
+    ? `<div id="status" class="status error" role="alert" aria-live="polite" tabindex="-1" data-state="error"><strong>We could not take this payment.</strong> ${escapeHtml(error)}</div>`
+    : '<div id="status" class="status" role="status" aria-live="polite" tabindex="-1"></div>'}
 </div>
 </div>
 <script src="/pay/_assets/checkout.js" defer></script>`;
 }
 
+/** The no-JavaScript status page of a collection paying the link. */
+function statusCard(view: CheckoutView, c: CheckoutCollection, error?: string): string {
+  const slug = escapeHtml(view.link.slug);
+  let body: string;
+  if (c.status === 'settled') {
+    body = `<div class="status success" role="status" data-state="success"><strong>Payment received.</strong> GHS ${escapeHtml(c.amount_major)} paid. You can close this page.</div>`;
+  } else if (c.status === 'failed') {
+    body = `<div class="status failed" role="alert" data-state="failed"><strong>Payment failed.</strong> ${escapeHtml(FAILURE_TEXT[c.failure_reason ?? ''] ?? 'The provider refused the payment.')}</div>
+  <p><a href="/pay/${slug}">Try again</a></p>`;
+  } else if (c.next_action) {
+    body = `<form method="post" action="/pay/${slug}/collections/${escapeHtml(c.id)}/otp" novalidate>
+    <p class="otp-intro">${escapeHtml(c.next_action.message)}.</p>
+    <div class="field">
+      <label for="otp">One-time password</label>
+      <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required autofocus>
+    </div>
+    <button type="submit">Confirm payment</button>
+  </form>`;
+  } else {
+    body = `<div class="status pending" role="status" data-state="pending"><strong>Waiting for your approval.</strong> ${c.channel === 'momo' ? 'Approve the prompt on your phone.' : 'Your bank is confirming the payment.'} This page refreshes by itself.</div>`;
+  }
+  const problem = error ? `<div class="status error" role="alert" data-state="error"><strong>That did not work.</strong> ${escapeHtml(error)}</div>` : '';
+  return `<div class="card">
+${head(view.merchantName, { ...view.link, amount_major: c.amount_major })}
+<div class="body">
+  ${problem}
+  ${body}
+</div>
+</div>`;
+}
+
+/** Failure reasons in the customer's words (the page's script has the same list). */
+const FAILURE_TEXT: Record<string, string> = {
+  insufficient_funds: 'There was not enough money in the account.',
+  declined_by_customer: 'The payment was not approved.',
+  do_not_honour: 'Your bank declined the card.',
+  expired_card: 'The card has expired.',
+  invalid_otp: 'The one-time password was not right.',
+  account_not_found: 'No account was found for this number.',
+  limit_reached: 'The account has reached its limit.',
+  expired: 'The approval took too long.',
+};

@@ -367,3 +367,61 @@ describe('Paying a link on its public endpoints', () => {
     expect(res.body.error.details.fields).toEqual([expect.objectContaining({ field: 'otp' })]);
   });
 });
+
+describe('The hosted page without JavaScript', () => {
+  const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const postForm = (path: string, form: string) => sb.http.post(path).set('Accept', HTML).type('form').send(form);
+
+  it('posts the form, redirects to a status page that refreshes while pending, then shows the payment received', async () => {
+    const created = await link();
+    const res = await postForm(`/pay/${created.slug}/collections`, 'submission=sub_nojs_0001&channel=momo&customer=0551234987');
+    expect(res.status).toBe(303);
+    const [collection] = await collections();
+    const location = `/pay/${created.slug}/collections/${(collection as { id: string }).id}`;
+    expect(res.headers.location).toBe(location);
+
+    const pending = await sb.http.get(location).set('Accept', HTML);
+    expect(pending.status).toBe(200);
+    expect(pending.headers['content-security-policy']).toBe(CHECKOUT_CSP);
+    expect(pending.text).toContain('Waiting for your approval');
+    expect(pending.text).toContain('<meta http-equiv="refresh" content="2">');
+
+    await sb.advance(5);
+    const settled = await sb.http.get(location).set('Accept', HTML);
+    expect(settled.text).toContain('Payment received.');
+    expect(settled.text).not.toContain('http-equiv="refresh"');
+  });
+
+  it('shows a refused field on the form again, as an alert, and collects nothing', async () => {
+    const created = await link();
+    const res = await postForm(`/pay/${created.slug}/collections`, 'submission=sub_nojs_0002&channel=momo&customer=12345');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('role="alert"');
+    expect(res.text).toContain('customer must be a Ghana mobile number');
+    expect(res.text).toContain('id="pay-form"');
+    expect(await collections()).toHaveLength(0);
+  });
+
+  it('answers a form post to a deactivated link with the page saying so', async () => {
+    const created = await link();
+    await sb.post(`/v1/payment_links/${created.id}/deactivate`, {});
+    const res = await postForm(`/pay/${created.slug}/collections`, 'submission=sub_nojs_0003&channel=momo&customer=0551234987');
+    expect(res.status).toBe(410);
+    expect(res.text).toContain('This payment link is no longer available');
+    expect(await collections()).toHaveLength(0);
+  });
+
+  it('asks for the OTP on the status page and takes it as a form', async () => {
+    const created = await link();
+    const res = await postForm(`/pay/${created.slug}/collections`, 'submission=sub_nojs_0004&channel=card&customer=4000000000003410');
+    expect(res.status).toBe(303);
+    const otpStep = await sb.http.get(res.headers.location!).set('Accept', HTML);
+    expect(otpStep.text).toContain('<label for="otp">One-time password</label>');
+    const submitted = await postForm(`${res.headers.location}/otp`, 'otp=123456');
+    expect(submitted.status).toBe(303);
+    const done = await sb.http.get(res.headers.location!).set('Accept', HTML);
+    expect(done.text).toContain('Payment received.');
+    expect((await sb.get(`/v1/payment_links/${created.id}`)).body.data.completed_count).toBe(1);
+  });
+});
