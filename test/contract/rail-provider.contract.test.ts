@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PayoutRequest, RailProvider, ResolveRequest } from '../../src/rails/provider-port.ts';
+import type { CollectRequest, PayoutRequest, RailProvider, ResolveRequest } from '../../src/rails/provider-port.ts';
 import { RailError } from '../../src/rails/provider-port.ts';
 import { parseRule, type Behaviour, type ScenarioRuleInput } from '../../src/scenarios/scenario-schema.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 let counter = 0;
-const ref = (prefix: 'chg' | 'trf') => `${prefix}_contract${String(++counter).padStart(12, '0')}`;
+const ref = (prefix: 'chg' | 'trf' | 'col') => `${prefix}_contract${String(++counter).padStart(12, '0')}`;
 
 describe.each(cases)('the $name adapter honours the provider port', (c) => {
   let provider: RailProvider;
@@ -120,6 +120,110 @@ describe.each(cases)('the $name adapter honours the provider port', (c) => {
 
   it('names its channels and where it sends requests', () => {
     expect(provider.channels.length).toBeGreaterThan(0);
+    expect(provider.baseUrl()).toBe(`${sb.baseUrl}/mocks/${c.name}`);
+  });
+});
+
+// The /v1 collections' rails collect only: the same contract, for collecting.
+interface CollectingCase {
+  name: 'card-processor' | 'direct-debit';
+  match: ScenarioRuleInput['match'];
+  collect: (reference: string) => CollectRequest;
+}
+
+const collectingCases: CollectingCase[] = [
+  {
+    name: 'card-processor',
+    match: { card: '4242424242424242' },
+    collect: (reference) => ({ reference, amount: 1500, currency: 'GHS', channel: 'card', card: { number: '4242424242424242' }, description: 'contract' }),
+  },
+  {
+    name: 'direct-debit',
+    match: { account_number: '3000000001', bank_code: '130100' },
+    collect: (reference) => ({ reference, amount: 1500, currency: 'GHS', channel: 'bank_debit', accountNumber: '3000000001', bankCode: '130100', description: 'contract' }),
+  },
+];
+
+describe.each(collectingCases)('the $name adapter honours the provider port for collections', (c) => {
+  let provider: RailProvider;
+  const behave = (behaviour: Partial<Behaviour>) =>
+    sb.ry.scenarios.replace([parseRule({ name: 'contract collect', match: c.match, collect: { any: { respond: 'accept', ...behaviour } } })]);
+
+  beforeEach(() => {
+    provider = sb.ry.router.get(c.name)!;
+    sb.ry.scenarios.replace([]);
+  });
+
+  it('collects: accepted with a provider reference, pending until the provider settles, then final', async () => {
+    behave({ callback: { after_seconds: 10, status: 'success', drop: true } });
+    const reference = ref('col');
+    const accepted = await provider.collect(c.collect(reference));
+    expect(accepted.providerReference).toMatch(/\S/);
+    expect(await provider.status({ operation: 'collect', reference, providerReference: accepted.providerReference })).toEqual({ status: 'pending' });
+    await sb.advance(10);
+    expect(await provider.status({ operation: 'collect', reference, providerReference: accepted.providerReference })).toEqual({ status: 'success' });
+  });
+
+  it('reports a failed collection with a reason', async () => {
+    behave({ callback: { after_seconds: 1, status: 'failed', reason: 'insufficient_funds', drop: true } });
+    const reference = ref('col');
+    const accepted = await provider.collect(c.collect(reference));
+    await sb.advance(1);
+    const outcome = await provider.status({ operation: 'collect', reference, providerReference: accepted.providerReference });
+    expect(outcome).toEqual({ status: 'failed', reason: expect.stringMatching(/insufficient_funds/i) });
+  });
+
+  it('takes a retried reference as the acceptance it already gave', async () => {
+    behave({ callback: { after_seconds: 10, status: 'success', drop: true } });
+    const reference = ref('col');
+    const first = await provider.collect(c.collect(reference));
+    expect(await provider.collect(c.collect(reference))).toEqual({ providerReference: first.providerReference });
+  });
+
+  it.each([
+    ['a timeout', { respond: 'timeout' }, 'timeout', true],
+    ['a 5xx', { respond: 'server_error', http_status: 500 }, 'server', true],
+    ['a refusal', { respond: 'reject', reason: 'insufficient_funds', http_status: 402 }, 'rejected', false],
+  ] as const)('maps %s to RailError %s (fails over: %s)', async (_name, behaviour, kind, failsOver) => {
+    behave(behaviour);
+    const error = await provider.collect(c.collect(ref('col'))).catch((e) => e);
+    expect(error).toBeInstanceOf(RailError);
+    expect(error.kind).toBe(kind);
+    expect(error.failsOver).toBe(failsOver);
+  });
+
+  it('maps an outage (503) to a RailError that fails over', async () => {
+    sb.ry.health.setDown(c.name, true);
+    try {
+      const error = await provider.collect(c.collect(ref('col'))).catch((e) => e);
+      expect(error).toBeInstanceOf(RailError);
+      expect(error.failsOver).toBe(true);
+    } finally {
+      sb.ry.health.setDown(c.name, false);
+    }
+  });
+
+  it('refuses payouts, name enquiries and other channels, without failing over', async () => {
+    for (const attempt of [
+      provider.payout(momoPayout(ref('trf'))),
+      provider.resolveName({ channel: 'momo', msisdn: '233241110000', network: 'MTN' }),
+      provider.collect({ reference: ref('col'), amount: 1500, currency: 'GHS', msisdn: '233241110000', network: 'MTN', description: 'contract' }),
+    ]) {
+      const error = (await (attempt as Promise<unknown>).catch((e: unknown) => e)) as RailError;
+      expect(error).toBeInstanceOf(RailError);
+      expect(error.failsOver).toBe(false);
+    }
+  });
+
+  it('refuses a forged callback and cannot parse garbage', () => {
+    const forged = { method: 'POST', subpath: '/', headers: {}, rawBody: '{}', body: {} };
+    expect(provider.verifyCallback(forged)).toBe(false);
+    const garbage = { method: 'POST', subpath: '/', headers: {}, rawBody: '"hello"', body: 'hello' };
+    expect(() => provider.parseCallback(garbage)).toThrow(RailError);
+  });
+
+  it('names its channels and where it sends requests', () => {
+    expect(provider.channels).toEqual([c.name === 'card-processor' ? 'card' : 'bank_debit']);
     expect(provider.baseUrl()).toBe(`${sb.baseUrl}/mocks/${c.name}`);
   });
 });
