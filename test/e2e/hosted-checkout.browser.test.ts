@@ -79,8 +79,8 @@ describe('The hosted checkout page in Chromium', () => {
     // Keyboard only: the momo radio is the default; the number field is labelled.
     await page.getByLabel('Mobile money number').fill('0551234987');
     await page.keyboard.press('Enter');
-    await page.locator('#status[data-state="pending"]').waitFor();
-    await expect(status().innerText()).resolves.toMatch(/Waiting for your approval/);
+    await status().getByText('Waiting for your approval.').waitFor();
+    await expect(status().getAttribute('data-state')).resolves.toBe('pending');
     // Focus moved to the announced status.
     await expect(focusedId()).resolves.toBe('status');
     await page.screenshot({ path: join(IMG, 'checkout-pending.png') });
@@ -133,6 +133,8 @@ describe('The hosted checkout page in Chromium', () => {
     await page.goto(link.url);
     await page.getByLabel('Mobile money number').fill('0551234988');
     await page.getByRole('button', { name: /^Pay/ }).click();
+    // The collection exists (the page waits for approval) before the clock moves to its callback.
+    await status().getByText('Waiting for your approval.').waitFor();
     await untilStatus('failed', 5);
     await expect(page.getByRole('alert').innerText()).resolves.toMatch(/not enough money/);
     await expect(page.getByRole('button', { name: /^Pay/ }).isEnabled()).resolves.toBe(true);
