@@ -18,10 +18,10 @@ import { loadScenarioSource, recordScenario, type RecordedStep, type ScenarioRec
 
 export const MERCHANT = 'merchant';
 export const RAILYARD = 'railyard';
-export const UPSTREAM_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack'] as const;
+export const UPSTREAM_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit'] as const;
 
 /** Request headers that carry credentials: the pact holds a placeholder, the verifier sets the real one. */
-export const CREDENTIAL_HEADERS = new Set(['authorization', 'ocp-apim-subscription-key', 'x-signature']);
+export const CREDENTIAL_HEADERS = new Set(['authorization', 'ocp-apim-subscription-key', 'x-signature', 'x-api-key']);
 /** Upstream request headers worth promising; the rest (user-agent, length) are transport detail. */
 const UPSTREAM_HEADERS = new Set(['content-type', 'accept', 'x-reference-id', 'x-target-environment', 'x-callback-url', 'x-participant-id', 'x-timestamp', ...CREDENTIAL_HEADERS]);
 

@@ -24,10 +24,14 @@ export interface MomoCollectRequest extends CollectBase {
   network: Network;
 }
 
-/** A card collection: the card number (digits only) or a processor token `tok_...`. */
+/**
+ * A card collection: the card number (digits only) or a processor token `tok_...`. Without a
+ * card (a number is never stored, so a resumed initiation has none), only a charge the processor
+ * already took under this reference can be its answer.
+ */
 export interface CardCollectRequest extends CollectBase {
   channel: 'card';
-  card: { number: string } | { token: string };
+  card?: { number: string } | { token: string };
 }
 
 /** A direct debit of a bank account, which the account holder approves at their bank. */

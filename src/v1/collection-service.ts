@@ -98,7 +98,8 @@ export class CollectionService {
   readonly settlement: SettlementMachine<CollectionRow, Collection>;
   /**
    * Card numbers between the request and the processor's answer. A card number is never stored:
-   * an initiation a stop interrupts before the processor answered fails (card_details_unavailable).
+   * an initiation a stop interrupts is resumed by its reference alone, and fails
+   * (card_details_unavailable) when the processor never took it.
    */
   private readonly cardNumbers = new Map<string, string>();
 
@@ -234,10 +235,10 @@ export class CollectionService {
     if (row.channel === 'momo') {
       request = { ...base, channel: 'momo', msisdn: row.msisdn!, network: row.network! };
     } else if (row.channel === 'card') {
+      // Resumed without its number: the processor's own record of the reference is all there is.
       const number = this.cardNumbers.get(row.id);
-      const card = number ? { number } : row.card_token ? { token: row.card_token } : null;
-      if (!card) throw new RailError('rejected', 'the card number is not kept after the request', { providerCode: 'card_details_unavailable' });
-      request = { ...base, channel: 'card', card };
+      const card = number ? { number } : row.card_token ? { token: row.card_token } : undefined;
+      request = { ...base, channel: 'card', ...(card ? { card } : {}) };
     } else {
       request = { ...base, channel: 'bank_debit', accountNumber: row.account_number!, bankCode: row.bank_code! };
     }

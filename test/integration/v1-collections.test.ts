@@ -390,3 +390,60 @@ describe('POST /v1/collections by bank direct debit', () => {
     expect((await sb.post(`/api/v1/sandbox/collections/${id}/approve`, {}, { key: live })).status).toBe(403);
   });
 });
+
+describe('recovery of a collection whose initiation a stop cut off', () => {
+  /** As a stop between the claim and the provider's answer leaves it: no provider recorded, its key in flight under an earlier boot. */
+  async function orphan(id: string): Promise<void> {
+    await sb.ry.store.run('UPDATE collections SET provider = NULL, provider_reference = NULL, next_action = NULL WHERE id = ?', [id]);
+    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = ?, response_status = NULL, response_body = NULL WHERE resource_id = ?", [sb.ry.boot - 1, id]);
+    await sb.ry.store.run('DELETE FROM rail_attempts WHERE ref_id = ?', [id]);
+  }
+
+  it('a card number is not kept: the retry resumes by reference alone, which the processor knows, and it settles once', async () => {
+    const first = await collect(card('4084084084084081'), 'orphan-card');
+    await orphan(first.body.data.id);
+    const retry = await collect(card('4084084084084081'), 'orphan-card');
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_approval', provider: 'card-processor', customer: { brand: 'visa', last4: '4081' } });
+    await sb.advance(5);
+    expect((await sb.get(`/v1/collections/${first.body.data.id}`)).body.data.status).toBe('settled');
+    expect(await sb.wallet()).toMatchObject({ available: 19_610 });
+    expectBalanced(await sb.trialBalance());
+  });
+
+  it('a card number is not kept: when the processor never took the charge, the retry fails it with card_details_unavailable', async () => {
+    // The processor is down, so it never takes the first call; then the record is put back as a stop would leave it.
+    sb.ry.health.setDown('card-processor', true);
+    const first = await collect(card('4084084084084081'), 'orphan-card-unknown');
+    sb.ry.health.setDown('card-processor', false);
+    await sb.ry.store.run("UPDATE collections SET status = 'pending_approval', failure_reason = NULL WHERE id = ?", [first.body.error.details.collection_id]);
+    first.body.data = { id: first.body.error.details.collection_id };
+    await orphan(first.body.data.id);
+    const retry = await collect(card('4084084084084081'), 'orphan-card-unknown');
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'failed', failure_reason: 'card_details_unavailable' });
+    expect(await sb.wallet()).toMatchObject({ available: 0 });
+  });
+
+  it('a token is kept: the retry resumes with it, the processor knows the reference, and it settles once', async () => {
+    const first = await collect(card('tok_success'), 'orphan-token');
+    await orphan(first.body.data.id);
+    const retry = await collect(card('tok_success'), 'orphan-token');
+    expect(retry.status).toBe(201);
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_approval', provider: 'card-processor' });
+    await sb.advance(5);
+    expect((await sb.get(`/v1/collections/${first.body.data.id}`)).body.data.status).toBe('settled');
+    expect(await sb.wallet()).toMatchObject({ available: 19_610 });
+  });
+
+  it('a bank debit resumes with the same reference, which the direct-debit service already holds', async () => {
+    const first = await collect(bank('2000000001'), 'orphan-bank');
+    await orphan(first.body.data.id);
+    expect(await sb.ry.recoverInterrupted()).toBe(1);
+    const retry = await collect(bank('2000000001'), 'orphan-bank');
+    expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_approval', provider: 'direct-debit' });
+    const approved = await sb.post(`/api/v1/sandbox/collections/${first.body.data.id}/approve`, {});
+    expect(approved.body.data.status).toBe('settled');
+    expect(await sb.ry.store.all("SELECT reference FROM mock_transactions WHERE provider = 'direct-debit'")).toHaveLength(1);
+  });
+});

@@ -71,6 +71,7 @@ export class CardProcessorAdapter implements RailProvider {
 
   async collect(req: CollectRequest): Promise<RailAccepted> {
     if (req.channel !== 'card') throw new RailError('rejected', 'card-processor charges only cards');
+    if (!req.card) return this.taken(req.reference);
     let charge: Json;
     try {
       charge = await this.call('POST', '/v1/charges', {
@@ -86,6 +87,22 @@ export class CardProcessorAdapter implements RailProvider {
       if (!(err instanceof RailError && err.detail.providerCode === 'duplicate_reference')) throw err;
       charge = await this.call('GET', `/v1/charges/by-reference/${encodeURIComponent(req.reference)}`);
     }
+    return this.accepted(charge);
+  }
+
+  /** The charge the processor took under this reference before, or a refusal when it took none. */
+  private async taken(reference: string): Promise<RailAccepted> {
+    try {
+      return this.accepted(await this.call('GET', `/v1/charges/by-reference/${encodeURIComponent(reference)}`));
+    } catch (err) {
+      if (err instanceof RailError && err.detail.httpStatus === 404) {
+        throw new RailError('rejected', 'card-processor never took this charge, and the card is not known any more', { providerCode: 'card_details_unavailable' });
+      }
+      throw err;
+    }
+  }
+
+  private accepted(charge: Json): RailAccepted {
     const id = text(charge.id);
     if (!id) throw new RailError('protocol', 'card-processor accepted the charge without an id');
     const outcome = outcomeOf(charge);

@@ -168,6 +168,15 @@ describe('card-processor: the test cards', () => {
     expect((await railError(h.adapter.collect(charge(ref(), { number: '4084084084084082' })))).detail).toMatchObject({ httpStatus: 400, providerCode: 'invalid_card' });
   });
 
+  it('without a card (a resumed collection), the charge it took under the reference is the answer; none is a refusal', async () => {
+    const reference = ref();
+    const first = await h.adapter.collect(charge(reference, { number: '4084084084084081' }));
+    const { card: _card, ...withoutCard } = charge(reference, { number: '4084084084084081' });
+    expect(await h.adapter.collect(withoutCard)).toEqual({ providerReference: first.providerReference });
+    const unknown = await railError(h.adapter.collect({ ...withoutCard, reference: ref() }));
+    expect(unknown).toMatchObject({ kind: 'rejected', detail: { providerCode: 'card_details_unavailable' } });
+  });
+
   it('any other valid card number succeeds after the default delay', async () => {
     const reference = ref();
     await h.adapter.collect(charge(reference, { number: '4242424242424242' }));
