@@ -4,6 +4,7 @@ import { ok } from '../http/envelope.ts';
 import { fieldIssues } from '../http/route.ts';
 import { NotFoundError, RailyardError, ValidationError, type FieldIssue } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
+import { toMajorString } from '../kernel/money.ts';
 import { submitOtpBody } from './collections.schemas.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS } from './hosted-checkout-assets.ts';
 import type { CheckoutView, PaymentLinkService } from './payment-link-service.ts';
@@ -212,7 +213,7 @@ function payCard(view: CheckoutView, submission: string, error?: string): string
     ? `<div class="field">
     <label for="amount">Amount (GHS)</label>
     <input type="text" id="amount" name="amount" inputmode="decimal" autocomplete="off" required placeholder="0.00" aria-describedby="amount-hint">
-    <p class="hint" id="amount-hint">Up to 2 decimals, e.g. 25.50</p>
+    <p class="hint" id="amount-hint">${escapeHtml(amountHint(link))}</p>
   </div>`
     : '';
   const sandbox = link.livemode
@@ -297,3 +298,13 @@ const FAILURE_TEXT: Record<string, string> = {
   limit_reached: 'The account has reached its limit.',
   expired: 'The approval took too long.',
 };
+
+/** What the customer may type on an open link. */
+function amountHint(link: PaymentLink): string {
+  const min = link.min_amount === null ? null : toMajorString(link.min_amount, 'GHS');
+  const max = link.max_amount === null ? null : toMajorString(link.max_amount, 'GHS');
+  if (min && max) return `From ${min} to ${max} GHS, up to 2 decimals`;
+  if (min) return `At least ${min} GHS, up to 2 decimals`;
+  if (max) return `Up to ${max} GHS, up to 2 decimals`;
+  return 'Up to 2 decimals, e.g. 25.50';
+}

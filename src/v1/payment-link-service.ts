@@ -24,6 +24,8 @@ export interface PaymentLinkRow {
   environment: Environment;
   merchant_id: string;
   amount: number | null;
+  min_amount: number | null;
+  max_amount: number | null;
   currency: 'GHS';
   description: string;
   expires_at: number | null;
@@ -81,9 +83,12 @@ export class PaymentLinkService {
     const result = await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
       await tx.run(
-        `INSERT INTO payment_links (id, slug, environment, merchant_id, amount, currency, description, expires_at, usage_limit, completed_count, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'GHS', ?, ?, ?, 0, 'active', ?, ?)`,
-        [id, slug, auth.environment, auth.merchantId, input.amount ?? null, input.description, input.expires_at ?? null, input.usage_limit ?? null, now, now],
+        `INSERT INTO payment_links (id, slug, environment, merchant_id, amount, min_amount, max_amount, currency, description, expires_at, usage_limit, completed_count, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'GHS', ?, ?, ?, 0, 'active', ?, ?)`,
+        [
+          id, slug, auth.environment, auth.merchantId, input.amount ?? null, input.min_amount ?? null, input.max_amount ?? null, input.description,
+          input.expires_at ?? null, input.usage_limit ?? null, now, now,
+        ],
       );
       const response = { status: 201, body: ok(PAYMENT_LINK_CREATED, this.present((await this.row(tx, id))!)) };
       await idempotency.complete(tx, claim, response);
@@ -185,6 +190,13 @@ export class PaymentLinkService {
       const fields = fieldIssues(parsed.error, 'body');
       throw new ValidationError(`Invalid request body: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, fields);
     }
+    const typed = parsed.data.amount;
+    if (row.min_amount !== null && typed < row.min_amount) {
+      throw new ValidationError(`amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS`, [{ field: 'amount', message: `amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS` }]);
+    }
+    if (row.max_amount !== null && typed > row.max_amount) {
+      throw new ValidationError(`amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS`, [{ field: 'amount', message: `amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS` }]);
+    }
     const result = await this.collections().create(parsed.data, auth, claim, { paymentLinkId: row.id });
     return this.collectionOf(row, (result.body as { data: Collection }).data.id);
   }
@@ -230,6 +242,8 @@ export class PaymentLinkService {
       url: `${this.deps.baseUrl()}/pay/${row.slug}`,
       amount: row.amount,
       amount_major: row.amount === null ? null : toMajorString(row.amount, 'GHS'),
+      min_amount: row.min_amount,
+      max_amount: row.max_amount,
       currency: row.currency,
       fees: 0,
       description: row.description,

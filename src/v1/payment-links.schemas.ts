@@ -50,7 +50,19 @@ export const createPaymentLinkBody = z.strictObject({
     .describe('What the customer pays for; shown on the hosted page'),
   expires_at: expiresAt.optional(),
   usage_limit: usageLimit.optional(),
-});
+  min_amount: majorAmountSchema('min_amount').optional().describe('Open amount only: the least the customer may pay, decimal string of major units'),
+  max_amount: majorAmountSchema('max_amount').optional().describe('Open amount only: the most the customer may pay, decimal string of major units'),
+})
+  .superRefine((link, ctx) => {
+    for (const bound of ['min_amount', 'max_amount'] as const) {
+      if (link.amount !== undefined && link[bound] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [bound], message: `${bound} is for an open amount: leave it out when amount is fixed` });
+      }
+    }
+    if (link.min_amount !== undefined && link.max_amount !== undefined && link.min_amount > link.max_amount) {
+      ctx.addIssue({ code: 'custom', path: ['max_amount'], message: 'max_amount must not be less than min_amount' });
+    }
+  });
 export type PaymentLinkInput = z.infer<typeof createPaymentLinkBody>;
 
 export const listPaymentLinksQuery = z.strictObject({
@@ -68,6 +80,8 @@ export const paymentLinkSchema = z.object({
   url: z.string().describe('The hosted checkout page to share: <base_url>/pay/<slug>'),
   amount: z.number().int().nullable().describe('Minor units (pesewas); null for an open amount'),
   amount_major: z.string().nullable().describe('The fixed amount in major units, "110.50"; null for an open amount'),
+  min_amount: z.number().int().nullable().describe('Open amount: the least the customer may pay, minor units; null for no bound'),
+  max_amount: z.number().int().nullable().describe('Open amount: the most the customer may pay, minor units; null for no bound'),
   currency: z.literal('GHS'),
   fees: z.number().int().describe('Always 0: each collection paying the link carries its own channel fee'),
   description: z.string(),

@@ -37,6 +37,8 @@ describe('POST /v1/payment_links', () => {
       url: `${sb.baseUrl}/pay/${data.slug}`,
       amount: 11_050,
       amount_major: '110.50',
+      min_amount: null,
+      max_amount: null,
       currency: 'GHS',
       fees: 0,
       description: 'Kente scarf',
@@ -53,6 +55,12 @@ describe('POST /v1/payment_links', () => {
     const res = await createLink({ currency: 'GHS', description: 'Donations' });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ amount: null, amount_major: null, usage_limit: null, status: 'active' });
+  });
+
+  it('bounds an open amount with min_amount and max_amount', async () => {
+    const res = await createLink({ currency: 'GHS', description: 'School fees', min_amount: '10', max_amount: '500.00' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ amount: null, min_amount: 1_000, max_amount: 50_000 });
   });
 
   it('takes a form-encoded body, like every /v1 POST', async () => {
@@ -80,6 +88,9 @@ describe('POST /v1/payment_links', () => {
     ['an expires_at that is not a time', fixed({ expires_at: 'tomorrow' }), 'expires_at'],
     ['an expires_at in the past of the business clock', fixed({ expires_at: '2025-12-31T23:59:59Z' }), 'expires_at'],
     ['an unknown field', fixed({ colour: 'gold' }), 'colour'],
+    ['a min_amount on a fixed amount', fixed({ min_amount: '1.00' }), 'min_amount'],
+    ['a max_amount of 3 decimals', { currency: 'GHS', description: 'Open', max_amount: '1.005' }, 'max_amount'],
+    ['a max_amount below the min_amount', { currency: 'GHS', description: 'Open', min_amount: '20.00', max_amount: '10.00' }, 'max_amount'],
   ])('refuses %s with validation_error naming the field, and stores nothing', async (_name, body, field) => {
     const res = await createLink(body);
     expect(res.status).toBe(400);
@@ -264,6 +275,18 @@ describe('Paying a link on its public endpoints', () => {
     const res = await pay(open.slug, { channel: 'momo', customer: '0551234987', amount: '12.30' });
     expect(res.status).toBe(201);
     expect(res.body.data.amount).toBe(1_230);
+  });
+
+  it('holds the typed amount to the link\'s bounds, and the page says what they are', async () => {
+    const open = (await createLink({ currency: 'GHS', description: 'School fees', min_amount: '10.00', max_amount: '500.00' })).body.data;
+    expect((await sb.http.get(`/pay/${open.slug}`)).text).toContain('From 10.00 to 500.00 GHS');
+    const low = await pay(open.slug, { channel: 'momo', customer: '0551234987', amount: '9.99' });
+    expect(low.status).toBe(400);
+    expect(low.body.error.details.fields).toEqual([{ field: 'amount', message: 'amount must be at least 10.00 GHS' }]);
+    const high = await pay(open.slug, { channel: 'momo', customer: '0551234987', amount: '500.01' });
+    expect(high.body.error.details.fields).toEqual([{ field: 'amount', message: 'amount must be at most 500.00 GHS' }]);
+    expect(await collections()).toHaveLength(0);
+    expect((await pay(open.slug, { channel: 'momo', customer: '0551234987', amount: '500.00' })).status).toBe(201);
   });
 
   it('takes a form-encoded body too', async () => {
