@@ -270,6 +270,13 @@ describe('Paying a link on its public endpoints', () => {
     expectBalanced(await sb.trialBalance());
   });
 
+  it('is listed in /api/v1/transactions like any collection', async () => {
+    const created = await link();
+    const paid = await pay(created.slug, { channel: 'momo', customer: '0551234987' });
+    const listed = (await sb.get('/api/v1/transactions')).body.data as { id?: string; reference?: string }[];
+    expect(JSON.stringify(listed)).toContain(paid.body.data.id);
+  });
+
   it('takes the amount the customer typed on an open link', async () => {
     const open = (await createLink({ currency: 'GHS', description: 'Tips' })).body.data;
     const res = await pay(open.slug, { channel: 'momo', customer: '0551234987', amount: '12.30' });
