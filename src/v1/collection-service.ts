@@ -146,21 +146,21 @@ export class CollectionService {
     const customer = this.customerColumns(input);
     const id = ids.next('col');
     const now = clock.now();
-    await store.transaction(async (tx) => {
-      await idempotency.claim(tx, claim, id);
-      await tx.run(
-        `INSERT INTO collections (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network, card_brand, card_last4, card_token,
-           account_number, bank_code, payment_link_id, description, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending_approval', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          id, auth.environment, auth.merchantId, input.amount, fees, input.channel, customer.msisdn, customer.network, customer.cardBrand, customer.cardLast4,
-          customer.cardToken, customer.accountNumber, customer.bankCode, options.paymentLinkId ?? null, input.description ?? null, now, now,
-        ],
-      );
-      await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
-    });
     if (customer.cardNumber) this.cardNumbers.set(id, customer.cardNumber);
     try {
+      await store.transaction(async (tx) => {
+        await idempotency.claim(tx, claim, id);
+        await tx.run(
+          `INSERT INTO collections (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network, card_brand, card_last4, card_token,
+             account_number, bank_code, payment_link_id, description, created_at, updated_at)
+           VALUES (?, ?, ?, 'pending_approval', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            id, auth.environment, auth.merchantId, input.amount, fees, input.channel, customer.msisdn, customer.network, customer.cardBrand, customer.cardLast4,
+            customer.cardToken, customer.accountNumber, customer.bankCode, options.paymentLinkId ?? null, input.description ?? null, now, now,
+          ],
+        );
+        await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
+      });
       return await this.settlement.initiate(id, claim);
     } finally {
       this.cardNumbers.delete(id);

@@ -19,6 +19,10 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   redeliverWebhook: { object: 'webhook delivery' },
   sandboxSetProviderOutage: { object: 'provider', body: { down: true } },
   sandboxPinUsdRate: { object: 'asset', body: { price: '1.0003' } },
+  getCollection: { object: 'collection' },
+  submitCollectionOtp: { object: 'collection', body: { otp: '123456' } },
+  sandboxApproveCollection: { object: 'collection' },
+  sandboxDeclineCollection: { object: 'collection' },
   getPaymentLink: { object: 'payment link' },
   deactivatePaymentLink: { object: 'payment link' },
 };

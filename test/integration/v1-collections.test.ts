@@ -101,7 +101,17 @@ describe('POST /v1/collections: the amount converts exactly or is refused', () =
     expect(await sb.ry.store.all('SELECT * FROM idempotency_keys')).toHaveLength(0);
   });
 
-  it.each(['110.505', '1e3', '-1', '0', 'abc', '+5'])('form-encoded "%s" is refused the same way', async (amount) => {
+  it.each([
+    ['0.1', 10],
+    ['110.5', 11_050],
+    ['110.50', 11_050],
+  ])('form-encoded "%s" is %i pesewas', async (amount, minor) => {
+    const res = await collectForm(`amount=${encodeURIComponent(amount)}&currency=GHS&channel=momo&customer=0551234987`);
+    expect(res.status).toBe(201);
+    expect(res.body.data.amount).toBe(minor);
+  });
+
+  it.each(['110.505', '1e3', '-1', '0', 'abc', ' 5', '+5'])('form-encoded "%s" is refused the same way', async (amount) => {
     const res = await collectForm(`amount=${encodeURIComponent(amount)}&currency=GHS&channel=momo&customer=0551234987`);
     expect(res.status).toBe(400);
     expect(res.body.error.details.fields).toEqual([expect.objectContaining({ field: 'amount' })]);

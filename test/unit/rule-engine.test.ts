@@ -32,6 +32,14 @@ describe('predicates', () => {
     expect(matchHolds(m({ not: { provider: 'mtn-momo' } }), q())).toBe(false);
   });
 
+  it('card matches the card number or token a card processor was asked to charge', () => {
+    const card = q({ provider: 'card-processor', channel: 'card', msisdn: undefined, network: undefined, card: '4084084084084081' });
+    expect(matchHolds(m({ card: '4084084084084081' }), card)).toBe(true);
+    expect(matchHolds(m({ card: { prefix: '4084' }, channel: 'card' }), card)).toBe(true);
+    expect(matchHolds(m({ card: 'tok_success' }), card)).toBe(false);
+    expect(matchHolds(m({ card: '4084084084084081' }), q())).toBe(false);
+  });
+
   it('refuses a regex that does not compile, and a predicate with two tests', () => {
     expect(() => m({ msisdn: { regex: '([' } })).toThrow(/regex does not compile/);
     expect(() => m({ msisdn: { prefix: '02', regex: '^02' } })).toThrow(/exactly one/);
