@@ -47,6 +47,9 @@ import { TransferService } from './wallet/transfer-service.ts';
 import { walletRoutes } from './wallet/wallet.routes.ts';
 import { CollectionService } from './v1/collection-service.ts';
 import { collectionRoutes } from './v1/collections.routes.ts';
+import { hostedCheckout } from './v1/hosted-checkout.ts';
+import { PaymentLinkService } from './v1/payment-link-service.ts';
+import { paymentLinkRoutes } from './v1/payment-links.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -166,7 +169,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
-  const collections = new CollectionService(walletDeps);
+  const links = new PaymentLinkService({ store, clock, ids, outbox, idempotency, baseUrl });
+  const collections = new CollectionService(walletDeps, { onSettled: (tx, row) => links.onSettled(tx, row) });
+  links.attach(collections);
   // Each record kind the rails settle: its settlement target, and how to resume an interrupted initiation.
   const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
   targets.push(collections.settlement);
@@ -216,6 +221,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...tradingSandboxRoutes({ store, trades }),
     ...webhookRoutes({ endpoints, dispatcher }),
     ...collectionRoutes({ store, collections }),
+    ...paymentLinkRoutes({ store, links }),
   ];
   const openapi = buildOpenApi(routes, { version: VERSION });
 
@@ -254,6 +260,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
   for (const registered of PROVIDERS) app.use(mockPath(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
+  // The hosted checkout page of payment links and its public endpoints (no API key).
+  app.use(hostedCheckout({ links, ids }));
 
   const api = express.Router();
   const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {

@@ -10,7 +10,7 @@
 //
 // It creates, through the public API and the sandbox helpers (test keys only), the objects whose
 // state change emits that event: a charge on 0551234987 (charge.pending, charge.success) or
-// 0551234988 (charge.failed); a momo /v1 collection on the same numbers (collection.*); a funded, signed momo transfer to the same numbers (transfer.*); a
+// 0551234988 (charge.failed); a momo /v1 collection on the same numbers (collection.*); a payment link for one payment, paid on its hosted page (payment_link.completed); a funded, signed momo transfer to the same numbers (transfer.*); a
 // quote (quote.*); a buy of USDT on TRC20 (trade.created, trade.completed, trade.settled; then
 // reversed for trade.reversed); a sell of USDC on Solana, with the simulated deposit for
 // trade.pending_confirmation and deposit.confirmed, and without it for trade.failed. On a virtual
@@ -272,6 +272,12 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
   };
   const collection = async (customer: string) =>
     (await client.must('POST', '/v1/collections', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', channel: 'momo', customer } })).body.data!;
+  // A link for one payment, paid by momo on its hosted page's public endpoint: settling completes it.
+  const paidLink = async () => {
+    const link = (await client.must('POST', '/v1/payment_links', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', description: 'railyard trigger', usage_limit: '1' } })).body.data!;
+    await client.must('POST', `/pay/${String(link.slug)}/collections`, [201], { body: { channel: 'momo', customer: SUCCESS_MSISDN, submission: `sub_${randomUUID().replace(/-/g, '')}` } });
+    return link;
+  };
   const quote = async (body: Record<string, unknown>) => (await client.must('POST', '/api/v1/trades/quote', [201, 200], { body })).body.data!;
   const buy = async () => {
     const q = await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT });
@@ -319,6 +325,8 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       return rails(await collection(FAILURE_MSISDN), 'the collection');
     case 'collection.late_success_reversed':
       return { ...rails(await collection(LATE_SUCCESS_MSISDN), 'the collection'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the collection' };
+    case 'payment_link.completed':
+      return rails(await paidLink(), 'the payment on the link');
     case 'quote.created':
       return { id: id(await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT })), advance: 0, systemWait: 5 };
     case 'quote.expired': {

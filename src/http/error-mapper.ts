@@ -14,6 +14,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   rate_expired: 409,
   idempotency_conflict: 409,
+  payment_link_inactive: 409,
   insufficient_funds: 422,
   limit_exceeded: 422,
   idempotency_key_reused: 422,

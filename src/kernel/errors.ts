@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'not_found'
   | 'rate_expired'
   | 'idempotency_conflict'
+  | 'payment_link_inactive'
   | 'insufficient_funds'
   | 'limit_exceeded'
   | 'idempotency_key_reused'
@@ -110,5 +111,12 @@ export class LimitExceededError extends RailyardError {
 export class ComplianceBlockError extends RailyardError {
   constructor(message: string, details?: ErrorDetails) {
     super('compliance_block', message, details);
+  }
+}
+
+/** A payment link that can no longer be paid: expired, deactivated or completed (its usage limit reached). */
+export class PaymentLinkInactiveError extends RailyardError {
+  constructor(message: string, details: { payment_link_id: string; state: 'expired' | 'deactivated' | 'completed' }) {
+    super('payment_link_inactive', message, details);
   }
 }

@@ -517,4 +517,13 @@ CREATE INDEX ledger_journals_merchant ON ledger_journals (environment, merchant_
 ALTER TABLE collections ADD COLUMN card_token TEXT;
 `,
   },
+  {
+    version: 12,
+    name: 'v1-payment-links-amount-bounds',
+    // An open-amount payment link may bound what the customer types (minor units; null: no bound).
+    sql: `
+ALTER TABLE payment_links ADD COLUMN min_amount INTEGER;
+ALTER TABLE payment_links ADD COLUMN max_amount INTEGER;
+`,
+  },
 ];

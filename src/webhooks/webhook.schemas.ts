@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   'collection.settled',
   'collection.failed',
   'collection.late_success_reversed',
+  'payment_link.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -23,6 +23,8 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   submitCollectionOtp: { object: 'collection', body: { otp: '123456' } },
   sandboxApproveCollection: { object: 'collection' },
   sandboxDeclineCollection: { object: 'collection' },
+  getPaymentLink: { object: 'payment link' },
+  deactivatePaymentLink: { object: 'payment link' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */

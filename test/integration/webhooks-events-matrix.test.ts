@@ -253,6 +253,16 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     return exactly(sb, 'settled', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
   },
 
+  // A link for one payment, paid on its hosted page: the settling payment completes it.
+  'payment_link.completed': async (sb) => {
+    const link = await sb.post('/v1/payment_links', { amount: '100.00', currency: 'GHS', description: 'One ticket', usage_limit: '1' }, { idempotencyKey: 'plink-once' });
+    if (link.status !== 201) throw new Error(`payment link failed: ${link.status} ${JSON.stringify(link.body)}`);
+    const paid = await sb.http.post(`/pay/${link.body.data.slug}/collections`).send({ channel: 'momo', customer: '0551234987', submission: 'sub_events_matrix' });
+    if (paid.status !== 201) throw new Error(`paying the link failed: ${paid.status} ${JSON.stringify(paid.body)}`);
+    await sb.advance(5);
+    return exactly(sb, 'completed', await get(sb, `/v1/payment_links/${link.body.data.id}`));
+  },
+
   'transfer.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/api/v1/transfers/${await transfer(sb, MOMO_OK)}`)),
   'transfer.success': async (sb) => {
     const id = await transfer(sb, MOMO_OK);
@@ -284,7 +294,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(23);
+    expect(EVENT_TYPES).toHaveLength(24);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {

@@ -1,0 +1,308 @@
+import type { AuthContext } from '../auth/api-key-service.ts';
+import type { EventOutbox } from '../events/event-outbox.ts';
+import { noSuch } from '../http/find-by-id.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
+import type { RouteResult } from '../http/route.ts';
+import { requestHash, type IdempotencyClaim, type IdempotencyService } from '../idempotency/idempotency-service.ts';
+import { iso, type Clock } from '../kernel/clock.ts';
+import { NotFoundError, PaymentLinkInactiveError, ValidationError } from '../kernel/errors.ts';
+import type { IdGenerator } from '../kernel/ids.ts';
+import { toMajorString } from '../kernel/money.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import { ok } from '../http/envelope.ts';
+import { fieldIssues } from '../http/route.ts';
+import type { Db, SqlValue, Store } from '../store/db.ts';
+import type { CollectionRow, CollectionService } from './collection-service.ts';
+import { createCollectionBody, type Collection } from './collections.schemas.ts';
+import type { CheckoutCollection, PayLinkInput, PaymentLink, PaymentLinkInput, PaymentLinkState } from './payment-links.schemas.ts';
+
+/** A row of the payment_links table. */
+export interface PaymentLinkRow {
+  seq: number;
+  id: string;
+  slug: string;
+  environment: Environment;
+  merchant_id: string;
+  amount: number | null;
+  min_amount: number | null;
+  max_amount: number | null;
+  currency: 'GHS';
+  description: string;
+  expires_at: number | null;
+  usage_limit: number | null;
+  completed_count: number;
+  status: 'active' | 'deactivated' | 'completed';
+  created_at: number;
+  updated_at: number;
+}
+
+/** What the hosted page shows about a link, and whether it takes payments. */
+export interface CheckoutView {
+  link: PaymentLink;
+  merchantName: string;
+}
+
+export interface PaymentLinkServiceDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  outbox: EventOutbox;
+  idempotency: IdempotencyService;
+  baseUrl: () => string;
+  /** Set once the collection service exists: it is built with this service's onSettled. */
+  collections?: CollectionService;
+}
+
+const SLUG_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+/** A page submission's token: the page puts a fresh one in each form it renders. */
+const SUBMISSION = /^[A-Za-z0-9_-]{8,64}$/;
+
+export const PAYMENT_LINK_CREATED = 'Payment link created: share its url';
+
+/**
+ * Payment links: a shareable hosted checkout for a fixed or open amount. A link is active until
+ * it expires (on the clock), is deactivated, or completes (its usage limit of settled payments
+ * reached). Each payment on its page is a real /v1 collection in the link's merchant.
+ */
+export class PaymentLinkService {
+  constructor(private readonly deps: PaymentLinkServiceDeps) {}
+
+  /** The collections service, once wired (it is built after this one, with onSettled). */
+  attach(collections: CollectionService): void {
+    this.deps.collections = collections;
+  }
+
+  async create(input: PaymentLinkInput, auth: AuthContext, claim: IdempotencyClaim): Promise<RouteResult> {
+    const { store, clock, ids, idempotency } = this.deps;
+    const now = clock.now();
+    if (input.expires_at !== undefined && input.expires_at <= now) {
+      throw new ValidationError(`expires_at must be in the future (the clock reads ${iso(now)})`, [{ field: 'expires_at', message: `must be after ${iso(now)}` }]);
+    }
+    const id = ids.next('plink');
+    const slug = this.slug();
+    const result = await store.transaction(async (tx) => {
+      await idempotency.claim(tx, claim, id);
+      await tx.run(
+        `INSERT INTO payment_links (id, slug, environment, merchant_id, amount, min_amount, max_amount, currency, description, expires_at, usage_limit, completed_count, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'GHS', ?, ?, ?, 0, 'active', ?, ?)`,
+        [
+          id, slug, auth.environment, auth.merchantId, input.amount ?? null, input.min_amount ?? null, input.max_amount ?? null, input.description,
+          input.expires_at ?? null, input.usage_limit ?? null, now, now,
+        ],
+      );
+      const response = { status: 201, body: ok(PAYMENT_LINK_CREATED, this.present((await this.row(tx, id))!)) };
+      await idempotency.complete(tx, claim, response);
+      return response;
+    });
+    return result;
+  }
+
+  async get(db: Db, auth: AuthContext, id: string): Promise<PaymentLink> {
+    const row = await db.get<PaymentLinkRow>('SELECT * FROM payment_links WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    if (!row) throw noSuch('payment link', id);
+    return this.present(row);
+  }
+
+  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; status?: PaymentLinkState }): Promise<{ items: PaymentLink[]; nextCursor: string | null }> {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const now = this.deps.clock.now();
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const args: SqlValue[] = [auth.environment, auth.merchantId];
+    if (before !== undefined) {
+      where.push('seq < ?');
+      args.push(before);
+    }
+    // expired is not stored: it is an active link whose time has passed.
+    if (query.status === 'active') {
+      where.push("status = 'active' AND (expires_at IS NULL OR expires_at > ?)");
+      args.push(now);
+    } else if (query.status === 'expired') {
+      where.push("status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?");
+      args.push(now);
+    } else if (query.status) {
+      where.push('status = ?');
+      args.push(query.status);
+    }
+    const rows = await db.all<PaymentLinkRow>(`SELECT * FROM payment_links WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, pageSize + 1]);
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: items.map((r) => this.present(r)), nextCursor };
+  }
+
+  /**
+   * Stops a link taking payments. Deactivating a deactivated link changes nothing; a completed
+   * link stays completed (it already takes none, and its history says why).
+   */
+  async deactivate(auth: AuthContext, id: string): Promise<PaymentLink> {
+    const { store, clock } = this.deps;
+    return store.transaction(async (tx) => {
+      const link = await this.get(tx, auth, id);
+      if (link.status === 'active' || link.status === 'expired') {
+        await tx.run("UPDATE payment_links SET status = 'deactivated', updated_at = ? WHERE id = ?", [clock.now(), id]);
+      }
+      return this.present((await this.row(tx, id))!);
+    });
+  }
+
+  /** The link behind a hosted page, and its merchant's display name. */
+  async checkout(slug: string): Promise<CheckoutView> {
+    const row = await this.deps.store.get<PaymentLinkRow & { merchant_name: string | null }>(
+      'SELECT l.*, m.name AS merchant_name FROM payment_links l LEFT JOIN merchants m ON m.id = l.merchant_id WHERE l.slug = ?',
+      [slug],
+    );
+    if (!row) throw new NotFoundError(`No such payment link: '${slug}'`, { slug });
+    return { link: this.present(row), merchantName: row.merchant_name ?? 'Merchant' };
+  }
+
+  /**
+   * Pays a link from its hosted page: a real collection in the link's merchant and environment.
+   * The page's submission token is the Idempotency-Key, so a double click pays once.
+   */
+  async pay(slug: string, body: PayLinkInput, path: string): Promise<CheckoutCollection> {
+    const { store, idempotency } = this.deps;
+    const { link } = await this.checkout(slug);
+    const row = (await this.row(store, link.id))!;
+    if (!body.submission || !SUBMISSION.test(body.submission)) {
+      throw new ValidationError('submission must be the token the page put in its form', [{ field: 'submission', message: 'must be 8 to 64 letters, digits, - or _' }]);
+    }
+    const auth = this.authOf(row);
+    const claim: IdempotencyClaim = {
+      scope: { environment: row.environment, merchantId: row.merchant_id },
+      key: `checkout:${row.id}:${body.submission}`,
+      requestHash: requestHash('POST', path, body),
+    };
+    const stored = await idempotency.lookup(store, claim);
+    if (stored) return this.collectionOf(row, (stored.body as { data: { id: string } }).data.id);
+    this.assertPayable(link);
+
+    if (link.amount !== null && body.amount !== undefined) {
+      throw new ValidationError('This link has a fixed amount', [{ field: 'amount', message: `the link's amount is fixed at ${link.amount_major} GHS` }]);
+    }
+    const parsed = createCollectionBody.safeParse({
+      amount: link.amount_major ?? body.amount,
+      currency: 'GHS',
+      channel: body.channel,
+      customer: body.customer,
+      description: link.description,
+      ...(body.channel === 'momo' && body.network ? { network: body.network } : {}),
+    });
+    if (!parsed.success) {
+      const fields = fieldIssues(parsed.error, 'body');
+      throw new ValidationError(`Invalid request body: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, fields);
+    }
+    const typed = parsed.data.amount;
+    if (row.min_amount !== null && typed < row.min_amount) {
+      throw new ValidationError(`amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS`, [{ field: 'amount', message: `amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS` }]);
+    }
+    if (row.max_amount !== null && typed > row.max_amount) {
+      throw new ValidationError(`amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS`, [{ field: 'amount', message: `amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS` }]);
+    }
+    const result = await this.collections().create(parsed.data, auth, claim, { paymentLinkId: row.id });
+    return this.collectionOf(row, (result.body as { data: Collection }).data.id);
+  }
+
+  /** A collection paying this link, as the page shows it; another link's collection is not found. */
+  async collection(slug: string, collectionId: string): Promise<CheckoutCollection> {
+    const { link } = await this.checkout(slug);
+    return this.collectionOf((await this.row(this.deps.store, link.id))!, collectionId);
+  }
+
+  /** The page's OTP step for a card collection paying this link. */
+  async submitOtp(slug: string, collectionId: string, otp: string): Promise<CheckoutCollection> {
+    const { link } = await this.checkout(slug);
+    const row = (await this.row(this.deps.store, link.id))!;
+    await this.collectionOf(row, collectionId); // only this link's collections
+    const collection = await this.collections().submitOtp(this.authOf(row), collectionId, otp);
+    return checkoutView(collection);
+  }
+
+  /**
+   * In the transaction that settles a collection: a payment of a link counts one use, and the
+   * use that reaches the limit completes the link (payment_link.completed, once).
+   */
+  async onSettled(tx: Db, collection: CollectionRow): Promise<void> {
+    if (!collection.payment_link_id) return;
+    const now = this.deps.clock.now();
+    await tx.run('UPDATE payment_links SET completed_count = completed_count + 1, updated_at = ? WHERE id = ?', [now, collection.payment_link_id]);
+    const completed = await tx.run(
+      "UPDATE payment_links SET status = 'completed' WHERE id = ? AND status = 'active' AND usage_limit IS NOT NULL AND completed_count >= usage_limit",
+      [collection.payment_link_id],
+    );
+    if (completed.changes === 0) return;
+    const link = this.present((await this.row(tx, collection.payment_link_id))!);
+    await this.deps.outbox.emit(tx, { environment: collection.environment, merchantId: collection.merchant_id, type: 'payment_link.completed', objectType: 'payment_link', object: link });
+  }
+
+  present(row: PaymentLinkRow): PaymentLink {
+    return {
+      id: row.id,
+      object: 'payment_link',
+      status: this.state(row),
+      slug: row.slug,
+      url: `${this.deps.baseUrl()}/pay/${row.slug}`,
+      amount: row.amount,
+      amount_major: row.amount === null ? null : toMajorString(row.amount, 'GHS'),
+      min_amount: row.min_amount,
+      max_amount: row.max_amount,
+      currency: row.currency,
+      fees: 0,
+      description: row.description,
+      expires_at: row.expires_at === null ? null : iso(row.expires_at),
+      usage_limit: row.usage_limit,
+      completed_count: row.completed_count,
+      livemode: row.environment === 'live',
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+    };
+  }
+
+  private state(row: PaymentLinkRow): PaymentLinkState {
+    if (row.status === 'active' && row.expires_at !== null && row.expires_at <= this.deps.clock.now()) return 'expired';
+    return row.status;
+  }
+
+  private assertPayable(link: PaymentLink): void {
+    if (link.status === 'active') return;
+    const why = { expired: `expired at ${link.expires_at}`, deactivated: 'was deactivated by the merchant', completed: `reached its usage limit of ${link.usage_limit}` }[link.status];
+    throw new PaymentLinkInactiveError(`Payment link ${link.id} ${why} and takes no more payments`, { payment_link_id: link.id, state: link.status });
+  }
+
+  private async collectionOf(link: PaymentLinkRow, collectionId: string): Promise<CheckoutCollection> {
+    const row = await this.deps.store.get<{ payment_link_id: string | null }>('SELECT payment_link_id FROM collections WHERE id = ?', [collectionId]);
+    if (!row || row.payment_link_id !== link.id) throw noSuch('collection', collectionId);
+    return checkoutView(await this.collections().get(this.deps.store, this.authOf(link), collectionId));
+  }
+
+  /** The link acts in its merchant's name: the link is the capability, no API key is involved. */
+  private authOf(link: PaymentLinkRow): AuthContext {
+    return { keyId: `payment_link:${link.id}`, merchantId: link.merchant_id, environment: link.environment, scopes: [], signingSecret: '' };
+  }
+
+  private collections(): CollectionService {
+    if (!this.deps.collections) throw new Error('PaymentLinkService: attach the collection service before paying links');
+    return this.deps.collections;
+  }
+
+  private row(db: Db, id: string): Promise<PaymentLinkRow | undefined> {
+    return db.get<PaymentLinkRow>('SELECT * FROM payment_links WHERE id = ?', [id]);
+  }
+
+  private slug(): string {
+    let slug = '';
+    for (let i = 0; i < 16; i++) slug += SLUG_ALPHABET[this.deps.ids.nextUint32() & 31];
+    return slug;
+  }
+}
+
+function checkoutView(c: Collection): CheckoutCollection {
+  return {
+    id: c.id,
+    status: c.status,
+    amount: c.amount,
+    amount_major: c.amount_major,
+    currency: c.currency,
+    channel: c.channel,
+    next_action: c.next_action ? { type: c.next_action.type, message: c.next_action.message } : null,
+    failure_reason: c.failure_reason,
+  };
+}
