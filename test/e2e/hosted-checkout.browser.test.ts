@@ -1,7 +1,8 @@
 // The hosted checkout page in a real browser: Chromium (/usr/bin/chromium) driven by
 // playwright-core pays a payment link end to end, once by mobile money and once by card with an
 // OTP, against railyard listening on a free port with a virtual clock the test advances.
-// Screenshots of each step go to docs/img/checkout-*.png (the docs show them).
+// Screenshots of each step go to test-results/screenshots/checkout-*.png, or to docs/img (which
+// the docs show) with RAILYARD_UPDATE_DOCS_IMAGES=1, so a test run leaves the checkout clean.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +10,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
-const IMG = resolve(import.meta.dirname, '../../docs/img');
+const IMG = resolve(import.meta.dirname, process.env.RAILYARD_UPDATE_DOCS_IMAGES === '1' ? '../../docs/img' : '../../test-results/screenshots');
 const ARGS = [
   '--headless',
   '--no-sandbox',
