@@ -22,6 +22,7 @@ import { ProviderHealth } from './rails/provider-health.ts';
 import type { RailAdapterContext } from './rails/provider-port.ts';
 import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
+import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
@@ -44,6 +45,8 @@ import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
 import { TransferService } from './wallet/transfer-service.ts';
 import { walletRoutes } from './wallet/wallet.routes.ts';
+import { PayoutService } from './v1/payout-service.ts';
+import { payoutRoutes } from './v1/payouts.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -163,10 +166,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const walletDeps = { store, clock, ids, ledger, outbox, router, scheduler, idempotency, logger, config };
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
-  const targets = [charges.settlement, transfers.settlement];
+  const payouts = new PayoutService(walletDeps);
+  const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
+  targets.push(payouts.settlement);
   const settlement = new RailSettlement({ router, targets, idempotency, scheduler, store, clock, logger, config, timeline });
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
   for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
+  idempotency.registerRecovery('pob', (id) => payouts.resumeBulk(id));
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 
@@ -210,6 +216,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...tradingSandboxRoutes({ store, trades }),
     ...webhookRoutes({ endpoints, dispatcher }),
   ];
+  routes.push(...payoutRoutes({ store, payouts }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();

@@ -508,4 +508,20 @@ UPDATE ledger_journals SET merchant_id = (
 CREATE INDEX ledger_journals_merchant ON ledger_journals (environment, merchant_id, seq);
 `,
   },
+  {
+    version: 11,
+    name: 'v1-payout-bulks',
+    sql: `
+-- A bulk payout: its items are payouts (payouts.bulk_id); the items refused at creation are kept
+-- here with their index and error, so the batch reads back as it was answered.
+CREATE TABLE payout_bulks (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  item_count INTEGER NOT NULL,
+  rejections TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+`,
+  },
 ];
