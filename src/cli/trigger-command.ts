@@ -10,7 +10,8 @@
 //
 // It creates, through the public API and the sandbox helpers (test keys only), the objects whose
 // state change emits that event: a charge on 0551234987 (charge.pending, charge.success) or
-// 0551234988 (charge.failed); a funded, signed momo transfer to the same numbers (transfer.*); a
+// 0551234988 (charge.failed); a funded, signed momo transfer to the same numbers (transfer.*), or
+// /v1 payout (payout.*); a
 // quote (quote.*); a buy of USDT on TRC20 (trade.created, trade.completed, trade.settled; then
 // reversed for trade.reversed); a sell of USDC on Solana, with the simulated deposit for
 // trade.pending_confirmation and deposit.confirmed, and without it for trade.failed. On a virtual
@@ -249,6 +250,7 @@ function reviewNetwork(address: string): { asset: 'USDT' | 'USDC'; network: stri
 
 const CHARGE_AMOUNT = 10_000; // 100.00 GHS
 const TRANSFER_AMOUNT = 2_000; // 20.00 GHS (+ a 1.00 GHS fee by default)
+const PAYOUT_AMOUNT = '20.00'; // /v1 amounts are major units
 const BUY_FIAT = 10_000; // 100.00 GHS of USDT
 const SELL_ASSET = 10_000_000; // 10 USDC
 
@@ -268,6 +270,13 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       summary: (c) => `available ${c.body.data?.available}`,
     });
     return (await client.must('POST', '/api/v1/transfers', [201], { idempotent: true, signed: true, body: { amount: TRANSFER_AMOUNT, currency: 'GHS', channel: 'momo', msisdn } })).body.data!;
+  };
+  const payout = async (msisdn: string) => {
+    await client.must('POST', '/api/v1/sandbox/wallet/fund', [200], {
+      body: { amount: TRANSFER_AMOUNT * 2 },
+      summary: (c) => `available ${c.body.data?.available}`,
+    });
+    return (await client.must('POST', '/v1/payouts', [201], { idempotent: true, signed: true, body: { amount: PAYOUT_AMOUNT, currency: 'GHS', channel: 'momo', msisdn } })).body.data!;
   };
   const quote = async (body: Record<string, unknown>) => (await client.must('POST', '/api/v1/trades/quote', [201, 200], { body })).body.data!;
   const buy = async () => {
@@ -308,6 +317,14 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       return rails(await transfer(FAILURE_MSISDN), 'the transfer');
     case 'transfer.late_success_reversed':
       return { ...rails(await transfer(LATE_SUCCESS_MSISDN), 'the transfer'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the transfer' };
+    case 'payout.pending':
+      return { id: id(await payout(SUCCESS_MSISDN)), advance: 0, systemWait: 5 };
+    case 'payout.settled':
+      return rails(await payout(SUCCESS_MSISDN), 'the payout');
+    case 'payout.failed':
+      return rails(await payout(FAILURE_MSISDN), 'the payout');
+    case 'payout.late_success_reversed':
+      return { ...rails(await payout(LATE_SUCCESS_MSISDN), 'the payout'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the payout' };
     case 'quote.created':
       return { id: id(await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT })), advance: 0, systemWait: 5 };
     case 'quote.expired': {

@@ -21,6 +21,10 @@ export const EVENT_TYPES = [
   'transfer.success',
   'transfer.failed',
   'transfer.late_success_reversed',
+  'payout.pending',
+  'payout.settled',
+  'payout.failed',
+  'payout.late_success_reversed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -59,6 +59,13 @@ describe('POST /v1/payouts to a mobile wallet', () => {
     expect(await sb.wallet()).toMatchObject({ available: 100_000, reserved: 0 });
   });
 
+  it('fails over to hubtel when mtn-momo times out (0551234989), and settles there', async () => {
+    const res = await payout(momo('0551234989'));
+    expect(res.body.data).toMatchObject({ status: 'pending', provider: 'hubtel' });
+    await sb.advance(5);
+    expect(await status(res.body.data.id)).toBe('settled');
+  });
+
   it('takes a form-encoded body, signed over the raw form', async () => {
     const res = await postForm(sb, '/v1/payouts', { amount: '25.00', currency: 'GHS', channel: 'momo', msisdn: '+233551234987', network: 'MTN' });
     expect(res.status).toBe(201);

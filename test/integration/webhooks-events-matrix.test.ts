@@ -119,6 +119,14 @@ async function transfer(sb: TestSandbox, body: Obj): Promise<string> {
   return res.body.data.id;
 }
 
+async function payout(sb: TestSandbox, body: Obj): Promise<string> {
+  await sb.fund(50_000);
+  const res = await sb.post('/v1/payouts', { amount: '50.00', currency: 'GHS', ...body }, { sign: true, idempotencyKey: `matrix-po-${++payouts}` });
+  if (res.status !== 201) throw new Error(`payout failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id;
+}
+let payouts = 0;
+
 const MOMO_OK = { channel: 'momo', msisdn: '0551234987' };
 const BANK_FAILS = { channel: 'bank', account_number: '1000000002', bank_code: '040100', bank_account_name: 'Yaw Asante' };
 
@@ -246,6 +254,28 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     expect(record).toMatchObject({ status: 'success', provider: 'hubtel' });
     return exactly(sb, 'success', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
   },
+
+  'payout.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/v1/payouts/${await payout(sb, MOMO_OK)}`)),
+  'payout.settled': async (sb) => {
+    const id = await payout(sb, MOMO_OK);
+    await sb.advance(5);
+    return exactly(sb, 'settled', await get(sb, `/v1/payouts/${id}`));
+  },
+  'payout.failed': async (sb) => {
+    const { bank_account_name: account_name, ...bank } = BANK_FAILS;
+    const id = await payout(sb, { ...bank, account_name });
+    await sb.advance(5);
+    const failed = await get(sb, `/v1/payouts/${id}`);
+    expect(failed.failure_reason).toBe('insufficient_funds');
+    return exactly(sb, 'failed', failed);
+  },
+  'payout.late_success_reversed': async (sb) => {
+    const id = await payout(sb, { channel: 'momo', msisdn: '0551234990' });
+    await sb.advance(10);
+    const record = await get(sb, `/v1/payouts/${id}`);
+    expect(record).toMatchObject({ status: 'settled', provider: 'hubtel' });
+    return exactly(sb, 'settled', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
+  },
 };
 
 
@@ -257,7 +287,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(19);
+    expect(EVENT_TYPES).toHaveLength(23);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {
