@@ -47,6 +47,8 @@ import { TransferService } from './wallet/transfer-service.ts';
 import { walletRoutes } from './wallet/wallet.routes.ts';
 import { PayoutService } from './v1/payout-service.ts';
 import { payoutRoutes } from './v1/payouts.routes.ts';
+import { BillService } from './v1/bill-service.ts';
+import { billRoutes } from './v1/bills.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -168,7 +170,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const transfers = new TransferService(walletDeps);
   const payouts = new PayoutService(walletDeps);
   const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
-  targets.push(payouts.settlement);
+  const bills = new BillService(walletDeps);
+  targets.push(payouts.settlement, bills.settlement);
   const settlement = new RailSettlement({ router, targets, idempotency, scheduler, store, clock, logger, config, timeline });
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
   for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
@@ -217,6 +220,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...webhookRoutes({ endpoints, dispatcher }),
   ];
   routes.push(...payoutRoutes({ store, payouts }));
+  routes.push(...billRoutes({ store, bills }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();

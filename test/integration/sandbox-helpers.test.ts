@@ -48,6 +48,7 @@ describe('sandbox helpers', () => {
     const mock = expect.objectContaining({ base_url: expect.any(String), credentials: expect.any(Array), notes: expect.any(Array) });
     expect(res.body.data).toEqual([
       { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock', mock },
+      { name: 'bills', channels: ['bills'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bills`, upstream: 'mock', mock },
       { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock', mock },
       { name: 'hubtel', channels: ['momo'], networks: ['MTN', 'TELECEL', 'AT'], priority: 2, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/hubtel`, upstream: 'mock', mock },
       { name: 'paystack', channels: ['momo', 'bank'], networks: ['MTN', 'TELECEL', 'AT'], priority: 3, enabled: false, status: 'up', base_url: `${sb.baseUrl}/mocks/paystack`, upstream: 'mock', mock },
@@ -84,6 +85,11 @@ describe('sandbox helpers', () => {
     expect(mock('paystack').base_url).toBe(`${sb.baseUrl}/mocks/paystack`);
     expect(mock('paystack').credentials.map((c) => [c.name, c.value])).toEqual([['secret key', 'sk_test_railyard_paystack']]);
     expect(mock('paystack').notes.join(' ')).toContain('0551234987');
+    expect(mock('bills').base_url).toBe(`${sb.baseUrl}/mocks/bills`);
+    expect(mock('bills').credentials.map((c) => [c.name, c.value])).toEqual([
+      ['api key', 'bk_test_railyard_bills'],
+      ['callback signing secret', 'railyard-bills-callback-secret'],
+    ]);
   });
 
   it('takes the credentials it shows: the MTN subscription key it lists gets a token from its mock', async () => {
