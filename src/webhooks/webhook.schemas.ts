@@ -25,6 +25,9 @@ export const EVENT_TYPES = [
   'payout.settled',
   'payout.failed',
   'payout.late_success_reversed',
+  'bill.pending',
+  'bill.settled',
+  'bill.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -127,6 +127,13 @@ async function payout(sb: TestSandbox, body: Obj): Promise<string> {
 }
 let payouts = 0;
 
+async function ecgVend(sb: TestSandbox, meter: string): Promise<string> {
+  await sb.fund(50_000);
+  const res = await sb.post('/v1/bills', { category: 'electricity', customer: meter, amount: '50.00', currency: 'GHS' }, { sign: true, idempotencyKey: `matrix-bil-${++payouts}` });
+  if (res.status !== 201) throw new Error(`bill failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id;
+}
+
 const MOMO_OK = { channel: 'momo', msisdn: '0551234987' };
 const BANK_FAILS = { channel: 'bank', account_number: '1000000002', bank_code: '040100', bank_account_name: 'Yaw Asante' };
 
@@ -276,6 +283,20 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     expect(record).toMatchObject({ status: 'settled', provider: 'hubtel' });
     return exactly(sb, 'settled', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
   },
+
+  'bill.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/v1/bills/${await ecgVend(sb, '01000000001')}`)),
+  'bill.settled': async (sb) => {
+    const id = await ecgVend(sb, '01000000001');
+    await sb.advance(3); // the bills mock's sandbox vends after the default callback delay
+    return exactly(sb, 'settled', await get(sb, `/v1/bills/${id}`));
+  },
+  'bill.failed': async (sb) => {
+    const id = await ecgVend(sb, '01000000003');
+    await sb.advance(3);
+    const failed = await get(sb, `/v1/bills/${id}`);
+    expect(failed.failure_reason).toBe('vend_failed');
+    return exactly(sb, 'failed', failed);
+  },
 };
 
 
@@ -287,7 +308,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(23);
+    expect(EVENT_TYPES).toHaveLength(26);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {
