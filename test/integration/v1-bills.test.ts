@@ -76,6 +76,14 @@ describe('POST /v1/bills: utilities and TV', () => {
     expect(await sb.wallet()).toMatchObject({ available: 100_000 - 2_050, reserved: 0 });
   });
 
+  it('lists the bill among the wallet transactions, as a debit on channel bills', async () => {
+    const res = await pay(ecg('01000000001'));
+    const listed = (await sb.get('/api/v1/transactions?type=bill')).body.data;
+    expect(listed).toEqual([
+      expect.objectContaining({ id: res.body.data.id, type: 'bill', direction: 'debit', status: 'pending', amount: 2_000, fees: 50, channel: 'bills', provider: 'bills' }),
+    ]);
+  });
+
   it('pays a GWCL water account', async () => {
     const res = await pay({ category: 'water', customer: '2000000001', amount: '35.00', currency: 'GHS' });
     expect(res.body.data).toMatchObject({ category: 'water', biller: 'GWCL', amount: 3_500, token: null });

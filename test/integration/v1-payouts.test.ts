@@ -66,6 +66,15 @@ describe('POST /v1/payouts to a mobile wallet', () => {
     expect(await status(res.body.data.id)).toBe('settled');
   });
 
+  it('lists the payout among the wallet transactions, as a debit', async () => {
+    const res = await payout(momo('0551234987', '12.00'));
+    await sb.advance(5);
+    const listed = (await sb.get('/api/v1/transactions?type=payout')).body.data;
+    expect(listed).toEqual([
+      expect.objectContaining({ id: res.body.data.id, type: 'payout', direction: 'debit', status: 'settled', amount: 1_200, fees: 100, currency: 'GHS', channel: 'momo', provider: 'mtn-momo' }),
+    ]);
+  });
+
   it('takes a form-encoded body, signed over the raw form', async () => {
     const res = await postForm(sb, '/v1/payouts', { amount: '25.00', currency: 'GHS', channel: 'momo', msisdn: '+233551234987', network: 'MTN' });
     expect(res.status).toBe(201);
