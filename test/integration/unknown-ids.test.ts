@@ -19,6 +19,9 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   redeliverWebhook: { object: 'webhook delivery' },
   sandboxSetProviderOutage: { object: 'provider', body: { down: true } },
   sandboxPinUsdRate: { object: 'asset', body: { price: '1.0003' } },
+  getPayout: { object: 'payout' },
+  getBulkPayout: { object: 'payout_bulk' },
+  getBill: { object: 'bill' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */
