@@ -254,6 +254,7 @@ const PAYOUT_AMOUNT = '20.00'; // /v1 amounts are major units
 // The bills mock's sandbox meters: a vend that succeeds, and one that fails after acceptance.
 const ECG_METER_OK = '01000000001';
 const ECG_METER_VEND_FAILS = '01000000003';
+const ECG_METER_LATE = '01000000005'; // scenarios/sandbox.yaml: times out, then vends anyway
 const BUY_FIAT = 10_000; // 100.00 GHS of USDT
 const SELL_ASSET = 10_000_000; // 10 USDC
 
@@ -283,7 +284,14 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
   };
   const bill = async (meter: string) => {
     await client.must('POST', '/api/v1/sandbox/wallet/fund', [200], { body: { amount: TRANSFER_AMOUNT * 2 }, summary: (c) => `available ${c.body.data?.available}` });
-    return (await client.must('POST', '/v1/bills', [201], { idempotent: true, signed: true, body: { category: 'electricity', customer: meter, amount: PAYOUT_AMOUNT, currency: 'GHS' } })).body.data!;
+    // The late meter's vend times out: 502, the bill named in the error's details.
+    const call = await client.must('POST', '/v1/bills', [201, 502], {
+      idempotent: true,
+      signed: true,
+      body: { category: 'electricity', customer: meter, amount: PAYOUT_AMOUNT, currency: 'GHS' },
+      summary: (c) => [objectId(c.body.data) ?? c.body.error?.details?.bill_id, c.body.data?.status ?? c.body.error?.code].filter(Boolean).join(' '),
+    });
+    return call.body.data ?? { id: call.body.error?.details?.bill_id };
   };
   const quote = async (body: Record<string, unknown>) => (await client.must('POST', '/api/v1/trades/quote', [201, 200], { body })).body.data!;
   const buy = async () => {
@@ -338,6 +346,8 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       return rails(await bill(ECG_METER_OK), 'the ECG vend');
     case 'bill.failed':
       return rails(await bill(ECG_METER_VEND_FAILS), 'the ECG vend');
+    case 'bill.late_success_reversed':
+      return { ...rails(await bill(ECG_METER_LATE), 'the ECG vend'), advance: 10, explain: 'the biller vends 10 s after railyard gave up on it' };
     case 'quote.created':
       return { id: id(await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT })), advance: 0, systemWait: 5 };
     case 'quote.expired': {

@@ -28,6 +28,7 @@ export const EVENT_TYPES = [
   'bill.pending',
   'bill.settled',
   'bill.failed',
+  'bill.late_success_reversed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -131,6 +131,19 @@ describe('POST /v1/bills: utilities and TV', () => {
     expect(await bill(res.body.data.id)).toMatchObject({ status: 'settled', units: '13.3 kWh' });
   });
 
+  it('answers 502 and refunds when the biller times out (01000000005), then reverses its late vend', async () => {
+    const res = await pay(ecg('01000000005'));
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('provider_unavailable');
+    const id = res.body.error.details.bill_id;
+    expect(await sb.wallet()).toMatchObject({ available: 100_000, reserved: 0 });
+    await sb.advance(10);
+    expect(await bill(id)).toMatchObject({ status: 'failed', failure_reason: 'provider_unavailable' });
+    expect(await sb.events(id)).toEqual(['bill.failed', 'bill.late_success_reversed']);
+    expect(await sb.wallet()).toMatchObject({ available: 100_000, reserved: 0 });
+    expectBalanced(await sb.trialBalance());
+  });
+
   it('refuses a meter number that is not 11 digits, naming customer', async () => {
     const res = await pay(ecg('12345'));
     expect(res.status).toBe(400);

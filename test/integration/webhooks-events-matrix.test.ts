@@ -297,6 +297,17 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     expect(failed.failure_reason).toBe('vend_failed');
     return exactly(sb, 'failed', failed);
   },
+  // 01000000005: the aggregator holds the vend past the timeout (the bill fails, refunded), then
+  // vends it at 10 s. The snapshot is the failed bill, unchanged, plus the reversed late success.
+  'bill.late_success_reversed': async (sb) => {
+    await sb.fund(50_000);
+    const res = await sb.post('/v1/bills', { category: 'electricity', customer: '01000000005', amount: '50.00', currency: 'GHS' }, { sign: true, idempotencyKey: `matrix-bil-${++payouts}` });
+    expect(res.status).toBe(502);
+    await sb.advance(10);
+    const record = await get(sb, `/v1/bills/${res.body.error.details.bill_id}`);
+    expect(record).toMatchObject({ status: 'failed', failure_reason: 'provider_unavailable' });
+    return exactly(sb, 'failed', { ...record, late_success: { provider: 'bills', amount: record.amount, reversed: true } });
+  },
 };
 
 
@@ -308,7 +319,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(26);
+    expect(EVENT_TYPES).toHaveLength(27);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {
