@@ -265,6 +265,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
   // The /v1 family also takes form-encoded bodies (its sample sends form-style fields); a body
   // parsed here is not parsed again as JSON below.
+  // A bulk payout carries up to 500 items, more than the 100 kB any other request needs.
+  api.use('/v1/payouts/bulk', express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000, verify: keepRawBody }), express.json({ limit: '1mb', type: () => true, verify: keepRawBody }));
   api.use('/v1', express.urlencoded({ extended: true, limit: '100kb', parameterLimit: 10_000, verify: keepRawBody }));
   api.use(
     express.json({

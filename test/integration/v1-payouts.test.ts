@@ -250,6 +250,15 @@ describe('POST /v1/payouts/bulk', () => {
     expect(new Set(res.body.data.items.map((i: { payout: { id: string } }) => i.payout.id)).size).toBe(500);
   }, 60_000);
 
+  it('takes 500 bank items with full narrations, a body larger than any single request', async () => {
+    await sb.fund(1_000_000);
+    const item = { ...bank('1000000001', '1.00'), narration: 'n'.repeat(100) };
+    const res = await bulk(Array.from({ length: 500 }, () => item));
+    expect(JSON.stringify({ items: Array(500).fill(item) }).length).toBeGreaterThan(100 * 1024);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ accepted_count: 500, rejected_count: 0 });
+  }, 60_000);
+
   it('takes a form-encoded bulk body', async () => {
     const form = 'items[0][amount]=12.00&items[0][currency]=GHS&items[0][channel]=momo&items[0][msisdn]=0551234987'
       + '&items[1][amount]=13.00&items[1][currency]=GHS&items[1][channel]=bank&items[1][account_number]=1000000001&items[1][bank_code]=040100&items[1][account_name]=Kofi';
