@@ -169,8 +169,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const charges = new ChargeService(walletDeps);
   const transfers = new TransferService(walletDeps);
   const payouts = new PayoutService(walletDeps);
-  const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
   const bills = new BillService(walletDeps);
+  const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
   targets.push(payouts.settlement, bills.settlement);
   const settlement = new RailSettlement({ router, targets, idempotency, scheduler, store, clock, logger, config, timeline });
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
@@ -263,10 +263,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {
     (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
   };
-  // The /v1 family also takes form-encoded bodies (its sample sends form-style fields); a body
-  // parsed here is not parsed again as JSON below.
   // A bulk payout carries up to 500 items, more than the 100 kB any other request needs.
   api.use('/v1/payouts/bulk', express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000, verify: keepRawBody }), express.json({ limit: '1mb', type: () => true, verify: keepRawBody }));
+  // The /v1 family also takes form-encoded bodies (its sample sends form-style fields); a body
+  // parsed here is not parsed again as JSON below.
   api.use('/v1', express.urlencoded({ extended: true, limit: '100kb', parameterLimit: 10_000, verify: keepRawBody }));
   api.use(
     express.json({
