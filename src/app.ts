@@ -50,6 +50,10 @@ import { collectionRoutes } from './v1/collections.routes.ts';
 import { hostedCheckout } from './v1/hosted-checkout.ts';
 import { PaymentLinkService } from './v1/payment-link-service.ts';
 import { paymentLinkRoutes } from './v1/payment-links.routes.ts';
+import { PayoutService } from './v1/payout-service.ts';
+import { payoutRoutes } from './v1/payouts.routes.ts';
+import { BillService } from './v1/bill-service.ts';
+import { billRoutes } from './v1/bills.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -174,10 +178,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   links.attach(collections);
   // Each record kind the rails settle: its settlement target, and how to resume an interrupted initiation.
   const targets: (SettlementTarget & { resume(id: string): Promise<void> })[] = [charges.settlement, transfers.settlement];
-  targets.push(collections.settlement);
+  const payouts = new PayoutService(walletDeps);
+  const bills = new BillService(walletDeps);
+  targets.push(collections.settlement, payouts.settlement, bills.settlement);
   const settlement = new RailSettlement({ router, targets, idempotency, scheduler, store, clock, logger, config, timeline });
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
   for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
+  idempotency.registerRecovery('pob', (id) => payouts.resumeBulk(id));
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 
@@ -223,6 +230,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...collectionRoutes({ store, collections }),
     ...paymentLinkRoutes({ store, links }),
   ];
+  routes.push(...payoutRoutes({ store, payouts }));
+  routes.push(...billRoutes({ store, bills }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();
@@ -267,6 +276,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {
     (req as Request & { rawBody?: string }).rawBody = buf.toString('utf8');
   };
+  // A bulk payout carries up to 500 items, more than the 100 kB any other request needs.
+  api.use('/v1/payouts/bulk', express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000, verify: keepRawBody }), express.json({ limit: '1mb', type: () => true, verify: keepRawBody }));
   // The /v1 family also takes form-encoded bodies (its sample sends form-style fields); a body
   // parsed here is not parsed again as JSON below.
   api.use('/v1', express.urlencoded({ extended: true, limit: '100kb', parameterLimit: 10_000, verify: keepRawBody }));

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { callbackToken, type Config } from './config/config.ts';
 import { bankRailMock } from './mocks/bank-rail-mock.ts';
+import { billsMock } from './mocks/bills-mock.ts';
 import type { MockContext } from './mocks/engine/mock-context.ts';
 import { hubtelMock } from './mocks/hubtel-mock.ts';
 import { mockAccessView, type MockAccessView, type MockDefinition } from './mocks/mock-definition.ts';
@@ -9,6 +10,7 @@ import { paystackMock } from './mocks/paystack-mock.ts';
 import { cardProcessorMock } from './mocks/card-processor-mock.ts';
 import { directDebitMock } from './mocks/direct-debit-mock.ts';
 import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
+import { BillsAdapter } from './rails/adapters/bills-adapter.ts';
 import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
 import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
 import { PaystackAdapter } from './rails/adapters/paystack-adapter.ts';
@@ -109,8 +111,17 @@ const directDebit: ProviderRegistration = {
   mock: directDebitMock,
 };
 
+const bills: ProviderRegistration = {
+  name: 'bills',
+  adapter: (config, ctx) => {
+    const c = config.providers.bills;
+    return new BillsAdapter({ baseUrl: c.base_url, apiKey: c.api_key, signingSecret: c.signing_secret }, ctx);
+  },
+  mock: billsMock,
+};
+
 /** Every provider railyard knows, in the order their mocks are mounted. */
-export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail, paystack, cardProcessor, directDebit];
+export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail, paystack, cardProcessor, directDebit, bills];
 
 /** Thrown for a provider name the registry does not have. */
 export class UnknownProviderError extends Error {

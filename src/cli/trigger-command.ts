@@ -10,7 +10,10 @@
 //
 // It creates, through the public API and the sandbox helpers (test keys only), the objects whose
 // state change emits that event: a charge on 0551234987 (charge.pending, charge.success) or
-// 0551234988 (charge.failed); a momo /v1 collection on the same numbers (collection.*); a payment link for one payment, paid on its hosted page (payment_link.completed); a funded, signed momo transfer to the same numbers (transfer.*); a
+// 0551234988 (charge.failed); a momo /v1 collection on the same numbers (collection.*); a payment
+// link for one payment, paid on its hosted page (payment_link.completed); a funded, signed momo
+// transfer to the same numbers (transfer.*), or /v1 payout (payout.*); an ECG vend to meter
+// 01000000001 or 01000000003 (bill.*); a
 // quote (quote.*); a buy of USDT on TRC20 (trade.created, trade.completed, trade.settled; then
 // reversed for trade.reversed); a sell of USDC on Solana, with the simulated deposit for
 // trade.pending_confirmation and deposit.confirmed, and without it for trade.failed. On a virtual
@@ -250,6 +253,11 @@ function reviewNetwork(address: string): { asset: 'USDT' | 'USDC'; network: stri
 
 const CHARGE_AMOUNT = 10_000; // 100.00 GHS
 const TRANSFER_AMOUNT = 2_000; // 20.00 GHS (+ a 1.00 GHS fee by default)
+const PAYOUT_AMOUNT = '20.00'; // /v1 amounts are major units
+// The bills mock's sandbox meters: a vend that succeeds, and one that fails after acceptance.
+const ECG_METER_OK = '01000000001';
+const ECG_METER_VEND_FAILS = '01000000003';
+const ECG_METER_LATE = '01000000005'; // scenarios/sandbox.yaml: times out, then vends anyway
 const BUY_FIAT = 10_000; // 100.00 GHS of USDT
 const SELL_ASSET = 10_000_000; // 10 USDC
 
@@ -277,6 +285,24 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
     const link = (await client.must('POST', '/v1/payment_links', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', description: 'railyard trigger', usage_limit: '1' } })).body.data!;
     await client.must('POST', `/pay/${String(link.slug)}/collections`, [201], { body: { channel: 'momo', customer: SUCCESS_MSISDN, submission: `sub_${randomUUID().replace(/-/g, '')}` } });
     return link;
+  };
+  const payout = async (msisdn: string) => {
+    await client.must('POST', '/api/v1/sandbox/wallet/fund', [200], {
+      body: { amount: TRANSFER_AMOUNT * 2 },
+      summary: (c) => `available ${c.body.data?.available}`,
+    });
+    return (await client.must('POST', '/v1/payouts', [201], { idempotent: true, signed: true, body: { amount: PAYOUT_AMOUNT, currency: 'GHS', channel: 'momo', msisdn } })).body.data!;
+  };
+  const bill = async (meter: string) => {
+    await client.must('POST', '/api/v1/sandbox/wallet/fund', [200], { body: { amount: TRANSFER_AMOUNT * 2 }, summary: (c) => `available ${c.body.data?.available}` });
+    // The late meter's vend times out: 502, the bill named in the error's details.
+    const call = await client.must('POST', '/v1/bills', [201, 502], {
+      idempotent: true,
+      signed: true,
+      body: { category: 'electricity', customer: meter, amount: PAYOUT_AMOUNT, currency: 'GHS' },
+      summary: (c) => [objectId(c.body.data) ?? c.body.error?.details?.bill_id, c.body.data?.status ?? c.body.error?.code].filter(Boolean).join(' '),
+    });
+    return call.body.data ?? { id: call.body.error?.details?.bill_id };
   };
   const quote = async (body: Record<string, unknown>) => (await client.must('POST', '/api/v1/trades/quote', [201, 200], { body })).body.data!;
   const buy = async () => {
@@ -327,6 +353,22 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
       return { ...rails(await collection(LATE_SUCCESS_MSISDN), 'the collection'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the collection' };
     case 'payment_link.completed':
       return rails(await paidLink(), 'the payment on the link');
+    case 'payout.pending':
+      return { id: id(await payout(SUCCESS_MSISDN)), advance: 0, systemWait: 5 };
+    case 'payout.settled':
+      return rails(await payout(SUCCESS_MSISDN), 'the payout');
+    case 'payout.failed':
+      return rails(await payout(FAILURE_MSISDN), 'the payout');
+    case 'payout.late_success_reversed':
+      return { ...rails(await payout(LATE_SUCCESS_MSISDN), 'the payout'), advance: 10, explain: 'mtn-momo reports its late success 10 s after the payout' };
+    case 'bill.pending':
+      return { id: id(await bill(ECG_METER_OK)), advance: 0, systemWait: 5 };
+    case 'bill.settled':
+      return rails(await bill(ECG_METER_OK), 'the ECG vend');
+    case 'bill.failed':
+      return rails(await bill(ECG_METER_VEND_FAILS), 'the ECG vend');
+    case 'bill.late_success_reversed':
+      return { ...rails(await bill(ECG_METER_LATE), 'the ECG vend'), advance: 10, explain: 'the biller vends 10 s after railyard gave up on it' };
     case 'quote.created':
       return { id: id(await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: BUY_FIAT })), advance: 0, systemWait: 5 };
     case 'quote.expired': {

@@ -130,6 +130,14 @@ export const configSchema = z.strictObject({
           client_secret: z.string().default('railyard-bank-secret'),
         })
         .prefault({}),
+      bills: z
+        .strictObject({
+          ...provider,
+          priority: provider.priority.default(1),
+          api_key: z.string().min(1).default('bk_test_railyard_bills').describe('Bearer key on every call to the biller aggregator'),
+          signing_secret: z.string().min(16).default('railyard-bills-callback-secret').describe('Signs its callbacks: X-Bills-Signature, hex HMAC-SHA256 of the raw body'),
+        })
+        .prefault({}),
       paystack: z
         .strictObject({
           ...provider,
@@ -187,6 +195,7 @@ export const configSchema = z.strictObject({
         })
         .prefault({ momo: { bps: 100 } }),
       payout: z.strictObject({ momo: feeRule.prefault({}), bank: feeRule.prefault({}) }).prefault({ momo: { fixed: 100 }, bank: { fixed: 200 } }),
+      bills: feeRule.prefault({ fixed: 50 }).describe('POST /v1/bills: on top of the amount, reserved with it (0.50 GHS by default)'),
     })
     .prefault({}),
 });

@@ -18,7 +18,7 @@ import { loadScenarioSource, recordScenario, type RecordedStep, type ScenarioRec
 
 export const MERCHANT = 'merchant';
 export const RAILYARD = 'railyard';
-export const UPSTREAM_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit'] as const;
+export const UPSTREAM_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills'] as const;
 
 /** Request headers that carry credentials: the pact holds a placeholder, the verifier sets the real one. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'ocp-apim-subscription-key', 'x-signature', 'x-api-key']);

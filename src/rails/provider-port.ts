@@ -60,6 +60,25 @@ export interface PayoutRequest {
   bankCode?: string; // bank: GhIPSS code, e.g. 040100
   accountName?: string; // bank
   description: string;
+  /** bills: what to vend (a payout to a biller); the customer is the number or meter it is for. */
+  bill?: BillVend;
+}
+
+/** A bill payment as a vend: airtime, a data bundle, a utility or a TV subscription. */
+export interface BillVend {
+  category: 'airtime' | 'data' | 'electricity' | 'water' | 'tv';
+  /** MTN, TELECEL, AT, ECG, GWCL, DSTV, GOTV. */
+  biller: string;
+  /** A bundle or package code; absent for an open amount. */
+  product?: string;
+  /** A 233XXXXXXXXX number (airtime, data), a meter, account or smartcard number. */
+  customer: string;
+}
+
+/** What a successful vend gives back: an ECG prepaid token and its units, when there is one. */
+export interface VendReceipt {
+  token?: string;
+  units?: string;
 }
 
 export interface ResolveRequest {
@@ -100,7 +119,7 @@ export interface OtpSubmission {
 
 export type RailOutcome =
   | { status: 'pending' }
-  | { status: 'success' }
+  | { status: 'success'; receipt?: VendReceipt }
   | { status: 'failed'; reason: string };
 
 export interface StatusQuery {

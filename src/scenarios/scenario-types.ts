@@ -6,7 +6,7 @@ export interface RailQuery {
   provider: string; // 'mtn-momo' | 'hubtel' | 'bank-rail'
   [field: string]: string | number | undefined;
   operation: 'collect' | 'payout' | 'resolve';
-  channel: 'momo' | 'bank' | 'card' | 'bank_debit';
+  channel: 'momo' | 'bank' | 'card' | 'bank_debit' | 'bills';
   /** 233XXXXXXXXX when the number is a Ghana mobile number, otherwise as the caller sent it. */
   msisdn?: string;
   account_number?: string;

@@ -526,4 +526,20 @@ ALTER TABLE payment_links ADD COLUMN min_amount INTEGER;
 ALTER TABLE payment_links ADD COLUMN max_amount INTEGER;
 `,
   },
+  {
+    version: 13,
+    name: 'v1-payout-bulks',
+    sql: `
+-- A bulk payout: its items are payouts (payouts.bulk_id); the items refused at creation are kept
+-- here with their index and error, so the batch reads back as it was answered.
+CREATE TABLE payout_bulks (
+  id TEXT PRIMARY KEY,
+  environment TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  item_count INTEGER NOT NULL,
+  rejections TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+`,
+  },
 ];

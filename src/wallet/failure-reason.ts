@@ -15,6 +15,8 @@ const REASONS: Record<string, string> = {
   '4075': 'provider_balance_low',
   '51': 'insufficient_funds', // bank rail
   '25': 'account_not_found',
+  INVALID_CUSTOMER: 'invalid_customer', // bills: no such number, meter or smartcard
+  VEND_FAILED: 'vend_failed', // bills: the biller took the vend, then could not deliver
   insufficient_funds: 'insufficient_funds',
   account_not_found: 'account_not_found',
   // card-processor and direct-debit (the /v1 collections' rails)

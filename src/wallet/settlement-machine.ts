@@ -66,7 +66,7 @@ export interface RailRecordKind<Row extends RailRecordRow, T extends { id: strin
   /** The journal of a failure (a transfer's refund), or null when nothing moved. */
   failedJournal(row: Row, reason: string): SettlementJournal | null;
   /** More to do in the settling transaction, after the journal and before the event (a payment link's use). */
-  onSettled?(tx: Db, row: Row): Promise<void>;
+  onSettled?(tx: Db, row: Row, outcome: Extract<RailOutcome, { status: 'success' }>): Promise<void>;
 }
 
 /**
@@ -192,7 +192,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
         await tx.run(`UPDATE ${table} SET status = ?, provider = ?, updated_at = ? WHERE id = ?`, [this.successStatus, providerName, clock.now(), id]);
         const journal = this.kind.settledJournal(row, providerName);
         await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
-        await this.kind.onSettled?.(tx, row);
+        await this.kind.onSettled?.(tx, row, outcome);
         const settled = this.kind.present((await this.row(tx, id))!);
         await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.success, objectType: object, object: settled });
       } else {

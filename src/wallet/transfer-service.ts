@@ -4,11 +4,11 @@ import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { bankName } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
-import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
 import { resolveNetwork } from './charge-service.ts';
 import { feeFor } from './fees.ts';
+import { reservedPayoutJournals, reservePayout, routeWalletPayout } from './reserved-payout.ts';
 import { SettlementMachine } from './settlement-machine.ts';
 import type { WalletDeps } from './wallet-deps.ts';
 import type { CreateTransferBody, Transfer } from './wallet.schemas.ts';
@@ -80,43 +80,8 @@ export class TransferService {
         interrupted: 'Transfer failed: initiation was interrupted; the reservation was refunded',
       },
       present: presentTransfer,
-      route: (row) => {
-        const { id, environment, channel, amount } = row;
-        const network = row.network ?? undefined;
-        return deps.router.route({ environment, channel, network, operation: 'payout', refType: 'transfer', refId: id }, (p) =>
-          p.payout({
-            reference: id,
-            amount,
-            currency: 'GHS',
-            channel,
-            msisdn: row.msisdn ?? undefined,
-            network,
-            accountNumber: row.account_number ?? undefined,
-            bankCode: row.bank_code ?? undefined,
-            accountName: row.bank_account_name ?? undefined,
-            description: `railyard transfer ${id}`,
-          }),
-        );
-      },
-      // The reservation pays the provider the amount and the house its fee.
-      settledJournal: (row, provider) => ({
-        kind: 'transfer.settled',
-        memo: `${row.channel} payout via ${provider}`,
-        postings: [
-          { account: accounts.walletReserved(row.merchant_id), currency: 'GHS', amount: -(row.amount + row.fees) },
-          { account: accounts.providerSettlement(provider), currency: 'GHS', amount: row.amount },
-          ...(row.fees > 0 ? [{ account: accounts.feeRevenue(), currency: 'GHS', amount: row.fees }] : []),
-        ],
-      }),
-      // The reservation goes back to available.
-      failedJournal: (row, reason) => ({
-        kind: 'transfer.refunded',
-        memo: `refund failed payout (${reason})`,
-        postings: [
-          { account: accounts.walletReserved(row.merchant_id), currency: 'GHS', amount: -(row.amount + row.fees) },
-          { account: accounts.walletAvailable(row.merchant_id), currency: 'GHS', amount: row.amount + row.fees },
-        ],
-      }),
+      route: (row) => routeWalletPayout(deps.router, row, 'transfer', `railyard transfer ${row.id}`),
+      ...reservedPayoutJournals<TransferRow>('transfer', (row, provider) => `${row.channel} payout via ${provider}`),
     });
   }
 
@@ -138,16 +103,8 @@ export class TransferService {
         [id, auth.environment, auth.merchantId, body.amount, fees, body.channel, recipient.msisdn, recipient.network ?? null,
           recipient.account_number, recipient.bank_code, recipient.bank_account_name, now, now],
       );
-      await ledger.post(tx, {
-        environment: auth.environment,
-        kind: 'transfer.reserved',
-        refType: 'transfer',
-        refId: id,
-        memo: `reserve ${body.channel} payout`,
-        postings: [
-          { account: accounts.walletAvailable(auth.merchantId), currency: 'GHS', amount: -(body.amount + fees) },
-          { account: accounts.walletReserved(auth.merchantId), currency: 'GHS', amount: body.amount + fees },
-        ],
+      await reservePayout(tx, ledger, {
+        object: 'transfer', id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, memo: `reserve ${body.channel} payout`,
       });
       await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
     });

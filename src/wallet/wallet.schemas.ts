@@ -120,15 +120,17 @@ export const walletSchema = z.object({
   reserved: z.number().int().describe('Held for pending transfers'),
 });
 
+export const TRANSACTION_TYPES = ['charge', 'transfer', 'trade', 'payout', 'bill'] as const;
+
 export const transactionItemSchema = z.object({
-  id: z.string().describe('chg_, trf_ or trd_'),
-  type: z.enum(['charge', 'transfer', 'trade']),
+  id: z.string().describe('chg_, trf_, trd_, po_ or bil_'),
+  type: z.enum(TRANSACTION_TYPES),
   direction: z.enum(['credit', 'debit']),
   status: z.string(),
   amount: z.number().int(),
   fees: z.number().int(),
   currency: z.literal('GHS'),
-  channel: z.string().describe('momo or bank; for trades ASSET:NETWORK, e.g. USDT:TRC20'),
+  channel: z.string().describe('momo, bank or bills; for trades ASSET:NETWORK, e.g. USDT:TRC20'),
   provider: z.string().nullable(),
   created_at: timestamp,
   updated_at: timestamp,

@@ -26,6 +26,14 @@ export const EVENT_TYPES = [
   'collection.failed',
   'collection.late_success_reversed',
   'payment_link.completed',
+  'payout.pending',
+  'payout.settled',
+  'payout.failed',
+  'payout.late_success_reversed',
+  'bill.pending',
+  'bill.settled',
+  'bill.failed',
+  'bill.late_success_reversed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

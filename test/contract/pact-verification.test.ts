@@ -54,7 +54,7 @@ function failing(results: PactVerification[]) {
 describe('railyard contracts verify, in process', () => {
   it('verifies every committed contract green: merchant -> railyard with its messages, and railyard -> each provider', async () => {
     const results = await verifyContracts({ dir: 'contracts', logLevel: 'error' });
-    expect(results.map((r) => `${r.consumer}-${r.provider}`)).toEqual(['merchant-railyard', 'railyard-bank-rail', 'railyard-card-processor', 'railyard-direct-debit', 'railyard-hubtel', 'railyard-mtn-momo', 'railyard-paystack']);
+    expect(results.map((r) => `${r.consumer}-${r.provider}`)).toEqual(['merchant-railyard', 'railyard-bank-rail', 'railyard-bills', 'railyard-card-processor', 'railyard-direct-debit', 'railyard-hubtel', 'railyard-mtn-momo', 'railyard-paystack']);
     for (const r of results) {
       const pact = JSON.parse(readFileSync(r.file, 'utf8')) as { interactions: { type: string }[] };
       expect(r.interactions.length, r.file).toBe(pact.interactions.length);

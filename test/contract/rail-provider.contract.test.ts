@@ -6,8 +6,10 @@ import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // One contract for every adapter of the provider port, each run against its own HTTP mock.
 interface AdapterCase {
-  name: 'mtn-momo' | 'hubtel' | 'bank-rail' | 'paystack';
+  name: 'mtn-momo' | 'hubtel' | 'bank-rail' | 'paystack' | 'bills';
   collects: boolean;
+  /** Does it look up account names? The bills aggregator only vends. */
+  resolves: boolean;
   match: ScenarioRuleInput['match'];
   payout: (reference: string) => PayoutRequest;
   resolve: ResolveRequest;
@@ -15,16 +17,29 @@ interface AdapterCase {
 
 const momoPayout = (reference: string): PayoutRequest => ({ reference, amount: 1234, currency: 'GHS', channel: 'momo', msisdn: '233241110000', network: 'MTN', description: 'contract' });
 const cases: AdapterCase[] = [
-  { name: 'mtn-momo', collects: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
-  { name: 'hubtel', collects: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
+  { name: 'mtn-momo', collects: true, resolves: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
+  { name: 'hubtel', collects: true, resolves: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
   {
     name: 'bank-rail',
     collects: false,
+    resolves: true,
     match: { account_number: '2000000001', bank_code: '130100' },
     payout: (reference) => ({ reference, amount: 1234, currency: 'GHS', channel: 'bank', accountNumber: '2000000001', bankCode: '130100', accountName: 'Efua Mensah', description: 'contract' }),
     resolve: { channel: 'bank', accountNumber: '2000000001', bankCode: '130100' },
   },
-  { name: 'paystack', collects: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
+  { name: 'paystack', collects: true, resolves: true, match: { msisdn: '0241110000' }, payout: momoPayout, resolve: { channel: 'momo', msisdn: '233241110000', network: 'MTN' } },
+  {
+    name: 'bills',
+    collects: false,
+    resolves: false,
+    // A GWCL water account: its vend settles without a receipt, like any payout.
+    match: { account_number: '2000000021' },
+    payout: (reference) => ({
+      reference, amount: 1234, currency: 'GHS', channel: 'bills', accountNumber: '2000000021', description: 'contract',
+      bill: { category: 'water', biller: 'GWCL', customer: '2000000021' },
+    }),
+    resolve: { channel: 'bills', accountNumber: '2000000021' },
+  },
 ];
 
 let sb: TestSandbox;
@@ -66,7 +81,13 @@ describe.each(cases)('the $name adapter honours the provider port', (c) => {
     expect(outcome.status === 'failed' && outcome.reason).toMatch(/\S/);
   });
 
-  it('resolves a name, and answers null for an account that does not exist', async () => {
+  it(c.resolves ? 'resolves a name, and answers null for an account that does not exist' : 'refuses to resolve names, without failing over', async () => {
+    if (!c.resolves) {
+      const error = await provider.resolveName(c.resolve).catch((e) => e);
+      expect(error).toBeInstanceOf(RailError);
+      expect(error.failsOver).toBe(false);
+      return;
+    }
     behave('resolve', { name: 'Contract Holder' });
     expect(await provider.resolveName(c.resolve)).toEqual({ name: 'Contract Holder' });
     behave('resolve', { resolves: false });

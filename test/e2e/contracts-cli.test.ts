@@ -11,7 +11,7 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
   it('generate --check passes on the committed contracts and fails on drift, naming the file and line', async () => {
     const clean = await runCli(['contracts', 'generate', '--check']);
     expect(clean.stderr).toBe('');
-    expect(clean.stdout).toMatch(/^contracts matches a fresh generation \(7 pact files from \d+ scenarios\)$/m);
+    expect(clean.stdout).toMatch(/^contracts matches a fresh generation \(8 pact files from \d+ scenarios\)$/m);
     expect(clean.code).toBe(0);
 
     const drifted = join(tmp, 'drifted');

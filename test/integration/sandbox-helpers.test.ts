@@ -48,6 +48,7 @@ describe('sandbox helpers', () => {
     const mock = expect.objectContaining({ base_url: expect.any(String), credentials: expect.any(Array), notes: expect.any(Array) });
     expect(res.body.data).toEqual([
       { name: 'bank-rail', channels: ['bank'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bank-rail`, upstream: 'mock', mock },
+      { name: 'bills', channels: ['bills'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/bills`, upstream: 'mock', mock },
       { name: 'card-processor', channels: ['card'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/card-processor`, upstream: 'mock', mock },
       { name: 'direct-debit', channels: ['bank_debit'], networks: [], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/direct-debit`, upstream: 'mock', mock },
       { name: 'mtn-momo', channels: ['momo'], networks: ['MTN'], priority: 1, enabled: true, status: 'up', base_url: `${sb.baseUrl}/mocks/mtn-momo`, upstream: 'mock', mock },
@@ -96,6 +97,11 @@ describe('sandbox helpers', () => {
       ['signing secret', 'dds_railyard_direct_debit'],
     ]);
     expect(mock('direct-debit').notes.join(' ')).toContain('/api/v1/sandbox/collections/{id}/approve');
+    expect(mock('bills').base_url).toBe(`${sb.baseUrl}/mocks/bills`);
+    expect(mock('bills').credentials.map((c) => [c.name, c.value])).toEqual([
+      ['api key', 'bk_test_railyard_bills'],
+      ['callback signing secret', 'railyard-bills-callback-secret'],
+    ]);
   });
 
   it('takes the credentials it shows: the MTN subscription key it lists gets a token from its mock', async () => {

@@ -25,6 +25,9 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   sandboxDeclineCollection: { object: 'collection' },
   getPaymentLink: { object: 'payment link' },
   deactivatePaymentLink: { object: 'payment link' },
+  getPayout: { object: 'payout' },
+  getBulkPayout: { object: 'payout_bulk' },
+  getBill: { object: 'bill' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */

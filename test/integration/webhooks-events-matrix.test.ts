@@ -125,6 +125,21 @@ async function collection(sb: TestSandbox, customer: string): Promise<string> {
   return res.body.data.id;
 }
 
+async function payout(sb: TestSandbox, body: Obj): Promise<string> {
+  await sb.fund(50_000);
+  const res = await sb.post('/v1/payouts', { amount: '50.00', currency: 'GHS', ...body }, { sign: true, idempotencyKey: `matrix-po-${++payouts}` });
+  if (res.status !== 201) throw new Error(`payout failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id;
+}
+let payouts = 0;
+
+async function ecgVend(sb: TestSandbox, meter: string): Promise<string> {
+  await sb.fund(50_000);
+  const res = await sb.post('/v1/bills', { category: 'electricity', customer: meter, amount: '50.00', currency: 'GHS' }, { sign: true, idempotencyKey: `matrix-bil-${++payouts}` });
+  if (res.status !== 201) throw new Error(`bill failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id;
+}
+
 const MOMO_OK = { channel: 'momo', msisdn: '0551234987' };
 const BANK_FAILS = { channel: 'bank', account_number: '1000000002', bank_code: '040100', bank_account_name: 'Yaw Asante' };
 
@@ -283,6 +298,53 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     expect(record).toMatchObject({ status: 'success', provider: 'hubtel' });
     return exactly(sb, 'success', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
   },
+
+  'payout.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/v1/payouts/${await payout(sb, MOMO_OK)}`)),
+  'payout.settled': async (sb) => {
+    const id = await payout(sb, MOMO_OK);
+    await sb.advance(5);
+    return exactly(sb, 'settled', await get(sb, `/v1/payouts/${id}`));
+  },
+  'payout.failed': async (sb) => {
+    const { bank_account_name: account_name, ...bank } = BANK_FAILS;
+    const id = await payout(sb, { ...bank, account_name });
+    await sb.advance(5);
+    const failed = await get(sb, `/v1/payouts/${id}`);
+    expect(failed.failure_reason).toBe('insufficient_funds');
+    return exactly(sb, 'failed', failed);
+  },
+  'payout.late_success_reversed': async (sb) => {
+    const id = await payout(sb, { channel: 'momo', msisdn: '0551234990' });
+    await sb.advance(10);
+    const record = await get(sb, `/v1/payouts/${id}`);
+    expect(record).toMatchObject({ status: 'settled', provider: 'hubtel' });
+    return exactly(sb, 'settled', { ...record, late_success: { provider: 'mtn-momo', amount: record.amount, reversed: true } });
+  },
+
+  'bill.pending': async (sb) => exactly(sb, 'pending', await get(sb, `/v1/bills/${await ecgVend(sb, '01000000001')}`)),
+  'bill.settled': async (sb) => {
+    const id = await ecgVend(sb, '01000000001');
+    await sb.advance(3); // the bills mock's sandbox vends after the default callback delay
+    return exactly(sb, 'settled', await get(sb, `/v1/bills/${id}`));
+  },
+  'bill.failed': async (sb) => {
+    const id = await ecgVend(sb, '01000000003');
+    await sb.advance(3);
+    const failed = await get(sb, `/v1/bills/${id}`);
+    expect(failed.failure_reason).toBe('vend_failed');
+    return exactly(sb, 'failed', failed);
+  },
+  // 01000000005: the aggregator holds the vend past the timeout (the bill fails, refunded), then
+  // vends it at 10 s. The snapshot is the failed bill, unchanged, plus the reversed late success.
+  'bill.late_success_reversed': async (sb) => {
+    await sb.fund(50_000);
+    const res = await sb.post('/v1/bills', { category: 'electricity', customer: '01000000005', amount: '50.00', currency: 'GHS' }, { sign: true, idempotencyKey: `matrix-bil-${++payouts}` });
+    expect(res.status).toBe(502);
+    await sb.advance(10);
+    const record = await get(sb, `/v1/bills/${res.body.error.details.bill_id}`);
+    expect(record).toMatchObject({ status: 'failed', failure_reason: 'provider_unavailable' });
+    return exactly(sb, 'failed', { ...record, late_success: { provider: 'bills', amount: record.amount, reversed: true } });
+  },
 };
 
 
@@ -294,7 +356,7 @@ afterEach(async () => {
 describe('Every event type, delivered and verified', () => {
   it('has a scenario for each type in EVENT_TYPES and no other', () => {
     expect(Object.keys(SCENARIOS).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(EVENT_TYPES).toHaveLength(24);
+    expect(EVENT_TYPES).toHaveLength(32);
   });
 
   it.each(EVENT_TYPES.map((type) => [type]))('%s: a signed delivery whose snapshot matches the API record at that moment', async (type) => {

@@ -73,23 +73,27 @@ const NETWORK_CHANNELS: Readonly<Record<Network, string>> = {
 
 const OUR_ID = /^([A-Za-z]{3})_([A-Za-z0-9]{1,33})$/;
 const ENCODED_ID = /^([A-Za-z]{3})([A-Za-z0-9]{1,33})$/;
+// A 2-letter prefix (a /v1 payout's po_) whose id part starts with a digit, as every generated
+// id's time part does: two letters then a digit can only come from such an id.
+const OUR_SHORT_ID = /^([A-Za-z]{2})_([0-9][A-Za-z0-9]{0,33})$/;
+const ENCODED_SHORT_ID = /^([A-Za-z]{2})([0-9][A-Za-z0-9]{0,33})$/;
 
 /**
- * Our ids (chg_01h…, trf_01h…) as a Hubtel ClientReference, which must be alphanumeric and at
- * most 36 characters: the underscore after the 3-letter prefix is dropped. Reversible without
- * any lookup table, so callbacks and polls still map back after a restart.
+ * Our ids (chg_01h…, trf_01h…, po_01h…) as a Hubtel ClientReference, which must be alphanumeric
+ * and at most 36 characters: the underscore after the prefix is dropped. Reversible without any
+ * lookup table, so callbacks and polls still map back after a restart.
  */
 export function toHubtelClientReference(reference: string): string {
-  const match = OUR_ID.exec(reference);
+  const match = OUR_ID.exec(reference) ?? OUR_SHORT_ID.exec(reference);
   if (!match) {
     throw new RailError('rejected', `reference ${JSON.stringify(reference)} cannot be sent as a Hubtel ClientReference`);
   }
   return match[1]! + match[2]!;
 }
 
-/** The inverse of toHubtelClientReference: the underscore goes back after the 3-letter prefix. */
+/** The inverse of toHubtelClientReference: the underscore goes back after the prefix. */
 export function fromHubtelClientReference(clientReference: string): string {
-  const match = ENCODED_ID.exec(clientReference);
+  const match = ENCODED_SHORT_ID.exec(clientReference) ?? ENCODED_ID.exec(clientReference);
   if (!match) throw new RailError('protocol', `ClientReference ${JSON.stringify(clientReference)} is not one of ours`);
   return `${match[1]}_${match[2]}`;
 }

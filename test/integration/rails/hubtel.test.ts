@@ -182,7 +182,7 @@ function receiveBody(overrides: Record<string, unknown> = {}) {
 
 describe('Hubtel ClientReference encoding', () => {
   it('drops the underscore of our ids to fit Hubtel (alphanumeric, at most 36) and maps back exactly', () => {
-    for (const prefix of ['chg', 'trf']) {
+    for (const prefix of ['chg', 'trf', 'po', 'col']) {
       const id = h.ids.next(prefix);
       const encoded = toHubtelClientReference(id);
       expect(encoded).toMatch(/^[A-Za-z0-9]{1,36}$/);

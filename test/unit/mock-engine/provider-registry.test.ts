@@ -17,7 +17,7 @@ const adapterCtx: RailAdapterContext = { selfBaseUrl: () => 'http://127.0.0.1:40
 describe('the provider registry', () => {
   it('registers every configured provider once, each with an adapter and a mock of the same name', () => {
     const config = buildConfig();
-    expect(PROVIDERS.map((p) => p.name)).toEqual(['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit']);
+    expect(PROVIDERS.map((p) => p.name)).toEqual(['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills']);
     expect(PROVIDERS.map((p) => p.name).sort()).toEqual(Object.keys(config.providers).sort());
     for (const p of PROVIDERS) {
       expect(p.mock.name).toBe(p.name);
