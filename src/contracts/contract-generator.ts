@@ -110,7 +110,11 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
     if (ex) {
       const expect = (readStep(rec, step.index) as { expect?: { body?: unknown } }).expect;
       const state = { ...params, after_step: step.index - 1 };
-      const templated = references(ex.pathTemplate).length > 0;
+      // The query goes into the pact as a query, not as part of the path (Pact matches them apart).
+      const [path = ex.path, queryString] = ex.path.split('?');
+      const pathTemplate = ex.pathTemplate.split('?')[0]!;
+      const query = new URLSearchParams(queryString ?? '');
+      const templated = references(pathTemplate).length > 0;
       const headers: Record<string, unknown> = {};
       if (ex.body !== undefined) headers['Content-Type'] = 'application/json';
       if (ex.idempotent) headers['Idempotency-Key'] = M.regex('^[\\x21-\\x7e]{1,255}$', `contract-step-${step.index}`);
@@ -118,7 +122,8 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
         .addInteraction()
         .given(stateName(rec, step.index - 1), state as never)
         .uponReceiving(`${rec.name} step ${step.index}: ${bare(step.label)}`)
-        .withRequest(ex.method as 'GET', templated ? M.fromProviderState(stateExpression(ex.pathTemplate), ex.path) : ex.path, (b) => {
+        .withRequest(ex.method as 'GET', templated ? M.fromProviderState(stateExpression(pathTemplate), path) : path, (b) => {
+          if ([...query.keys()].length) b.query(Object.fromEntries(query.entries()));
           b.headers(headers as never);
           if (ex.body !== undefined) b.jsonBody(requestBody(ex.body, ex.bodyTemplate));
         })

@@ -76,7 +76,6 @@ export function presentPayout(row: PayoutRow): Payout {
 }
 
 export const PAYOUT_INITIATED = 'Payout initiated: amount plus fees reserved; wait for payout.settled or payout.failed';
-const BULK_CONCURRENCY = 4;
 
 /**
  * A bulk item's own Idempotency-Key, derived from the bulk's: it records the item's initiation
@@ -85,15 +84,6 @@ const BULK_CONCURRENCY = 4;
  */
 function itemClaim(claim: IdempotencyClaim, index: number): IdempotencyClaim {
   return { ...claim, key: `${claim.key} item ${index}` };
-}
-
-/** Runs `work` over `items`, a few at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  const queue = [...items];
-  const worker = async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
 }
 
 /** /v1 payouts, single and bulk: each reserves amount + fees and settles like a transfer. */
@@ -178,7 +168,10 @@ export class PayoutService {
         bulkId, auth.environment, auth.merchantId, body.items.length, JSON.stringify(rejections), clock.now(),
       ]);
     });
-    await eachLimited(accepted, BULK_CONCURRENCY, (item) => this.settlement.initiate(item.id, item.claim));
+    // One at a time, in index order: the upstream calls then come in the same order on every run,
+    // so replays and contracts stay deterministic (the items are durable already; a slow batch
+    // risks nothing).
+    for (const item of accepted) await this.settlement.initiate(item.id, item.claim);
     return this.answerBulk(bulkId, (tx, response) => idempotency.complete(tx, claim, response));
   }
 
