@@ -1,6 +1,7 @@
 import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
+import { recordListRoute } from './record-list-route.ts';
 import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import { z } from 'zod';
@@ -14,6 +15,10 @@ export interface BillRouteDeps {
 
 export function billRoutes(deps: BillRouteDeps): RouteSpec[] {
   return [
+    recordListRoute({
+      path: '/v1/bills', operationId: 'listBills', tag: 'Bills', title: 'Bills',
+      statuses: ['pending', 'settled', 'failed'], item: billSchema, store: deps.store, records: deps.bills.settlement,
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/bills',

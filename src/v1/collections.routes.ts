@@ -1,6 +1,7 @@
 import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
+import { recordListRoute } from './record-list-route.ts';
 import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { CollectionService } from './collection-service.ts';
@@ -13,6 +14,10 @@ export interface CollectionRouteDeps {
 
 export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
   return [
+    recordListRoute({
+      path: '/v1/collections', operationId: 'listCollections', tag: 'Collections', title: 'Collections',
+      statuses: ['pending_approval', 'settled', 'failed'], item: collectionSchema, store: deps.store, records: deps.collections.settlement,
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/collections',

@@ -1,6 +1,7 @@
 import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
+import { recordListRoute } from './record-list-route.ts';
 import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { PayoutService } from './payout-service.ts';
@@ -13,6 +14,10 @@ export interface PayoutRouteDeps {
 
 export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
   return [
+    recordListRoute({
+      path: '/v1/payouts', operationId: 'listPayouts', tag: 'Payouts', title: 'Payouts',
+      statuses: ['pending', 'settled', 'failed'], item: payoutSchema, store: deps.store, records: deps.payouts.settlement,
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/payouts',

@@ -1,5 +1,6 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import { noSuch } from '../http/find-by-id.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
 import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
@@ -112,6 +113,26 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     ]);
     if (!row) throw noSuch(this.kind.object, id);
     return this.kind.present(row);
+  }
+
+  /**
+   * The merchant's records of this kind, newest first, keyset-paged on their place in the
+   * transactions list (stable under inserts), optionally of one status.
+   */
+  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: T[]; nextCursor: string | null }> {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const where = ['t.environment = ?', 't.merchant_id = ?', 't.object_type = ?'];
+    const params: (string | number)[] = [auth.environment, auth.merchantId, this.kind.object];
+    if (before !== undefined) (where.push('t.seq < ?'), params.push(before));
+    if (query.status !== undefined) (where.push('r.status = ?'), params.push(query.status));
+    const rows = await db.all<Row & { seq: number }>(
+      `SELECT t.seq, r.* FROM transactions t JOIN ${this.kind.table} r ON r.id = t.object_id
+        WHERE ${where.join(' AND ')} ORDER BY t.seq DESC LIMIT ?`,
+      [...params, pageSize + 1],
+    );
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: items.map((row) => this.kind.present(row)), nextCursor };
   }
 
   /**
