@@ -36,7 +36,7 @@ describe('railyard serve', () => {
     expect(result.out).toContain(`listening on http://localhost:${port}`);
     expect(result.out).toContain('sandbox key      sk_test_from_env_for_the_banner_01');
     expect(result.out).toContain('signing secret');
-    expect(result.out).toMatch(/scenarios\s[\s\S]*sandbox \(.*sandbox\.yaml, 7 rules\)/);
+    expect(result.out).toMatch(/scenarios\s[\s\S]*sandbox \(.*sandbox\.yaml, 8 rules\)/);
     // Each mock's base URL and the credentials it accepts, for a provider's own SDK.
     expect(result.out).toMatch(new RegExp(`mtn-momo\\s+http://127\\.0\\.0\\.1:${port}/mocks/mtn-momo`));
     expect(result.out).toMatch(/collection subscription key\s+railyard-mtn-collection-key\s+\(Ocp-Apim-Subscription-Key header/);
