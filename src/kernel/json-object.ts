@@ -13,3 +13,14 @@ export function parseJsonObject(text: unknown): Record<string, unknown> | undefi
 export function textField(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
+
+/** Whether a parsed JSON value is an object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One header's value from node's headers (lower-case names), the first when it came more than once. */
+export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,3 +1,4 @@
+import { headerValue, isJsonObject, textField } from '../../kernel/json-object.ts';
 import type { Network } from '../../kernel/msisdn.ts';
 import { hmacSha256Hex, safeEqual } from '../../kernel/secrets.ts';
 import {
@@ -33,19 +34,6 @@ const PROVIDER = 'bills';
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function header(headers: InboundCallback['headers'], name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** The aggregator's biller code for a bill: MTN-AIRTIME, TELECEL-DATA, ECG-PREPAID, GWCL, DSTV, GOTV. */
 export function billerCode(bill: BillVend): string {
   if (bill.category === 'airtime') return `${bill.biller}-AIRTIME`;
@@ -56,14 +44,14 @@ export function billerCode(bill: BillVend): string {
 
 /** A vend's state as an outcome; a successful one carries its token and units, if any. */
 export function vendOutcome(data: Json): RailOutcome {
-  const status = text(data.status);
+  const status = textField(data.status);
   if (status === 'pending') return { status: 'pending' };
   if (status === 'successful') {
-    const token = text(data.token);
-    const units = text(data.units);
+    const token = textField(data.token);
+    const units = textField(data.units);
     return { status: 'success', ...(token || units ? { receipt: { ...(token ? { token } : {}), ...(units ? { units } : {}) } } : {}) };
   }
-  if (status === 'failed') return { status: 'failed', reason: text(data.failure_code) ?? 'VEND_FAILED' };
+  if (status === 'failed') return { status: 'failed', reason: textField(data.failure_code) ?? 'VEND_FAILED' };
   throw new RailError('protocol', `bills gave an unknown vend status ${JSON.stringify(status)}`);
 }
 
@@ -105,7 +93,7 @@ export class BillsAdapter implements RailProvider {
       if (!(err instanceof RailError) || err.detail.providerCode !== 'DUPLICATE_REFERENCE') throw err;
       data = await this.call('GET', `/vends/${encodeURIComponent(req.reference)}`);
     }
-    const vendId = text(data.vend_id);
+    const vendId = textField(data.vend_id);
     if (!vendId) throw new RailError('protocol', 'bills accepted the vend without a vend_id');
     return { providerReference: vendId };
   }
@@ -119,19 +107,19 @@ export class BillsAdapter implements RailProvider {
   }
 
   verifyCallback(callback: InboundCallback): boolean {
-    const signature = header(callback.headers, 'x-bills-signature');
+    const signature = headerValue(callback.headers, 'x-bills-signature');
     if (!signature) return false;
     return safeEqual(hmacSha256Hex(this.config.signingSecret, callback.rawBody), signature.toLowerCase());
   }
 
   parseCallback(callback: InboundCallback): ParsedCallback {
     const body = callback.body;
-    if (!isObject(body) || !isObject(body.data)) throw new RailError('protocol', 'bills callback has no data');
-    const event = text(body.event);
+    if (!isJsonObject(body) || !isJsonObject(body.data)) throw new RailError('protocol', 'bills callback has no data');
+    const event = textField(body.event);
     if (event !== 'vend.successful' && event !== 'vend.failed') throw new RailError('protocol', `bills callback event ${JSON.stringify(event)} is not one railyard handles`);
-    const reference = text(body.data.reference);
+    const reference = textField(body.data.reference);
     if (!reference) throw new RailError('protocol', 'bills callback has no data.reference');
-    const vendId = text(body.data.vend_id);
+    const vendId = textField(body.data.vend_id);
     return { reference, operation: 'payout', ...(vendId ? { providerReference: vendId } : {}), outcome: vendOutcome(body.data) };
   }
 
@@ -158,13 +146,13 @@ export class BillsAdapter implements RailProvider {
     } catch {
       parsed = undefined;
     }
-    const json = isObject(parsed) ? parsed : undefined;
-    const code = json ? text(json.code) : undefined;
+    const json = isJsonObject(parsed) ? parsed : undefined;
+    const code = json ? textField(json.code) : undefined;
     const what = `${method} ${path}`;
     const detail = { httpStatus: res.status, ...(code ? { providerCode: code } : {}) };
     if (res.status >= 500) throw new RailError('server', `bills ${res.status} on ${what}${code ? `: ${code}` : ''}`, detail);
     if (res.status >= 400) throw new RailError('rejected', `bills refused ${what} (${res.status})${code ? `: ${code}` : ''}`, detail);
-    if (res.status < 200 || res.status >= 300 || !json || json.status !== 'success' || !isObject(json.data)) {
+    if (res.status < 200 || res.status >= 300 || !json || json.status !== 'success' || !isJsonObject(json.data)) {
       throw new RailError('protocol', `bills gave an unreadable answer (${res.status}) to ${what}`, { httpStatus: res.status });
     }
     return json.data;

@@ -1,3 +1,4 @@
+import { headerValue, isJsonObject, textField } from '../../kernel/json-object.ts';
 import { hmacSha256Hex, safeEqual } from '../../kernel/secrets.ts';
 import {
   RailError,
@@ -33,25 +34,12 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function header(headers: InboundCallback['headers'], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** A charge's status as the port's outcome. */
 function outcomeOf(charge: Json): RailOutcome {
-  const status = text(charge.status);
+  const status = textField(charge.status);
   if (status === 'succeeded') return { status: 'success' };
   if (status === 'processing' || status === 'requires_otp') return { status: 'pending' };
-  if (status === 'failed') return { status: 'failed', reason: text(charge.failure_code) ?? 'generic_decline' };
+  if (status === 'failed') return { status: 'failed', reason: textField(charge.failure_code) ?? 'generic_decline' };
   throw new RailError('protocol', `card-processor gave an unknown charge status ${JSON.stringify(status)}`);
 }
 
@@ -103,12 +91,12 @@ export class CardProcessorAdapter implements RailProvider {
   }
 
   private accepted(charge: Json): RailAccepted {
-    const id = text(charge.id);
+    const id = textField(charge.id);
     if (!id) throw new RailError('protocol', 'card-processor accepted the charge without an id');
     const outcome = outcomeOf(charge);
     if (outcome.status === 'failed') throw new RailError('rejected', `card-processor declined the charge: ${outcome.reason}`, { providerCode: outcome.reason });
-    const next = isObject(charge.next_action) ? charge.next_action : undefined;
-    if (next && next.type === 'otp') return { providerReference: id, nextAction: { type: 'otp', message: text(next.message) ?? 'Enter the OTP' } };
+    const next = isJsonObject(charge.next_action) ? charge.next_action : undefined;
+    if (next && next.type === 'otp') return { providerReference: id, nextAction: { type: 'otp', message: textField(next.message) ?? 'Enter the OTP' } };
     return { providerReference: id };
   }
 
@@ -130,7 +118,7 @@ export class CardProcessorAdapter implements RailProvider {
   }
 
   verifyCallback(callback: InboundCallback): boolean {
-    const signature = header(callback.headers, 'card-processor-signature');
+    const signature = headerValue(callback.headers, 'card-processor-signature');
     const match = signature ? /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature) : null;
     if (!match) return false;
     const timestamp = Number(match[1]);
@@ -140,20 +128,20 @@ export class CardProcessorAdapter implements RailProvider {
 
   parseCallback(callback: InboundCallback): ParsedCallback {
     let body: unknown = callback.body;
-    if (!isObject(body)) {
+    if (!isJsonObject(body)) {
       try {
         body = JSON.parse(callback.rawBody);
       } catch {
         throw new RailError('protocol', 'card-processor webhook body is not JSON');
       }
     }
-    const charge = isObject(body) && isObject(body.data) && isObject(body.data.charge) ? body.data.charge : undefined;
-    const type = isObject(body) ? text(body.type) : undefined;
-    const reference = charge && text(charge.merchant_reference);
+    const charge = isJsonObject(body) && isJsonObject(body.data) && isJsonObject(body.data.charge) ? body.data.charge : undefined;
+    const type = isJsonObject(body) ? textField(body.type) : undefined;
+    const reference = charge && textField(charge.merchant_reference);
     if (!charge || !reference || (type !== 'charge.succeeded' && type !== 'charge.failed')) {
       throw new RailError('protocol', `card-processor webhook ${JSON.stringify(type)} is not a charge result railyard reads`);
     }
-    const id = text(charge.id);
+    const id = textField(charge.id);
     return { reference, operation: 'collect', ...(id ? { providerReference: id } : {}), outcome: outcomeOf(charge) };
   }
 
@@ -173,14 +161,14 @@ export class CardProcessorAdapter implements RailProvider {
     let json: Json | undefined;
     try {
       const parsed: unknown = res.text ? JSON.parse(res.text) : undefined;
-      json = isObject(parsed) ? parsed : undefined;
+      json = isJsonObject(parsed) ? parsed : undefined;
     } catch {
       json = undefined;
     }
     const what = `${method} ${path}`;
-    const error = json && isObject(json.error) ? json.error : undefined;
+    const error = json && isJsonObject(json.error) ? json.error : undefined;
     // A decline names its reason in decline_code; other refusals in code.
-    const code = error ? (text(error.decline_code) ?? text(error.code)) : undefined;
+    const code = error ? (textField(error.decline_code) ?? textField(error.code)) : undefined;
     const detail = { httpStatus: res.status, ...(code ? { providerCode: code } : {}) };
     if (res.status >= 500) throw new RailError('server', `card-processor ${res.status} on ${what}`, detail);
     if (res.status >= 400) throw new RailError('rejected', `card-processor refused ${what} (${res.status})${code ? `: ${code}` : ''}`, detail);

@@ -1,3 +1,4 @@
+import { isJsonObject, textField } from '../../kernel/json-object.ts';
 import { hmacSha256Hex, safeEqual } from '../../kernel/secrets.ts';
 import {
   RailError,
@@ -32,19 +33,11 @@ const PROVIDER = 'direct-debit';
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
 function outcomeOf(debit: Json): RailOutcome {
-  const status = text(debit.status);
+  const status = textField(debit.status);
   if (status === 'COMPLETED') return { status: 'success' };
   if (status === 'PENDING_MANDATE') return { status: 'pending' };
-  if (status === 'DECLINED' || status === 'FAILED') return { status: 'failed', reason: text(debit.reasonCode) ?? status };
+  if (status === 'DECLINED' || status === 'FAILED') return { status: 'failed', reason: textField(debit.reasonCode) ?? status };
   throw new RailError('protocol', `direct-debit gave an unknown debit status ${JSON.stringify(status)}`);
 }
 
@@ -79,7 +72,7 @@ export class DirectDebitAdapter implements RailProvider {
       if (!(err instanceof RailError && err.detail.providerCode === 'DUPLICATE_REFERENCE')) throw err;
       debit = await this.call('GET', `/dd/v1/debits/${encodeURIComponent(req.reference)}`);
     }
-    const id = text(debit.debitId);
+    const id = textField(debit.debitId);
     if (!id) throw new RailError('protocol', 'direct-debit accepted the debit without a debitId');
     const outcome = outcomeOf(debit);
     if (outcome.status === 'failed') throw new RailError('rejected', `direct-debit refused the debit: ${outcome.reason}`, { providerCode: outcome.reason });
@@ -112,16 +105,16 @@ export class DirectDebitAdapter implements RailProvider {
 
   parseCallback(callback: InboundCallback): ParsedCallback {
     let body: unknown = callback.body;
-    if (!isObject(body)) {
+    if (!isJsonObject(body)) {
       try {
         body = JSON.parse(callback.rawBody);
       } catch {
         throw new RailError('protocol', 'direct-debit callback body is not JSON');
       }
     }
-    const reference = isObject(body) ? text(body.reference) : undefined;
-    if (!isObject(body) || !reference) throw new RailError('protocol', 'direct-debit callback has no reference');
-    const id = text(body.debitId);
+    const reference = isJsonObject(body) ? textField(body.reference) : undefined;
+    if (!isJsonObject(body) || !reference) throw new RailError('protocol', 'direct-debit callback has no reference');
+    const id = textField(body.debitId);
     return { reference, operation: 'collect', ...(id ? { providerReference: id } : {}), outcome: outcomeOf(body) };
   }
 
@@ -141,12 +134,12 @@ export class DirectDebitAdapter implements RailProvider {
     let json: Json | undefined;
     try {
       const parsed: unknown = res.text ? JSON.parse(res.text) : undefined;
-      json = isObject(parsed) ? parsed : undefined;
+      json = isJsonObject(parsed) ? parsed : undefined;
     } catch {
       json = undefined;
     }
     const what = `${method} ${path}`;
-    const code = json ? text(json.code) : undefined;
+    const code = json ? textField(json.code) : undefined;
     const detail = { httpStatus: res.status, ...(code ? { providerCode: code } : {}) };
     if (res.status >= 500) throw new RailError('server', `direct-debit ${res.status} on ${what}`, detail);
     if (res.status >= 400) throw new RailError('rejected', `direct-debit refused ${what} (${res.status})${code ? `: ${code}` : ''}`, detail);

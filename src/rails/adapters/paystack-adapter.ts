@@ -1,3 +1,4 @@
+import { headerValue, isJsonObject, textField } from '../../kernel/json-object.ts';
 import { inferNetwork, toLocalMsisdn, type Network } from '../../kernel/msisdn.ts';
 import { hmacSha512Hex, safeEqual } from '../../kernel/secrets.ts';
 import {
@@ -46,19 +47,6 @@ const PENDING_TRANSFER = new Set(['pending', 'otp', 'queued', 'processing', 'rec
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function header(headers: InboundCallback['headers'], name: string): string | undefined {
-  const value = headers[name] ?? headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /**
  * Paystack's failure text ("Insufficient Funds", "Declined") as a reason word the service maps
  * (insufficient_funds, declined); 'failed' when it gave none.
@@ -69,20 +57,20 @@ export function paystackFailureReason(message: string | undefined): string {
 }
 
 function chargeOutcome(data: Json): RailOutcome {
-  const status = text(data.status);
+  const status = textField(data.status);
   if (status === 'success') return { status: 'success' };
   if (status && PENDING_CHARGE.has(status)) return { status: 'pending' };
   if (status === 'failed' || status === 'abandoned' || status === 'reversed') {
-    return { status: 'failed', reason: paystackFailureReason(text(data.gateway_response) ?? status) };
+    return { status: 'failed', reason: paystackFailureReason(textField(data.gateway_response) ?? status) };
   }
   throw new RailError('protocol', `paystack gave an unknown charge status ${JSON.stringify(status)}`);
 }
 
 function transferOutcome(data: Json): RailOutcome {
-  const status = text(data.status);
+  const status = textField(data.status);
   if (status === 'success') return { status: 'success' };
   if (status && PENDING_TRANSFER.has(status)) return { status: 'pending' };
-  if (status === 'failed') return { status: 'failed', reason: paystackFailureReason(text(data.gateway_response) ?? status) };
+  if (status === 'failed') return { status: 'failed', reason: paystackFailureReason(textField(data.gateway_response) ?? status) };
   if (status === 'reversed') return { status: 'failed', reason: 'reversed' };
   throw new RailError('protocol', `paystack gave an unknown transfer status ${JSON.stringify(status)}`);
 }
@@ -126,7 +114,7 @@ export class PaystackAdapter implements RailProvider {
     }
     const outcome = chargeOutcome(data);
     if (outcome.status === 'failed') throw new RailError('rejected', `paystack declined the charge: ${outcome.reason}`, { providerCode: outcome.reason });
-    return { providerReference: text(data.reference) ?? req.reference };
+    return { providerReference: textField(data.reference) ?? req.reference };
   }
 
   async payout(req: PayoutRequest): Promise<RailAccepted> {
@@ -147,7 +135,7 @@ export class PaystackAdapter implements RailProvider {
     }
     const outcome = transferOutcome(data);
     if (outcome.status === 'failed') throw new RailError('rejected', `paystack refused the transfer: ${outcome.reason}`, { providerCode: outcome.reason });
-    const code = text(data.transfer_code);
+    const code = textField(data.transfer_code);
     if (!code) throw new RailError('protocol', 'paystack queued the transfer without a transfer_code');
     return { providerReference: code };
   }
@@ -163,7 +151,7 @@ export class PaystackAdapter implements RailProvider {
       if (err instanceof RailError && err.kind === 'rejected' && err.detail.httpStatus === 422) return null;
       throw err;
     }
-    const name = text(data.account_name)?.trim();
+    const name = textField(data.account_name)?.trim();
     if (!name) throw new RailError('protocol', 'paystack resolved the account without an account_name');
     return { name };
   }
@@ -176,24 +164,24 @@ export class PaystackAdapter implements RailProvider {
 
   verifyCallback(callback: InboundCallback): boolean {
     // The webhook URL is set once in Paystack's dashboard; the signature is the proof.
-    const signature = header(callback.headers, 'x-paystack-signature');
+    const signature = headerValue(callback.headers, 'x-paystack-signature');
     if (!signature) return false;
     return safeEqual(hmacSha512Hex(this.config.secretKey, callback.rawBody), signature.toLowerCase());
   }
 
   parseCallback(callback: InboundCallback): ParsedCallback {
     let body: unknown = callback.body;
-    if (!isObject(body)) {
+    if (!isJsonObject(body)) {
       try {
         body = JSON.parse(callback.rawBody);
       } catch {
         throw new RailError('protocol', 'paystack webhook body is not JSON');
       }
     }
-    if (!isObject(body) || !isObject(body.data)) throw new RailError('protocol', 'paystack webhook has no data');
-    const event = text(body.event);
+    if (!isJsonObject(body) || !isJsonObject(body.data)) throw new RailError('protocol', 'paystack webhook has no data');
+    const event = textField(body.event);
     const data = body.data;
-    const reference = text(data.reference);
+    const reference = textField(data.reference);
     if (!reference) throw new RailError('protocol', 'paystack webhook has no data.reference');
     switch (event) {
       case 'charge.success':
@@ -201,11 +189,11 @@ export class PaystackAdapter implements RailProvider {
       case 'transfer.success':
       case 'transfer.failed':
       case 'transfer.reversed': {
-        const code = text(data.transfer_code);
+        const code = textField(data.transfer_code);
         const outcome: RailOutcome =
           event === 'transfer.success'
             ? { status: 'success' }
-            : { status: 'failed', reason: event === 'transfer.reversed' ? 'reversed' : paystackFailureReason(text(data.gateway_response)) };
+            : { status: 'failed', reason: event === 'transfer.reversed' ? 'reversed' : paystackFailureReason(textField(data.gateway_response)) };
         return { reference, operation: 'payout', ...(code ? { providerReference: code } : {}), outcome };
       }
       default:
@@ -223,7 +211,7 @@ export class PaystackAdapter implements RailProvider {
       bank_code: bankCode,
       currency: req.currency,
     });
-    const code = text(data.recipient_code);
+    const code = textField(data.recipient_code);
     if (!code) throw new RailError('protocol', 'paystack created the recipient without a recipient_code');
     return code;
   }
@@ -268,14 +256,14 @@ export class PaystackAdapter implements RailProvider {
     } catch {
       parsed = undefined;
     }
-    const json = isObject(parsed) ? parsed : undefined;
-    const message = json ? text(json.message) : undefined;
+    const json = isJsonObject(parsed) ? parsed : undefined;
+    const message = json ? textField(json.message) : undefined;
     const what = `${method} ${path.split('?')[0]}`;
     // Paystack's errors carry no code, only a message: that is what a caller can tell them apart by.
     const detail = { httpStatus: res.status, ...(message ? { providerCode: message } : {}) };
     if (res.status >= 500) throw new RailError('server', `paystack ${res.status} on ${what}${message ? `: ${message}` : ''}`, detail);
     if (res.status >= 400) throw new RailError('rejected', `paystack refused ${what} (${res.status})${message ? `: ${message}` : ''}`, detail);
-    if (res.status < 200 || res.status >= 300 || !json || json.status !== true || !isObject(json.data)) {
+    if (res.status < 200 || res.status >= 300 || !json || json.status !== true || !isJsonObject(json.data)) {
       throw new RailError('protocol', `paystack gave an unreadable answer (${res.status}) to ${what}`, { httpStatus: res.status });
     }
     return json.data;
