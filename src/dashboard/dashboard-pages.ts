@@ -725,7 +725,7 @@ function developersContent(ctx: PageContext, keys: ApiAnswer<KeyItem[]>): Html {
 <p class="maps">GET /api/v1/keys · POST /api/v1/keys/:id/revoke · PUT /api/v1/keys/:id/ip_allowlist · GET /api/v1/keys/:id/signing_secret</p></section>
 <section class="card"><h2>Issue a key</h2>
 <form method="post" action="/dashboard/developers/keys" id="issue-key">${csrfField(ctx.session)}
-  <div class="field"><label for="key-environment">Environment</label><select id="key-environment" name="environment"><option value="test">test (sk_test_…)</option><option value="live">live (sk_live_…)</option></select></div>
+  <div class="field"><label for="key-environment">Key environment</label><select id="key-environment" name="environment"><option value="test">test (sk_test_…)</option><option value="live">live (sk_live_…)</option></select></div>
   <fieldset><legend>Scopes</legend>${grantable.length ? grantable.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}" checked> ${s}</label>`) : html`<p class="hint">This key cannot list its own scopes.</p>`}</fieldset>
   <div class="field"><label for="key-role">Role</label><select id="key-role" name="role" aria-describedby="role-hint"><option value="admin">admin: everything its scopes allow</option><option value="finance">finance: wallet, charges, transfers, collections, payouts, bills, settlements</option><option value="engineering">engineering: keys, webhooks, sandbox, scenarios, requests</option></select>
   <p class="hint" id="role-hint">Each role is refused the other's actions (403 role_forbidden).</p></div>
