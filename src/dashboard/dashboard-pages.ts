@@ -742,11 +742,12 @@ function developersContent(ctx: PageContext, keys: ApiAnswer<KeyItem[]>): Html {
 
 function signingExample(): string {
   return [
+    'RAILYARD_URL=http://localhost:4010; API_KEY=sk_test_...',
     'SECRET=your_signing_secret   # Developers > Reveal signing secret',
     'BODY=\'{"amount":2000,"currency":"GHS","channel":"momo","msisdn":"0551234987"}\'',
     'TS=$(date +%s); IDEM=$(uuidgen)',
     'SIG=$(printf \'%s\' "$TS.POST./api/v1/transfers.$IDEM.$BODY" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed \'s/^.* //\')',
-    'curl -X POST http://localhost:3000/api/v1/transfers \\',
+    'curl -X POST "$RAILYARD_URL/api/v1/transfers" \\',
     '  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\',
     '  -H "Idempotency-Key: $IDEM" -H "X-Service-Timestamp: $TS" -H "X-Service-Signature: $SIG" \\',
     '  -d "$BODY"',

@@ -49,9 +49,10 @@ export class DashboardSessions {
   create(): DashboardSession {
     this.sweep();
     while (this.sessions.size >= this.deps.max) {
-      const oldest = this.sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.sessions.delete(oldest);
+      // Signed-out sessions (anyone can open one) go before any signed-in one.
+      const victim = [...this.sessions.values()].find((s) => !s.keys.test && !s.keys.live) ?? this.sessions.values().next().value;
+      if (victim === undefined) break;
+      this.sessions.delete(victim.id);
     }
     const session: DashboardSession = { id: randomToken(), csrf: randomToken(), keys: {}, mode: 'test', lastSeen: this.deps.clock.now(), flash: null };
     this.sessions.set(session.id, session);
