@@ -399,9 +399,12 @@ ${otp}
 <p class="maps">GET /api/v1/objects/${id}/timeline</p></section>`;
 }
 
-function timelineList(entries: TimelineEntry[]): Html {
+function timelineList(all: TimelineEntry[]): Html {
+  // Reads of the object (this page's own among them) change nothing in its life: counted, not listed.
+  const entries = all.filter((e) => !(e.kind === 'request' && /^(GET|HEAD) /.test(e.title)));
+  const reads = all.length - entries.length;
   if (!entries.length) return html`<p class="empty">Nothing has happened to this object yet.</p>`;
-  return html`<ol class="timeline" id="timeline">${entries.map(
+  return html`${reads ? html`<p class="muted" id="reads-hidden">${reads} read${reads === 1 ? '' : 's'} of this object (GET requests) not shown; the Requests page lists them.</p>` : ''}<ol class="timeline" id="timeline">${entries.map(
     (e) => html`<li class="entry kind-${e.kind}" data-kind="${e.kind}">
   <div class="entry-head">${when(e.at)} <span class="kind">${e.kind.replace(/_/g, ' ')}</span></div>
   <p class="entry-title">${e.title}</p>
@@ -581,7 +584,7 @@ interface InspectedRequest {
   kind: 'merchant' | 'mock';
   method: string;
   path: string;
-  status: number;
+  status: number | null;
   latency_ms: number;
   idempotency_key: string | null;
   object_id: string | null;
@@ -602,14 +605,13 @@ function registerRequests(routes: DashboardRoutes): void {
 </form>`;
     const rows = answer.ok
       ? table(
-          ['At', 'Kind', 'Request', 'Status', 'Latency', 'Idempotency-Key', 'Object', 'Scenario rule'],
+          ['At', 'Request', 'Status', 'Latency', 'Idempotency-Key', 'Object', 'Scenario rule'],
           answer.data.map((r) => [
-            when(r.at),
-            r.kind === 'mock' ? html`mock <span class="muted">${r.provider ?? ''}</span>` : 'merchant',
-            html`<code>${r.method} ${r.path}</code>`,
-            statusBadge(String(r.status)),
-            `${r.latency_ms} ms`,
-            r.idempotency_key ? html`<code>${r.idempotency_key}</code>` : '—',
+            html`<span class="nowrap" title="${r.at}">${r.at.slice(11, 19)}</span>`,
+            html`<code class="request-line">${r.method} ${r.path}</code><br><span class="muted small">${r.kind === 'mock' ? `provider mock · ${r.provider ?? ''}` : 'merchant request'}</span>`,
+            r.status === null ? html`<span class="badge bad" data-status="none">no answer</span>` : statusBadge(String(r.status)),
+            html`<span class="nowrap">${r.latency_ms} ms</span>`,
+            r.idempotency_key ? html`<code class="clip" title="${r.idempotency_key}">${r.idempotency_key}</code>` : '—',
             objectHref(r.object_id),
             matchCell(r.match),
           ]),

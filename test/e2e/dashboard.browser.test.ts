@@ -155,8 +155,13 @@ describe('The dashboard in Chromium', () => {
 
   it('inspects the requests, with the scenario rule each mock call matched', async () => {
     await nav('Requests').click();
-    await page.locator('#request-log').waitFor();
     await expect(page.locator('#request-log').innerText()).resolves.toMatch(/POST \/api\/v1\/charges/);
+    await page.getByLabel('Kind').selectOption('mock');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/kind=mock/);
+    // The MTN call that timed out names the scenario rule that made it time out.
+    const mtn = page.locator('#request-log tr', { hasText: 'provider mock · mtn-momo' }).filter({ hasText: 'requesttopay' });
+    await expect(mtn.first().innerText()).resolves.toMatch(/matched .*sandbox\.yaml.*0551234989 times out/s);
     await shot('requests');
   });
 
