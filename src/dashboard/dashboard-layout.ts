@@ -44,8 +44,8 @@ export function layout(opts: LayoutOptions, content: Html): string {
     ${csrfField(session)}
     <span class="switch-label" id="mode-label">Environment</span>
     <div role="group" aria-labelledby="mode-label">
-      <button type="submit" name="mode" value="test" id="mode-test" aria-pressed="${session.mode === 'test'}">Test</button>
-      <button type="submit" name="mode" value="live" id="mode-live" class="live-button" aria-pressed="${session.mode === 'live'}">Live</button>
+      <button type="submit" name="mode" value="test" id="mode-test" aria-pressed="${String(session.mode === 'test')}">Test</button>
+      <button type="submit" name="mode" value="live" id="mode-live" class="live-button" aria-pressed="${String(session.mode === 'live')}">Live</button>
     </div>
   </form>
   <span class="key-hint" title="The API key this session uses">${session.keys[session.mode]!.hint}</span>

@@ -170,9 +170,11 @@ describe('sandbox actions', () => {
 
   it('lists the scenario files with their rules and match counts', async () => {
     const d = await dashboardAs();
+    await d.follow(await d.post('/dashboard/wallet/fund', { channel: 'momo', amount: '10.00', msisdn: '0551234987' }));
     const page = await d.get('/dashboard/sandbox');
-    expect(page.text).toContain('sandbox.yaml');
-    expect(page.text).toContain('0551234989 times out at the primary');
+    const rule = /<tr><td>\d+<\/td><td>momo number 0551234987 succeeds<\/td>.*?<span class="count">(\d+)<\/span>/.exec(page.text);
+    expect(Number(rule?.[1])).toBeGreaterThan(0);
+    expect(page.text).toContain('momo number 0551234989 times out at the primary');
   });
 });
 
