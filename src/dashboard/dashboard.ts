@@ -238,12 +238,12 @@ ${signedInWith.length ? html`<p class="muted">This session already holds a ${sig
   <input type="hidden" name="csrf" value="${session.csrf}">
   <div class="field">
     <label for="api_key">API key</label>
-    <input type="password" id="api_key" name="api_key" required spellcheck="false" aria-describedby="api_key_hint">
+    <input type="password" id="api_key" name="api_key" required spellcheck="false" autocomplete="off" aria-describedby="api_key_hint">
     <p class="hint" id="api_key_hint">sk_test_… for the sandbox, sk_live_… for live. The test key of a fresh railyard is printed when it starts.</p>
   </div>
   <div class="field">
     <label for="signing_secret">Signing secret <span class="muted">(optional)</span></label>
-    <input type="password" id="signing_secret" name="signing_secret" spellcheck="false" aria-describedby="signing_secret_hint">
+    <input type="password" id="signing_secret" name="signing_secret" spellcheck="false" autocomplete="off" aria-describedby="signing_secret_hint">
     <p class="hint" id="signing_secret_hint">Signs withdrawals and payouts. Leave it empty when the key may read its own secret (GET /api/v1/keys/:id/signing_secret).</p>
   </div>
   <button type="submit" id="sign-in">Sign in</button>
