@@ -50,7 +50,9 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
       },
     };
     const byStatus = new Map<number, string[]>();
-    for (const code of new Set(['unauthorized', 'validation_error', ...route.errors] as const)) {
+    // Any key may carry an IP allowlist; a route with an area refuses the other roles.
+    const implied = ['unauthorized', 'validation_error', 'ip_not_allowed', ...(route.area ? (['role_forbidden'] as const) : [])] as const;
+    for (const code of new Set([...implied, ...route.errors] as const)) {
       const status = HTTP_STATUS[code];
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -66,6 +68,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+      ...(route.area ? { 'x-role-area': route.area } : {}),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...headerParams],
       ...(route.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }

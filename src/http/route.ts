@@ -2,8 +2,9 @@ import type { Request, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiKeyService, AuthContext } from '../auth/api-key-service.ts';
 import type { RequestSignatureVerifier } from '../auth/request-signature.ts';
+import { roleAllows, type RouteArea } from '../auth/roles.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { ForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
+import { ForbiddenError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
 import {
   parseIdempotencyKey,
   requestHash,
@@ -41,6 +42,8 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   tag: string;
   /** Scope the API key must hold; sandbox helpers need none but a test key. */
   scope?: Scope;
+  /** The area a key's role must cover (auth/roles.ts); none: open to every role. */
+  area?: RouteArea;
   signed?: boolean;
   idempotent?: boolean;
   sandboxOnly?: boolean;
@@ -88,10 +91,11 @@ export interface RouteDeps {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
-      const auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'));
+      const auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'), req.ip);
       if (route.scope && !auth.scopes.includes(route.scope)) {
         throw new ForbiddenError(`This API key lacks the ${route.scope} scope`, { required_scope: route.scope });
       }
+      if (!roleAllows(auth.role, route.area)) throw new RoleForbiddenError(auth.role, route.area!);
       if (route.sandboxOnly && auth.environment !== 'test') {
         throw new ForbiddenError('Sandbox helpers accept only sk_test_ keys', { environment: auth.environment });
       }
