@@ -30,14 +30,13 @@ export function ipAllowed(entries: readonly string[], ip: string | undefined): b
   if (!family) return false;
   const list = new BlockList();
   for (const entry of entries) {
-    const [base, prefix] = entry.split('/');
-    const entryFamily = isIP(base!);
-    const type = entryFamily === 4 ? 'ipv4' : 'ipv6';
-    // An IPv4 entry written in its mapped IPv6 form still names an IPv4 client.
-    const plain = unmapIpv4(base!);
-    const plainType = isIP(plain) === 4 ? 'ipv4' : type;
-    if (prefix === undefined) list.addAddress(plain, plainType);
-    else list.addSubnet(entryFamily === 6 && plainType === 'ipv4' ? plain : base!, entryFamily === 6 && plainType === 'ipv4' ? Math.max(0, Number(prefix) - 96) : Number(prefix), plainType);
+    const [base, prefix] = entry.split('/') as [string, string | undefined];
+    // An IPv4 entry written in its mapped IPv6 form (::ffff:10.0.0.0/104) names IPv4 clients.
+    const plain = unmapIpv4(base);
+    const mapped = plain !== base;
+    const type = isIP(plain) === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(plain, type);
+    else list.addSubnet(plain, mapped ? Math.max(0, Number(prefix) - 96) : Number(prefix), type);
   }
   return list.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }

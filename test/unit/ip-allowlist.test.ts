@@ -43,3 +43,8 @@ it('unmapIpv4 turns an IPv4-mapped IPv6 address back into IPv4 and leaves others
   expect(unmapIpv4('::ffff:192.0.2.1')).toBe('192.0.2.1');
   expect(unmapIpv4('2001:db8::1')).toBe('2001:db8::1');
 });
+
+it('reads an IPv4 block written in its mapped IPv6 form as the IPv4 block', () => {
+  expect(ipAllowed(['::ffff:10.0.0.0/104'], '10.9.8.7')).toBe(true);
+  expect(ipAllowed(['::ffff:10.0.0.0/104'], '11.0.0.1')).toBe(false);
+});
