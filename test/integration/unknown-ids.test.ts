@@ -28,6 +28,8 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   getPayout: { object: 'payout' },
   getBulkPayout: { object: 'payout_bulk' },
   getBill: { object: 'bill' },
+  getSettlement: { object: 'settlement' },
+  exportSettlementCsv: { object: 'settlement' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */
