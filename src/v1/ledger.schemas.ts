@@ -57,7 +57,7 @@ const settlementLineSchema = z.object({
   gross: z.number().int().describe('What the object moved before fees: a collection\'s amount (in), a payout\'s amount (out)'),
   fee: z.number().int().describe('Fees charged on it this day (negative when a fee was refunded)'),
   net: z.number().int().describe('gross - fee for money in, -(gross + fee) for money out: the change to the wallet'),
-  entries: z.number().int().describe('How many of its ledger entries fall in this day'),
+  entries: z.number().int().describe('How many of its entries to the wallet and fee accounts fall in this day'),
 });
 
 export const settlementSummarySchema = z.object({
