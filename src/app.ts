@@ -57,6 +57,8 @@ import { PayoutService } from './v1/payout-service.ts';
 import { payoutRoutes } from './v1/payouts.routes.ts';
 import { BillService } from './v1/bill-service.ts';
 import { billRoutes } from './v1/bills.routes.ts';
+import { LedgerReportService } from './v1/ledger-report-service.ts';
+import { ledgerRoutes } from './v1/ledger.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -237,6 +239,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   ];
   routes.push(...payoutRoutes({ store, payouts }));
   routes.push(...billRoutes({ store, bills }));
+  routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
   routes.push(...accessRoutes({ store, apiKeys, ladder: new ServiceLadder() }), ...scenarioRoutes({ scenarios }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 

@@ -28,6 +28,17 @@ function parameters(schema: z.ZodType | undefined, where: 'query' | 'path'): unk
   }));
 }
 
+// The /v1 family takes form-encoded bodies as well as JSON (app.ts parses both there); nested
+// fields are bracketed, customer[account_number]=..., which is OpenAPI's deepObject style.
+function requestContent(path: string, schema: Record<string, unknown>): Record<string, unknown> {
+  const json = { 'application/json': { schema } };
+  if (!path.startsWith('/v1/')) return json;
+  const properties = Object.entries((schema.properties as Record<string, { type?: unknown }> | undefined) ?? {});
+  const nested = properties.filter(([, property]) => property.type === 'object' || property.type === 'array');
+  const encoding = Object.fromEntries(nested.map(([name]) => [name, { style: 'deepObject', explode: true }]));
+  return { ...json, 'application/x-www-form-urlencoded': { schema, encoding } };
+}
+
 /** OpenAPI 3.1, generated from the same zod schemas the routes validate with. */
 export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -46,7 +57,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
     const responses: Record<string, unknown> = {
       [String(route.response.status)]: {
         description: route.response.description,
-        content: { 'application/json': { schema: jsonSchema(route.response.schema, 'output') } },
+        content: { [route.response.contentType ?? 'application/json']: { schema: jsonSchema(route.response.schema, 'output') } },
       },
     };
     const byStatus = new Map<number, string[]>();
@@ -70,9 +81,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
       ...(route.scope ? { 'x-required-scope': route.scope } : {}),
       ...(route.area ? { 'x-role-area': route.area } : {}),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...headerParams],
-      ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-        : {}),
+      ...(route.body ? { requestBody: { required: true, content: requestContent(route.path, jsonSchema(route.body, 'input')) } } : {}),
       responses,
     };
   }

@@ -26,6 +26,9 @@ export interface RouteContext<B, Q, P> {
 export interface RouteResult {
   status: number;
   body: unknown;
+  /** A body that is not JSON (a CSV export): sent as it is, with this content type. */
+  contentType?: string;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -50,7 +53,8 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  response: { status: number; description: string; schema: z.ZodType };
+  /** contentType: a non-JSON answer (text/csv); schema then describes the text. */
+  response: { status: number; description: string; schema: z.ZodType; contentType?: string };
   errors: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
 }
@@ -127,7 +131,9 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
         }
       }
       const result = await route.handler({ body, query, params, auth, idempotency, req });
-      res.status(result.status).json(result.body);
+      if (result.headers) res.set(result.headers);
+      if (result.contentType) res.status(result.status).type(result.contentType).send(result.body);
+      else res.status(result.status).json(result.body);
     });
   }
 }

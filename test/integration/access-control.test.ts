@@ -118,6 +118,11 @@ describe('roles', () => {
       expect(payout.status, JSON.stringify(payout.body)).toBe(201);
     });
 
+    it('reads the ledger entries and settlement reports', async () => {
+      expect((await sb.get('/v1/ledger/entries', finance.key)).status).toBe(200);
+      expect((await sb.get('/v1/settlements', finance.key)).status).toBe(200);
+    });
+
     it('reads shared data: the merchant, the wallet, transactions and events', async () => {
       for (const path of ['/api/v1/merchant', '/api/v1/wallet', '/api/v1/transactions', '/api/v1/events', '/api/v1/webhook_deliveries']) {
         expect((await sb.get(path, finance.key)).status, path).toBe(200);
@@ -173,6 +178,11 @@ describe('roles', () => {
       refusedAs(await sb.post('/api/v1/sandbox/wallet/fund', { amount: 1_000 }, { key: engineering.key }), 'engineering', 'finance');
       refusedAs(await sb.post('/v1/collections', { amount: '5.00', currency: 'GHS', channel: 'momo', customer: { msisdn: '0551234987' } }, { key: engineering.key, idempotencyKey: 'eng-col-1' }), 'engineering', 'finance');
       expect(await sb.wallet()).toEqual(before);
+    });
+
+    it('is refused the ledger entries and settlement reports', async () => {
+      refusedAs(await sb.get('/v1/settlements', engineering.key), 'engineering', 'finance');
+      refusedAs(await sb.get('/v1/ledger/entries', engineering.key), 'engineering', 'finance');
     });
 
     it('cannot issue a key of another role, so it cannot make itself a finance or admin key', async () => {

@@ -28,6 +28,8 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   getPayout: { object: 'payout' },
   getBulkPayout: { object: 'payout_bulk' },
   getBill: { object: 'bill' },
+  getSettlement: { object: 'settlement' },
+  exportSettlementCsv: { object: 'settlement' },
   enableWebhookEndpoint: { object: 'webhook endpoint' },
   disableWebhookEndpoint: { object: 'webhook endpoint' },
   replayFailedWebhooks: { object: 'webhook endpoint', body: {} },
