@@ -21,6 +21,11 @@ export interface ApiCall {
   idempotencyKey?: string;
   /** Signs the request with this secret. */
   signingSecret?: string | null;
+  /**
+   * The browser's address, sent as X-Forwarded-For: the API uses it for the key's IP allowlist
+   * only where server.trust_proxy trusts this process (the dashboard checks it itself anyway).
+   */
+  forwardedFor?: string | undefined;
   timeoutMs?: number;
 }
 
@@ -53,6 +58,7 @@ export class ApiClient {
     const headers: Record<string, string> = { authorization: `Bearer ${call.key}`, accept: 'application/json' };
     if (raw !== undefined) headers['content-type'] = 'application/json';
     if (call.idempotencyKey) headers['idempotency-key'] = call.idempotencyKey;
+    if (call.forwardedFor) headers['x-forwarded-for'] = call.forwardedFor;
     if (call.signingSecret) {
       const timestamp = String(Math.floor(this.deps.wallClock.now() / 1000));
       headers['x-service-timestamp'] = timestamp;

@@ -70,7 +70,7 @@ export function dashboard(deps: DashboardDeps): Router {
     res,
     session,
     key,
-    call: { key: key.key },
+    call: { key: key.key, forwardedFor: req.ip },
     api,
     render(opts, content) {
       send(res, opts.status ?? 200, layout({ title: opts.title, session, page: opts.page, flash: opts.flash === undefined ? takeFlash(session) : opts.flash }, content));
@@ -150,18 +150,18 @@ export function dashboard(deps: DashboardDeps): Router {
     if (!match) return refuse(400, 'That is not an API key: keys look like sk_test_… or sk_live_….');
     const environment = match[1] as Environment;
     // Any key the API accepts may open a session; the wallet balance is readable by every role.
-    const probe = await api.get('/api/v1/wallet', {}, { key: keyText });
+    const probe = await api.get('/api/v1/wallet', {}, { key: keyText, forwardedFor: req.ip });
     if (probe.status === 401) return refuse(401, 'That API key was refused (unknown or revoked). Nothing was stored.');
     if (!probe.ok) return refuse(probe.status, `That API key cannot open the dashboard: ${probe.message} (${probe.error?.code ?? probe.status})`);
     const key: SessionKey = { key: keyText, environment, keyId: null, role: null, ipAllowlist: [], signingSecret: secretText || null, hint: `${keyText.slice(0, 8)}…${keyText.slice(-4)}` };
-    const listed = await api.get<KeyItem[]>('/api/v1/keys', {}, { key: keyText });
+    const listed = await api.get<KeyItem[]>('/api/v1/keys', {}, { key: keyText, forwardedFor: req.ip });
     const current = listed.ok && Array.isArray(listed.data) ? listed.data.find((k) => k.current) : undefined;
     if (current) {
       key.keyId = current.id;
       key.role = current.role ?? null;
       key.ipAllowlist = current.ip_allowlist ?? [];
       if (!key.signingSecret) {
-        const revealed = await api.get<{ signing_secret: string }>(`/api/v1/keys/${encodeURIComponent(current.id)}/signing_secret`, {}, { key: keyText });
+        const revealed = await api.get<{ signing_secret: string }>(`/api/v1/keys/${encodeURIComponent(current.id)}/signing_secret`, {}, { key: keyText, forwardedFor: req.ip });
         if (revealed.ok) key.signingSecret = revealed.data.signing_secret;
       }
     }
@@ -288,7 +288,7 @@ function relayEvents(deps: DashboardDeps, key: string, req: Request, res: Respon
   const url = new URL('/api/v1/events/stream', deps.baseUrl());
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   let upstream: ClientRequest | null = null;
-  upstream = send(url, { method: 'GET', headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, agent: false }, (answer) => {
+  upstream = send(url, { method: 'GET', headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...(req.ip ? { 'x-forwarded-for': req.ip } : {}) }, agent: false }, (answer) => {
     if (answer.statusCode !== 200) {
       res.status(502).type('text/plain').send('The event stream is not available');
       answer.resume();
