@@ -225,3 +225,40 @@ describe('keys never travel in URLs', () => {
     }
   });
 });
+
+describe("a key's IP allowlist in the dashboard", () => {
+  // Behind a proxy on loopback (server.trust_proxy), the browser's address comes in X-Forwarded-For;
+  // the dashboard checks it against the key's allowlist and forwards it to the API, which checks it too.
+  let proxied: TestSandbox;
+  beforeAll(async () => {
+    proxied = await startTestSandbox({ server: { trust_proxy: 'loopback' } });
+  });
+  afterAll(async () => {
+    await proxied?.close();
+  });
+
+  const signInFrom = async (address: string, key: string) => {
+    const agent = supertest.agent(proxied.baseUrl);
+    const form = await agent.get('/dashboard/sign-in').set('X-Forwarded-For', address);
+    const res = await agent.post('/dashboard/sign-in').set('X-Forwarded-For', address).type('form').send({ csrf: csrfOf(form.text), api_key: key });
+    return { agent, res };
+  };
+
+  it('lets a browser in from an allowed address, and refuses one from elsewhere (403), changing nothing', async () => {
+    const issued = await proxied.post('/api/v1/keys', { environment: 'test', scopes: ['read'], ip_allowlist: ['203.0.113.0/24'] });
+    expect(issued.status).toBe(201);
+    const key = issued.body.data.key as string;
+
+    const allowed = await signInFrom('203.0.113.9', key);
+    expect(allowed.res.status).toBe(303);
+    expect((await allowed.agent.get('/dashboard/wallet').set('X-Forwarded-For', '203.0.113.9')).status).toBe(200);
+    // The same session from another address is refused.
+    const moved = await allowed.agent.get('/dashboard/wallet').set('X-Forwarded-For', '198.51.100.4');
+    expect(moved.status).toBe(403);
+
+    const refused = await signInFrom('198.51.100.4', key);
+    expect(refused.res.status).toBe(403);
+    expect(refused.res.text).toMatch(/ip_not_allowed|allowlist/);
+    expect((await refused.agent.get('/dashboard/wallet').set('X-Forwarded-For', '198.51.100.4')).status).toBe(303);
+  });
+});
