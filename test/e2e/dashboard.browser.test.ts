@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
+import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 const IMG = resolve(import.meta.dirname, process.env.RAILYARD_UPDATE_DOCS_IMAGES === '1' ? '../../docs/img' : '../../test-results/screenshots');
 const ARGS = [
@@ -53,6 +54,9 @@ beforeAll(async () => {
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
   sb = await startTestSandbox();
+  // As `railyard serve` loads them: each rule knows its file (the sandbox page lists them by file).
+  const loaded = loadScenarios([SANDBOX_SCENARIOS]);
+  sb.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
   profile = mkdtempSync(join(tmpdir(), 'railyard-chromium-'));
   browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, viewport: { width: 1280, height: 860 } });
   page = await browser.newPage();
