@@ -48,7 +48,7 @@ export function layout(opts: LayoutOptions, content: Html): string {
       <button type="submit" name="mode" value="live" id="mode-live" class="live-button" aria-pressed="${String(session.mode === 'live')}">Live</button>
     </div>
   </form>
-  <span class="key-hint" title="The API key this session uses">${session.keys[session.mode]!.hint}</span>
+  <span class="key-hint" title="The API key this session uses">${session.keys[session.mode]!.hint}${session.keys[session.mode]!.role ? ` · ${session.keys[session.mode]!.role}` : ''}</span>
   <form method="post" action="/dashboard/sign-out">${csrfField(session)}<button type="submit" class="link" id="sign-out">Sign out</button></form>
 </div>`
     : '';
