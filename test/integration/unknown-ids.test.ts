@@ -28,6 +28,7 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   getPayout: { object: 'payout' },
   getBulkPayout: { object: 'payout_bulk' },
   getBill: { object: 'bill' },
+  getObjectTimeline: { object: 'object' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */
