@@ -26,6 +26,10 @@ export type RuleMatchReport =
 interface Condition {
   holds: boolean;
   failure: string;
+  /** A predicate of the match block (counts first), or the state or behaviour the rule needs (breaks ties). */
+  predicate: boolean;
+  /** A predicate on a field the call carries: the rule is about calls like this one, even if it failed. */
+  relevant?: boolean;
 }
 
 const FIELDS = ['msisdn', 'account_number', 'bank_code', 'network', 'channel', 'provider', 'amount', 'card'] as const;
@@ -71,7 +75,7 @@ function matchConditions(match: MatchBlock, query: RailQuery): Condition[] {
     const predicate = match[field];
     if (predicate === undefined) continue;
     const actual = query[field];
-    out.push({ holds: predicateHolds(predicate, actual, field), failure: describePredicateFailure(field, predicate, actual) });
+    out.push({ holds: predicateHolds(predicate, actual, field), failure: describePredicateFailure(field, predicate, actual), predicate: true, relevant: actual !== undefined });
   }
   for (const member of match.all ?? []) out.push(...matchConditions(member, query));
   if (match.any) {
@@ -79,10 +83,12 @@ function matchConditions(match: MatchBlock, query: RailQuery): Condition[] {
     out.push({
       holds: match.any.some((m) => matchHolds(m, query)),
       failure: `none of the ${match.any.length} "any" alternatives holds${first ? ` (the first: ${first.failure})` : ''}`,
+      predicate: true,
+      relevant: true,
     });
   }
   if (match.not) {
-    out.push({ holds: !matchHolds(match.not, query), failure: 'the "not" block holds for this call' });
+    out.push({ holds: !matchHolds(match.not, query), failure: 'the "not" block holds for this call', predicate: true, relevant: true });
   }
   return out;
 }
@@ -96,11 +102,12 @@ function ruleConditions(rule: ScenarioRule, query: RailQuery, stateOf: (scenario
     out.push({
       holds: current === rule.state.requires,
       failure: `the rule needs scenario "${scenario}" in state "${rule.state.requires}", which is in "${current}"`,
+      predicate: false,
     });
   }
   const byProvider = rule[query.operation];
   const speaks = byProvider?.[query.provider as keyof typeof byProvider] ?? byProvider?.any;
-  out.push({ holds: speaks !== undefined, failure: `the rule says nothing for ${query.operation} on ${query.provider}` });
+  out.push({ holds: speaks !== undefined, failure: `the rule says nothing for ${query.operation} on ${query.provider}`, predicate: false });
   return out;
 }
 
@@ -112,7 +119,9 @@ export function ruleRef(rule: ScenarioRule, index: number): RuleRef {
 
 /**
  * The nearest rule to a call no rule decided, and the first condition it failed. Nearest is the
- * rule with the most conditions satisfied; on a tie, the earliest. Null when no rules are loaded.
+ * rule with the most match predicates satisfied; then the one with the fewest predicates on
+ * fields the call does not carry; then the one in the state it needs and with a behaviour for this
+ * operation and provider; then the earliest. Null when no rules are loaded.
  */
 export function explainMiss(
   rules: readonly ScenarioRule[],
@@ -125,7 +134,9 @@ export function explainMiss(
     const failed = conditions.find((c) => !c.holds);
     // A rule with every condition satisfied would have decided; it cannot be the miss's reason.
     if (!failed) continue;
-    const score = conditions.filter((c) => c.holds).length;
+    // Most match predicates satisfied first; then fewest predicates on fields the call does not
+    // carry (a card rule is nearer a card call than a number rule is); state and behaviour break ties.
+    const score = conditions.reduce((sum, c) => sum + (c.holds ? (c.predicate ? 1_000 : 1) : c.predicate && !c.relevant ? -10 : 0), 0);
     if (!best || score > best.score) best = { index, score, failed: failed.failure };
   }
   return best && { nearest: ruleRef(rules[best.index]!, best.index), failed: best.failed };
