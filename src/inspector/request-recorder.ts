@@ -16,9 +16,13 @@ const RAIL_OBJECT_ID = /\b(?:chg|trf|col|po|bil)_[0-9a-z]{12,}\b/i;
 /** The inspector's own listing is not recorded: a page that polls it would fill the log with itself. */
 const UNRECORDED = new Set(['/api/v1/requests']);
 
+/** Paths longer than this are cut (an id of 4 000 characters): each entry's size stays bounded. */
+const MAX_PATH = 512;
+
 function pathOf(originalUrl: string): string {
   const q = originalUrl.indexOf('?');
-  return q === -1 ? originalUrl : originalUrl.slice(0, q);
+  const path = q === -1 ? originalUrl : originalUrl.slice(0, q);
+  return path.length > MAX_PATH ? `${path.slice(0, MAX_PATH)}…` : path;
 }
 
 /** A created or read object's id: the response's data.id (data.reference for quotes and trades). */

@@ -42,6 +42,13 @@ describe('a capped log', () => {
     expect(data.every((e) => e.kind === 'merchant' && e.method === 'GET' && e.status === 404)).toBe(true);
   });
 
+  it('cuts a very long path, so each entry stays small', async () => {
+    expect((await sb.get(`/api/v1/charges/chg_${'a'.repeat(4_000)}`)).status).toBe(404);
+    const [entry] = (await list(sb, 'page_size=1')).data;
+    expect(entry!.path.startsWith('/api/v1/charges/chg_aaa')).toBe(true);
+    expect(entry!.path.length).toBeLessThanOrEqual(513);
+  });
+
   it('does not record its own listing', async () => {
     await list(sb);
     await list(sb);
