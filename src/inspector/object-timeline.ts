@@ -116,9 +116,13 @@ export class ObjectTimelineService {
     return { object_id: id, object, status: row.status, entries: entries.map(({ at, kind: k, title, details }) => ({ at, kind: k, title, details })) };
   }
 
-  /** The request that created it (its Idempotency-Key), and the merchant requests about it the inspector still holds. */
+  /**
+   * The request that created it (its Idempotency-Key), and the other merchant requests about it
+   * the inspector still holds that could change it (an OTP, a review): reads change nothing, and
+   * a page that polls the object would bury its life under them.
+   */
   private async requests(db: Db, auth: AuthContext, id: string, add: AddEntry): Promise<void> {
-    const logged = this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'merchant');
+    const logged = this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'merchant' && e.method !== 'GET');
     const claims = await db.all<{ idempotency_key: string; state: string; response_status: number | null; created_at: number }>(
       'SELECT idempotency_key, state, response_status, created_at FROM idempotency_keys WHERE resource_id = ? AND environment = ? AND merchant_id = ?',
       [id, auth.environment, auth.merchantId],

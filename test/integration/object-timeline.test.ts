@@ -120,6 +120,12 @@ describe('the timeline of a charge on the failover number 0551234989', () => {
     expect(place(entries, 'event', 'charge.success')).toBeLessThan(entries.indexOf(attempts[0]!));
   });
 
+  it('leaves out reads of the object: they change nothing', async () => {
+    for (let i = 0; i < 3; i++) expect((await sb.get(`/api/v1/charges/${chargeId}`)).status).toBe(200);
+    const again = (await timeline(chargeId)).entries;
+    expect(again.filter((e) => e.kind === 'request').map((e) => e.title)).toEqual(['POST /api/v1/charges']);
+  });
+
   it('is ordered by time', () => {
     const times = entries.map((e) => Date.parse(e.at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -149,6 +155,19 @@ describe('the timeline of other objects', () => {
     expect(late.details).toMatchObject({ provider: 'mtn-momo', amount: 3_000 });
     expect(t.entries.find((e) => e.kind === 'callback' && e.details.provider === 'mtn-momo')!.details.result).toBe('reversed');
     expect(t.entries.some((e) => e.kind === 'event' && e.title === 'charge.late_success_reversed')).toBe(true);
+  });
+
+  it('a /v1 card collection: the request, the OTP submitted, the settlement', async () => {
+    const res = await sb.post('/v1/collections', { amount: '200.00', currency: 'GHS', channel: 'card', customer: '4000 0000 0000 3410' }, { idempotencyKey: 'timeline-col-1' });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id as string;
+    expect((await sb.post(`/v1/collections/${id}/otp`, { otp: '123456' })).status).toBe(200);
+    const t = await timeline(id);
+    expect(t).toMatchObject({ object: 'collection', status: 'settled' });
+    expect(t.entries.filter((e) => e.kind === 'request').map((e) => e.title)).toEqual(['POST /v1/collections', `POST /v1/collections/${id}/otp`]);
+    expect(t.entries.find((e) => e.kind === 'provider_call')!.details).toMatchObject({ provider: 'card-processor', outcome: 'accepted' });
+    expect(t.entries.filter((e) => e.kind === 'event').map((e) => e.title)).toEqual(['collection.pending', 'collection.settled']);
+    expect(JSON.stringify(t)).not.toContain('4000000000003410');
   });
 
   it('a trade: its quote, the request, its status changes, journals and events', async () => {
