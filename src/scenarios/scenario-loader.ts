@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseYamlWith } from '../kernel/yaml-source.ts';
 import { tagRuleSource } from './rule-source.ts';
+import type { RuleSource } from './rule-engine.ts';
 import { scenarioFileSchema, type ScenarioFile, type ScenarioRule, type Wallet } from './scenario-schema.ts';
 
 export interface LoadedScenarios {
@@ -41,4 +42,9 @@ export function loadScenarios(paths: readonly string[], cwd = process.cwd()): Lo
     scenario.rules.forEach((rule, index) => tagRuleSource(rule, { file: shown.startsWith('..') ? path : shown, index }));
   }
   return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
+}
+
+/** Which file each run of rules came from, for GET /api/v1/sandbox/scenarios (paths relative to cwd). */
+export function ruleSources(loaded: Pick<LoadedScenarios, 'files'>, cwd = process.cwd()): RuleSource[] {
+  return loaded.files.map((f) => ({ file: relative(cwd, f.path) || f.path, rules: f.scenario.rules.length }));
 }

@@ -543,6 +543,25 @@ CREATE TABLE payout_bulks (
 `,
   },
   {
+    version: 14,
+    name: 'v1-ledger-reports',
+    // Settlement reports and GET /v1/ledger/entries?from=&to= read a merchant's journals by time.
+    sql: `
+CREATE INDEX ledger_journals_merchant_time ON ledger_journals (environment, merchant_id, created_at);
+`,
+  },
+  {
+    version: 15,
+    name: 'api-key-roles-and-ip-allowlists',
+    // A key's role limits it to an area (finance or engineering; admin: everything its scopes allow),
+    // and a non-empty allowlist (JSON array of addresses and CIDR blocks) limits where it is accepted from.
+    sql: `
+ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'finance', 'engineering'));
+ALTER TABLE api_keys ADD COLUMN ip_allowlist TEXT NOT NULL DEFAULT '[]';
+CREATE INDEX api_keys_merchant ON api_keys (merchant_id, created_at);
+`,
+  },
+  {
     version: 16,
     name: 'inspector',
     sql: `
