@@ -292,6 +292,8 @@ export interface Operation {
   /** Marked by its required X-Service-Signature header parameter. */
   signed: boolean;
   statuses: Set<number>;
+  /** Success statuses documented with a body that is not JSON (a CSV export), with their media type. */
+  textStatuses: Map<number, string>;
   /** Id prefixes it takes, in its path or body (`qt` for executeTrade): what to follow a creation with. */
   consumes: Set<string>;
 }
@@ -321,6 +323,12 @@ export function operationsOf(document: Json): Operation[] {
         idempotent: headers.includes('idempotency-key'),
         signed: headers.includes('x-service-signature'),
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
+        textStatuses: new Map(
+          Object.entries<Json>(op.responses ?? {}).flatMap(([status, response]) => {
+            const media = Object.keys(resolve(response)?.content ?? {});
+            return media.length && !media.includes('application/json') ? [[Number(status), media[0]!.split(';')[0]!] as const] : [];
+          }),
+        ),
         consumes: new Set([...params.filter((p) => p.in === 'path').map((p) => resolve(p.schema)?.examples?.[0]), ...patternsIn(resolve(resolve(op.requestBody)?.content?.['application/json']?.schema))].flatMap((s) => (typeof s === 'string' && ID_PATTERN.test(s) ? [ID_PATTERN.exec(s)![1]!] : /^\^([a-z]+)_\[0-9a-z\]\{20\}\$$/.exec(String(s))?.slice(1) ?? []))),
       });
     }
@@ -388,6 +396,10 @@ function checkResponse(draft: Draft, res: WireResponse, validate: ResponseValida
   if (draft.op && draft.documented) {
     if (!draft.op.statuses.has(res.status)) {
       problems.push({ check: 'undocumented_status', detail: `${res.status}${typeof code === 'string' ? ` ${code}` : ''} is not among the documented ${[...draft.op.statuses].join(', ')}` });
+    } else if (res.status < 300 && draft.op.textStatuses.has(res.status)) {
+      const media = draft.op.textStatuses.get(res.status)!;
+      const got = String(res.headers['content-type'] ?? '(none)');
+      if (got.split(';')[0]!.trim() !== media) problems.push({ check: 'response_schema', detail: `content-type ${got}, not the documented ${media}` });
     } else if (res.status < 300) {
       const invalid = body === undefined ? 'the body is not JSON' : validate(draft.op, res.status, body);
       if (invalid) problems.push({ check: 'response_schema', detail: invalid });

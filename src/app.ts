@@ -1,6 +1,8 @@
 import express, { type Express, type Request } from 'express';
 import { performance } from 'node:perf_hooks';
+import { accessRoutes } from './access/access.routes.ts';
 import { ApiKeyService } from './auth/api-key-service.ts';
+import { ServiceLadder } from './auth/service-ladder.ts';
 import { RequestSignatureVerifier } from './auth/request-signature.ts';
 import { SCOPES } from './auth/scopes.ts';
 import type { Config } from './config/config.ts';
@@ -24,6 +26,7 @@ import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
 import { PriceFeed } from './trading/price-feed.ts';
@@ -32,10 +35,15 @@ import { TradeService } from './trading/trade-service.ts';
 import { TradingLimits } from './trading/trading-limits.ts';
 import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
-import { RuleEngine } from './scenarios/rule-engine.ts';
+import { RuleEngine, type RuleSource } from './scenarios/rule-engine.ts';
 import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
 import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
+import { inspectorRoutes } from './inspector/inspector.routes.ts';
+import { ObjectTimelineService } from './inspector/object-timeline.ts';
+import { RequestLog } from './inspector/request-log.ts';
+import { RequestRecorder } from './inspector/request-recorder.ts';
+import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
@@ -54,6 +62,8 @@ import { PayoutService } from './v1/payout-service.ts';
 import { payoutRoutes } from './v1/payouts.routes.ts';
 import { BillService } from './v1/bill-service.ts';
 import { billRoutes } from './v1/bills.routes.ts';
+import { LedgerReportService } from './v1/ledger-report-service.ts';
+import { ledgerRoutes } from './v1/ledger.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -72,6 +82,8 @@ export interface AppOptions {
   timeline?: Timeline;
   /** Sees each call the adapters make to an upstream (contract generation and verification). */
   upstreamTap?: UpstreamTap;
+  /** Which file each run of `rules` came from (GET /api/v1/sandbox/scenarios). */
+  ruleSources?: readonly RuleSource[];
   /** Simulated customers' wallets from the scenario files. */
   wallets?: readonly Wallet[];
   /**
@@ -143,7 +155,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
   const idempotency = new IdempotencyService({ clock, boot });
   const health = new ProviderHealth();
-  const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? []);
+  const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
@@ -232,11 +244,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   ];
   routes.push(...payoutRoutes({ store, payouts }));
   routes.push(...billRoutes({ store, bills }));
+  // The requests inspector and object timelines (in memory, capped per environment).
+  const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests });
+  const recorder = new RequestRecorder({ log: requestLog, store, logger });
+  routes.push(...inspectorRoutes({ store, requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog }) }));
+  routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
+  routes.push(...accessRoutes({ store, apiKeys, ladder: new ServiceLadder() }), ...scenarioRoutes({ scenarios }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip, which key IP allowlists check: the peer, or X-Forwarded-For behind a configured proxy.
+  app.set('trust proxy', config.server.trust_proxy);
   if (config.log_requests) {
     app.use((req, res, next) => {
       const started = performance.now();
@@ -266,8 +286,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
     serviceBaseUrl: baseUrl,
+    explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
-  for (const registered of PROVIDERS) app.use(mockPath(registered.name), createMock(registered.name, mockCtx, config));
+  for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));
@@ -288,6 +309,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       verify: keepRawBody,
     }),
   );
+  api.use(recorder.merchant());
   api.use(eventStreamRouter({ store, apiKeys, stream, logger }));
   mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
   app.use(api);

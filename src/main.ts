@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from './config/config.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
-import { loadScenarios } from './scenarios/scenario-loader.ts';
+import { loadScenarios, ruleSources } from './scenarios/scenario-loader.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
 
 const USAGE = `railyard ${VERSION}
@@ -225,7 +225,7 @@ async function serve(): Promise<void> {
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
   const scenarios = loadScenarios(scenarioPaths);
   const logger = config.log_requests ? jsonLogger() : silentLogger;
-  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets });
+  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios) });
   const drain = new GracefulDrain();
   const server = createServer(drain.wrap(railyard.app));
   // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
@@ -249,7 +249,7 @@ async function serve(): Promise<void> {
   const watcher = watchScenarios(
     scenarioPaths,
     (loaded) => {
-      railyard.scenarios.replace(loaded.rules, loaded.wallets);
+      railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
     },
     (message) => process.stderr.write(`scenarios not reloaded; keeping the last good version:\n${message}\n`),

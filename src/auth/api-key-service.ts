@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../kernel/clock.ts';
-import { UnauthorizedError } from '../kernel/errors.ts';
+import { IpNotAllowedError, NotFoundError, UnauthorizedError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { ipAllowed } from './ip-allowlist.ts';
+import type { Role } from './roles.ts';
 import type { Scope } from './scopes.ts';
 
 export interface AuthContext {
@@ -13,6 +15,8 @@ export interface AuthContext {
   environment: Environment;
   scopes: Scope[];
   signingSecret: string;
+  role: Role;
+  ipAllowlist: string[];
 }
 
 export interface IssuedKey {
@@ -21,7 +25,46 @@ export interface IssuedKey {
   signingSecret: string;
   environment: Environment;
   scopes: Scope[];
+  role: Role;
+  ipAllowlist: string[];
 }
+
+/** A key as listed: never the key or its signing secret. */
+export interface KeyRecord {
+  id: string;
+  environment: Environment;
+  keyHint: string;
+  scopes: Scope[];
+  role: Role;
+  ipAllowlist: string[];
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+interface KeyRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  key_hash: string;
+  key_hint: string;
+  scopes: string;
+  signing_secret: string;
+  role: Role;
+  ip_allowlist: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+const record = (row: KeyRow): KeyRecord => ({
+  id: row.id,
+  environment: row.environment,
+  keyHint: row.key_hint,
+  scopes: JSON.parse(row.scopes) as Scope[],
+  role: row.role,
+  ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
 
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9_]{16,128}$/;
 
@@ -43,7 +86,7 @@ export class ApiKeyService {
 
   async issue(
     db: Db,
-    input: { merchantId: string; environment: Environment; scopes: Scope[]; key?: string; signingSecret?: string; id?: string },
+    input: { merchantId: string; environment: Environment; scopes: Scope[]; role?: Role; ipAllowlist?: string[]; key?: string; signingSecret?: string; id?: string },
   ): Promise<IssuedKey> {
     const key = input.key ?? `sk_${input.environment}_${randomToken(24)}`;
     if (environmentOf(key) !== input.environment) {
@@ -51,32 +94,75 @@ export class ApiKeyService {
     }
     const signingSecret = input.signingSecret ?? `sig_${input.environment}_${randomToken(32)}`;
     const id = input.id ?? this.deps.ids.next('key');
+    const role = input.role ?? 'admin';
+    const ipAllowlist = input.ipAllowlist ?? [];
+    // Re-seeding the sandbox key keeps the role and allowlist someone gave it.
     await db.run(
-      `INSERT INTO api_keys (id, merchant_id, environment, key_hash, key_hint, scopes, signing_secret, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO api_keys (id, merchant_id, environment, key_hash, key_hint, scopes, signing_secret, created_at, role, ip_allowlist)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET key_hash = excluded.key_hash, key_hint = excluded.key_hint,
          scopes = excluded.scopes, signing_secret = excluded.signing_secret, revoked_at = NULL`,
-      [id, input.merchantId, input.environment, sha256Hex(key), key.slice(0, 12) + '…' + key.slice(-4), JSON.stringify(input.scopes), signingSecret, this.deps.clock.now()],
+      [id, input.merchantId, input.environment, sha256Hex(key), key.slice(0, 12) + '…' + key.slice(-4), JSON.stringify(input.scopes), signingSecret, this.deps.clock.now(), role, JSON.stringify(ipAllowlist)],
     );
-    return { id, key, signingSecret, environment: input.environment, scopes: input.scopes };
+    return { id, key, signingSecret, environment: input.environment, scopes: input.scopes, role, ipAllowlist };
   }
 
-  async authenticate(db: Db, authorization: string | undefined): Promise<AuthContext> {
+  /**
+   * The key's context, or 401. With the client address (express req.ip), a key whose allowlist
+   * is not empty is refused from any other address (403 ip_not_allowed).
+   */
+  async authenticate(db: Db, authorization: string | undefined, ip?: string): Promise<AuthContext> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     const key = match?.[1];
     if (!key || !environmentOf(key)) throw new UnauthorizedError();
     const hash = sha256Hex(key);
-    const row = await db.get<{ id: string; merchant_id: string; environment: Environment; key_hash: string; scopes: string; signing_secret: string }>(
-      'SELECT id, merchant_id, environment, key_hash, scopes, signing_secret FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
-      [hash],
-    );
+    const row = await db.get<KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL', [hash]);
     if (!row || !safeEqual(row.key_hash, hash)) throw new UnauthorizedError('Unknown or revoked API key');
+    const ipAllowlist = JSON.parse(row.ip_allowlist) as string[];
+    if (ip !== undefined && !ipAllowed(ipAllowlist, ip)) throw new IpNotAllowedError(ip);
     return {
       keyId: row.id,
       merchantId: row.merchant_id,
       environment: row.environment,
       scopes: JSON.parse(row.scopes) as Scope[],
       signingSecret: row.signing_secret,
+      role: row.role,
+      ipAllowlist,
     };
+  }
+
+  /** The merchant's keys of both environments, oldest first. */
+  async list(db: Db, merchantId: string): Promise<KeyRecord[]> {
+    const rows = await db.all<KeyRow>('SELECT * FROM api_keys WHERE merchant_id = ? ORDER BY created_at, id', [merchantId]);
+    return rows.map(record);
+  }
+
+  async get(db: Db, merchantId: string, id: string): Promise<KeyRecord> {
+    return record(await this.owned(db, merchantId, id));
+  }
+
+  /** Revoked at once: the next request with the key is 401. Revoking again changes nothing. */
+  async revoke(db: Db, merchantId: string, id: string): Promise<KeyRecord> {
+    const row = await this.owned(db, merchantId, id);
+    if (row.revoked_at === null) await db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [this.deps.clock.now(), id]);
+    return record((await this.owned(db, merchantId, id))!);
+  }
+
+  /** Replaces the allowlist (entries already validated); empty accepts any address. */
+  async setIpAllowlist(db: Db, merchantId: string, id: string, entries: string[]): Promise<KeyRecord> {
+    await this.owned(db, merchantId, id);
+    await db.run('UPDATE api_keys SET ip_allowlist = ? WHERE id = ?', [JSON.stringify(entries), id]);
+    return record(await this.owned(db, merchantId, id));
+  }
+
+  /** The explicit reveal of a key's request-signing secret (the key itself is only a hash). */
+  async signingSecret(db: Db, merchantId: string, id: string): Promise<string> {
+    return (await this.owned(db, merchantId, id)).signing_secret;
+  }
+
+  private async owned(db: Db, merchantId: string, id: string): Promise<KeyRow> {
+    const row = await db.get<KeyRow>('SELECT * FROM api_keys WHERE id = ? AND merchant_id = ?', [id, merchantId]);
+    if (!row) throw new NotFoundError(`No API key ${id}`, { id });
+    return row;
   }
 }

@@ -74,6 +74,14 @@ export const configSchema = z.strictObject({
   virtual_start: z.iso.datetime().optional().describe('Where a virtual clock starts; default 2026-01-01T00:00:00Z'),
   seed: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('Seeds ids and fake data; default 1 on a virtual clock, random otherwise'),
   log_requests: z.boolean().default(true),
+  server: z
+    .strictObject({
+      trust_proxy: z
+        .union([z.boolean(), z.number().int().min(0), z.string().min(1)])
+        .default(false)
+        .describe("express 'trust proxy': when set, X-Forwarded-For gives the client address that key IP allowlists check"),
+    })
+    .prefault({}),
   sandbox: z
     .strictObject({
       merchant_name: z.string().min(1).default('Sandbox Merchant'),
@@ -184,6 +192,17 @@ export const configSchema = z.strictObject({
       sandbox_url: z.url().optional().describe('Registers this URL for the seeded sandbox merchant at start-up'),
     })
     .prefault({}),
+  inspector: z
+    .strictObject({
+      max_requests: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000_000)
+        .default(1_000)
+        .describe('How many requests the requests inspector keeps per environment (in memory); the oldest make room'),
+    })
+    .prefault({}),
   fees: z
     .strictObject({
       collection: z
@@ -244,6 +263,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (env.RAILYARD_SCENARIOS) set(['scenarios'], env.RAILYARD_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean));
   if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
   if (env.RAILYARD_WEBHOOK_URL) set(['webhooks', 'sandbox_url'], env.RAILYARD_WEBHOOK_URL);
+  if (env.RAILYARD_TRUST_PROXY) {
+    const v = env.RAILYARD_TRUST_PROXY;
+    set(['server', 'trust_proxy'], v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v);
+  }
   if (env.RAILYARD_LOG_REQUESTS) set(['log_requests'], env.RAILYARD_LOG_REQUESTS !== 'false');
   return buildConfig(merged);
 }

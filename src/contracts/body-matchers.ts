@@ -62,6 +62,16 @@ function leafMatcher(key: string | null, value: unknown, exact: boolean, options
   return value;
 }
 
+/** A list's field holding ids of several kinds (a report's lines name charges and payouts): any id. */
+class AnyId {
+  constructor(readonly example: string) {}
+}
+
+function mixedIds(values: unknown[]): boolean {
+  const prefixes = new Set(values.map((v) => (typeof v === 'string' ? ID.exec(v)?.[1] : undefined)));
+  return prefixes.size > 1 && !prefixes.has(undefined);
+}
+
 function kind(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
@@ -81,6 +91,7 @@ export function itemTemplate(items: readonly unknown[]): unknown {
     const kinds = new Set(values.map(kind));
     if (kinds.size !== 1) continue;
     if (kinds.has('object')) out[key] = itemTemplate(values);
+    else if (mixedIds(values)) out[key] = new AnyId(values[0] as string);
     else if (kinds.has('array')) out[key] = (values as unknown[][]).flat().length ? [itemTemplate((values as unknown[][]).flat())] : [];
     else out[key] = values[0];
   }
@@ -88,6 +99,7 @@ export function itemTemplate(items: readonly unknown[]): unknown {
 }
 
 function shape(key: string | null, value: unknown, exact: unknown, options: MatcherOptions): unknown {
+  if (value instanceof AnyId) return M.regex('^[a-z]+_[0-9a-z]+$', value.example);
   if (isLeaf(value)) return leafMatcher(key, value, exact !== undefined && isLeaf(exact) && exact === value, options);
   if (Array.isArray(value)) {
     // A list promises its items' shape, not their number: at least one when it had one.

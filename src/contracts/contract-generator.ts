@@ -131,6 +131,10 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
           if (ex.contentType?.startsWith('application/json') && ex.response !== null) {
             b.headers({ 'Content-Type': JSON_CONTENT });
             b.jsonBody(bodyMatchers(ex.response, { exact: expect?.body }));
+          } else if (ex.contentType) {
+            // A text answer (a CSV export): the consumer relies on its media type; its rows are data.
+            const media = ex.contentType.split(';')[0]!.trim();
+            b.headers({ 'Content-Type': M.regex(`^${media.replace(/[.+]/g, '\\$&')}(;.*)?$`, ex.contentType) });
           }
         })
         .executeTest(async (server) => {

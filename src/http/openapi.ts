@@ -28,6 +28,17 @@ function parameters(schema: z.ZodType | undefined, where: 'query' | 'path'): unk
   }));
 }
 
+// The /v1 family takes form-encoded bodies as well as JSON (app.ts parses both there); nested
+// fields are bracketed, customer[account_number]=..., which is OpenAPI's deepObject style.
+function requestContent(path: string, schema: Record<string, unknown>): Record<string, unknown> {
+  const json = { 'application/json': { schema } };
+  if (!path.startsWith('/v1/')) return json;
+  const properties = Object.entries((schema.properties as Record<string, { type?: unknown }> | undefined) ?? {});
+  const nested = properties.filter(([, property]) => property.type === 'object' || property.type === 'array');
+  const encoding = Object.fromEntries(nested.map(([name]) => [name, { style: 'deepObject', explode: true }]));
+  return { ...json, 'application/x-www-form-urlencoded': { schema, encoding } };
+}
+
 /** OpenAPI 3.1, generated from the same zod schemas the routes validate with. */
 export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -46,11 +57,13 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
     const responses: Record<string, unknown> = {
       [String(route.response.status)]: {
         description: route.response.description,
-        content: { 'application/json': { schema: jsonSchema(route.response.schema, 'output') } },
+        content: { [route.response.contentType ?? 'application/json']: { schema: jsonSchema(route.response.schema, 'output') } },
       },
     };
     const byStatus = new Map<number, string[]>();
-    for (const code of new Set(['unauthorized', 'validation_error', ...route.errors] as const)) {
+    // Any key may carry an IP allowlist; a route with an area refuses the other roles.
+    const implied = ['unauthorized', 'validation_error', 'ip_not_allowed', ...(route.area ? (['role_forbidden'] as const) : [])] as const;
+    for (const code of new Set([...implied, ...route.errors] as const)) {
       const status = HTTP_STATUS[code];
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -66,10 +79,9 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+      ...(route.area ? { 'x-role-area': route.area } : {}),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...headerParams],
-      ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-        : {}),
+      ...(route.body ? { requestBody: { required: true, content: requestContent(route.path, jsonSchema(route.body, 'input')) } } : {}),
       responses,
     };
   }

@@ -2,8 +2,9 @@ import type { Request, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiKeyService, AuthContext } from '../auth/api-key-service.ts';
 import type { RequestSignatureVerifier } from '../auth/request-signature.ts';
+import { roleAllows, type RouteArea } from '../auth/roles.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { ForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
+import { ForbiddenError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
 import {
   parseIdempotencyKey,
   requestHash,
@@ -25,6 +26,9 @@ export interface RouteContext<B, Q, P> {
 export interface RouteResult {
   status: number;
   body: unknown;
+  /** A body that is not JSON (a CSV export): sent as it is, with this content type. */
+  contentType?: string;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -41,13 +45,16 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   tag: string;
   /** Scope the API key must hold; sandbox helpers need none but a test key. */
   scope?: Scope;
+  /** The area a key's role must cover (auth/roles.ts); none: open to every role. */
+  area?: RouteArea;
   signed?: boolean;
   idempotent?: boolean;
   sandboxOnly?: boolean;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  response: { status: number; description: string; schema: z.ZodType };
+  /** contentType: a non-JSON answer (text/csv); schema then describes the text. */
+  response: { status: number; description: string; schema: z.ZodType; contentType?: string };
   errors: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
 }
@@ -88,10 +95,12 @@ export interface RouteDeps {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
-      const auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'));
+      const auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'), req.ip);
+      res.locals.auth = auth; // whose request it is, for the requests inspector
       if (route.scope && !auth.scopes.includes(route.scope)) {
         throw new ForbiddenError(`This API key lacks the ${route.scope} scope`, { required_scope: route.scope });
       }
+      if (!roleAllows(auth.role, route.area)) throw new RoleForbiddenError(auth.role, route.area!);
       if (route.sandboxOnly && auth.environment !== 'test') {
         throw new ForbiddenError('Sandbox helpers accept only sk_test_ keys', { environment: auth.environment });
       }
@@ -123,7 +132,9 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
         }
       }
       const result = await route.handler({ body, query, params, auth, idempotency, req });
-      res.status(result.status).json(result.body);
+      if (result.headers) res.set(result.headers);
+      if (result.contentType) res.status(result.status).type(result.contentType).send(result.body);
+      else res.status(result.status).json(result.body);
     });
   }
 }

@@ -11,6 +11,9 @@ export type ErrorCode =
   | 'rate_expired'
   | 'idempotency_conflict'
   | 'payment_link_inactive'
+  | 'ladder_out_of_order'
+  | 'ip_not_allowed'
+  | 'role_forbidden'
   | 'insufficient_funds'
   | 'limit_exceeded'
   | 'idempotency_key_reused'
@@ -118,5 +121,26 @@ export class ComplianceBlockError extends RailyardError {
 export class PaymentLinkInactiveError extends RailyardError {
   constructor(message: string, details: { payment_link_id: string; state: 'expired' | 'deactivated' | 'completed' }) {
     super('payment_link_inactive', message, details);
+  }
+}
+
+/** A service-ladder action asked for out of turn (request_access, then enable_sandbox, then go_live). */
+export class LadderOutOfOrderError extends RailyardError {
+  constructor(message: string, details: { stage: string; action: string; expected_action: string | null }) {
+    super('ladder_out_of_order', message, details);
+  }
+}
+
+/** The key has an IP allowlist and the request came from another address. */
+export class IpNotAllowedError extends RailyardError {
+  constructor(ip: string) {
+    super('ip_not_allowed', `Requests with this API key are not accepted from ${ip}; add the address to the key's IP allowlist`, { ip });
+  }
+}
+
+/** The key's role (finance or engineering) does not cover the route's area. */
+export class RoleForbiddenError extends RailyardError {
+  constructor(role: string, area: string) {
+    super('role_forbidden', `A key with the ${role} role cannot use ${area} actions`, { role, area });
   }
 }

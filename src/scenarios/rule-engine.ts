@@ -55,12 +55,15 @@ export function ruleMatches(rule: ScenarioRule, query: RailQuery): boolean {
  */
 export class RuleEngine implements ScenarioEngine {
   private calls = new Map<string, number>();
+  /** How many calls each rule (by index) answered since the rules were loaded or reset. */
+  private matched: number[] = [];
   private states = new Map<string, string>();
   private wallets = new Map<string, number>();
 
   constructor(
     private rules: readonly ScenarioRule[],
     wallets: readonly Wallet[] = [],
+    private sources: readonly RuleSource[] = [],
   ) {
     this.loadWallets(wallets);
   }
@@ -76,9 +79,10 @@ export class RuleEngine implements ScenarioEngine {
       const key = `${index}:${query.operation}:${query.provider}`;
       const n = this.calls.get(key) ?? 0;
       this.calls.set(key, n + 1);
+      this.matched[index] = (this.matched[index] ?? 0) + 1;
       if (rule.state?.sets !== undefined) this.states.set(scenario, rule.state.sets);
       const behaviour = sequence[Math.min(n, sequence.length - 1)]!;
-      return { rule: rule.name, behaviour: this.applyWallet(query, behaviour) };
+      return { rule: rule.name, index, behaviour: this.applyWallet(query, behaviour) };
     }
     const wallet = this.walletDecision(query);
     return wallet;
@@ -116,13 +120,15 @@ export class RuleEngine implements ScenarioEngine {
   }
 
   /** Swaps the rules (serve mode reloads) and starts every count, state and wallet afresh. */
-  replace(rules: readonly ScenarioRule[], wallets: readonly Wallet[] = []): void {
+  replace(rules: readonly ScenarioRule[], wallets: readonly Wallet[] = [], sources: readonly RuleSource[] = []): void {
     this.rules = rules;
+    this.sources = sources;
     this.reset(wallets);
   }
 
   reset(wallets: readonly Wallet[] = []): void {
     this.calls = new Map();
+    this.matched = [];
     this.states = new Map();
     this.wallets = new Map();
     this.loadWallets(wallets);
@@ -135,6 +141,39 @@ export class RuleEngine implements ScenarioEngine {
   get size(): number {
     return this.rules.length;
   }
+
+  /** The rules in force, in order (the requests inspector explains a miss against them). */
+  get loaded(): readonly ScenarioRule[] {
+    return this.rules;
+  }
+
+  /** The state a named scenario is in now. */
+  stateOf(scenario: string): string {
+    return this.states.get(scenario) ?? START_STATE;
+  }
+
+  /** The rules grouped by the file they came from, each with how many calls it answered. */
+  describe(): { file: string; rules: { index: number; rule: ScenarioRule; matchedCount: number }[] }[] {
+    const group = (file: string, from: number, to: number) => ({
+      file,
+      rules: this.rules.slice(from, to).map((rule, i) => ({ index: i, rule, matchedCount: this.matched[from + i] ?? 0 })),
+    });
+    const groups = [];
+    let at = 0;
+    for (const source of this.sources) {
+      groups.push(group(source.file, at, at + source.rules));
+      at += source.rules;
+    }
+    // Rules passed in code, not from a file.
+    if (at < this.rules.length) groups.push(group('(inline rules)', at, this.rules.length));
+    return groups;
+  }
+}
+
+/** Where a run of consecutive rules came from: a scenario file and how many rules it holds. */
+export interface RuleSource {
+  file: string;
+  rules: number;
 }
 
 /** Stateless one-off evaluation, for tests and tools. */

@@ -1,9 +1,10 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
+import { tradingEnabled, type Stage } from '../auth/service-ladder.ts';
 import type { TradingConfig } from '../config/config.ts';
 import { ComplianceBlockError } from '../kernel/errors.ts';
 import type { Db } from '../store/db.ts';
 
-export type TradingStage = 'none' | 'requested' | 'sandbox' | 'live';
+export type TradingStage = Stage;
 export type Screening = 'clear' | 'blocked' | 'review';
 
 // EVM addresses are case-insensitive; base58 ones are not.
@@ -29,8 +30,7 @@ export class Compliance {
   async assertTradingEnabled(db: Db, auth: AuthContext): Promise<void> {
     const row = await db.get<{ trading_stage: TradingStage }>('SELECT trading_stage FROM merchants WHERE id = ?', [auth.merchantId]);
     const stage = row?.trading_stage ?? 'none';
-    const enabled = auth.environment === 'test' ? stage === 'sandbox' || stage === 'live' : stage === 'live';
-    if (!enabled) {
+    if (!tradingEnabled(stage, auth.environment)) {
       throw new ComplianceBlockError(`Trading is not enabled for this merchant in ${auth.environment} mode (service stage: ${stage})`, {
         reason: 'service_not_enabled',
         stage,

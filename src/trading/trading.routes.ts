@@ -19,6 +19,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       description:
         'Any valid key may quote (the spec names no scope). Give exactly one of fiat_amount and asset_amount. applied_rate is the benchmark (USD price × USD/GHS) plus the spread in the house favour; amounts round in the house favour.',
       tag: 'Trading',
+      area: 'finance',
       body: quoteBody,
       response: { status: 201, description: 'The quote', schema: envelopeOf(quoteSchema) },
       errors: ['rate_expired', 'limit_exceeded', 'compliance_block'],
@@ -32,6 +33,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       description:
         'A buy settles at once from the wallet and delivers to delivery_address. A sell answers pending_payment with the deposit_address to pay into. A trade parked for review answers 403 compliance_block with details.order_reference and status under_review.',
       tag: 'Trading',
+      area: 'finance',
       scope: 'trades:write',
       signed: true,
       idempotent: true,

@@ -27,6 +27,7 @@ export function billRoutes(deps: BillRouteDeps): RouteSpec[] {
       description:
         'Form-encoded or JSON. Reserves amount + fee at once and vends through the biller aggregator: bill.settled (an ECG vend carries its token and units) or bill.failed with the reservation refunded. An unknown meter or smartcard is refused at once: 201 with the bill failed (invalid_customer), refunded.',
       tag: 'Bills',
+      area: 'finance',
       scope: 'transfers:write',
       signed: true,
       idempotent: true,

@@ -26,6 +26,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
       description:
         'Form-encoded or JSON. `amount` is a decimal string of major units ("110.50"). Answers 201 with status pending_approval: the customer approves (momo prompt, card OTP, bank mandate) and the provider reports; never treat the initiate response as success. A card declined outright answers 201 with status failed.',
       tag: 'Collections',
+      area: 'finance',
       scope: 'collections:write',
       idempotent: true,
       body: createCollectionBody,
@@ -56,6 +57,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
       description:
         'For a collection whose next_action is {type: "otp"}. The right OTP settles it; a wrong one fails it (failure_reason invalid_otp). A collection no longer pending is returned as it stands.',
       tag: 'Collections',
+      area: 'finance',
       scope: 'collections:write',
       params: pathIdParams('id', 'collection', 'col_0000000000aaaaaaaaaa'),
       body: submitOtpBody,
@@ -75,6 +77,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
         description:
           'Test keys only. Tells the direct-debit mock, through its own sandbox endpoint, what the customer answered at their bank; the mock calls back at once. Without it, a debit is approved after rails.default_callback_seconds (unless its test account says otherwise).',
         tag: 'Sandbox',
+        area: 'engineering',
         sandboxOnly: true,
         params: pathIdParams('id', 'collection', 'col_0000000000aaaaaaaaaa'),
         response: { status: 200, description: 'The collection after the answer', schema: envelopeOf(collectionSchema) },

@@ -275,7 +275,7 @@ export class PaymentLinkService {
 
   /** The link acts in its merchant's name: the link is the capability, no API key is involved. */
   private authOf(link: PaymentLinkRow): AuthContext {
-    return { keyId: `payment_link:${link.id}`, merchantId: link.merchant_id, environment: link.environment, scopes: [], signingSecret: '' };
+    return { keyId: `payment_link:${link.id}`, merchantId: link.merchant_id, environment: link.environment, scopes: [], signingSecret: '', role: 'admin', ipAllowlist: [] };
   }
 
   private collections(): CollectionService {

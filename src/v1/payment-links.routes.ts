@@ -23,6 +23,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): RouteSpec[] {
       description:
         'Form-encoded or JSON. Omit `amount` for an open amount the customer types on the hosted page. The answer carries `url` (`<base_url>/pay/<slug>`), the hosted checkout page to share. Each payment on it is a /v1 collection with `payment_link_id` set.',
       tag: 'Payment links',
+      area: 'finance',
       scope: 'collections:write',
       idempotent: true,
       body: createPaymentLinkBody,
@@ -68,6 +69,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): RouteSpec[] {
       description:
         'An active or expired link becomes deactivated; its page then says so (410) and its public endpoints refuse with payment_link_inactive. Deactivating again changes nothing; a completed link stays completed. Collections already pending still settle.',
       tag: 'Payment links',
+      area: 'finance',
       scope: 'collections:write',
       params: linkId(),
       response: { status: 200, description: 'The link after deactivation', schema: envelopeOf(paymentLinkSchema) },

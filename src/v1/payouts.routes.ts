@@ -26,6 +26,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
       description:
         'Form-encoded or JSON. Reserves amount + fees at once; the payout resolves by callback or status poll: payout.settled, or payout.failed with the reservation refunded.',
       tag: 'Payouts',
+      area: 'finance',
       scope: 'transfers:write',
       signed: true,
       idempotent: true,
@@ -42,6 +43,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
       description:
         'Each item is checked on its own: a valid item becomes a payout (its own po_ id, reserved and routed), an invalid one or one the wallet cannot cover is refused at its index with its error. The answer lists every index, so a partial failure is explicit; a retry with the same Idempotency-Key replays it and moves nothing.',
       tag: 'Payouts',
+      area: 'finance',
       scope: 'transfers:write',
       signed: true,
       idempotent: true,

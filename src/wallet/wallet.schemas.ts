@@ -120,10 +120,10 @@ export const walletSchema = z.object({
   reserved: z.number().int().describe('Held for pending transfers'),
 });
 
-export const TRANSACTION_TYPES = ['charge', 'transfer', 'trade', 'payout', 'bill'] as const;
+export const TRANSACTION_TYPES = ['charge', 'transfer', 'trade', 'collection', 'payout', 'bill'] as const;
 
 export const transactionItemSchema = z.object({
-  id: z.string().describe('chg_, trf_, trd_, po_ or bil_'),
+  id: z.string().describe('chg_, trf_, trd_, col_, po_ or bil_'),
   type: z.enum(TRANSACTION_TYPES),
   direction: z.enum(['credit', 'debit']),
   status: z.string(),

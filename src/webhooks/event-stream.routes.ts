@@ -19,7 +19,7 @@ export function eventStreamRouter(deps: { store: Store; apiKeys: ApiKeyService; 
     let auth;
     let types: Set<string> | null = null;
     try {
-      auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'));
+      auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'), req.ip);
       if (!auth.scopes.includes('read')) throw new ForbiddenError('This API key lacks the read scope', { required_scope: 'read' });
       const raw = typeof req.query.types === 'string' ? req.query.types : undefined;
       if (raw !== undefined) {

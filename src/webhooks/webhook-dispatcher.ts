@@ -45,6 +45,8 @@ interface OutboxRow {
 }
 
 const EXCERPT_CHARS = 500;
+/** Deliveries one replay_failed call sends; `more` says when the range holds further ones. */
+export const MAX_REPLAY = 100;
 
 /** One attempt as it happened, before it is logged. */
 interface AttemptRecord {
@@ -226,6 +228,22 @@ export class WebhookDispatcher {
       await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
     });
     return this.present(this.deps.store, (await this.deliveryRow(this.deps.store, deliveryId))!);
+  }
+
+  /**
+   * Redelivers, once each and oldest first, the endpoint's deliveries that did not get through:
+   * failed ones, and pending ones whose last attempt failed. created_at within [from, to].
+   */
+  async replayFailed(auth: AuthContext, endpointId: string, range: { from?: number; to?: number }): Promise<{ endpoint_id: string; redelivered: number; deliveries: string[]; more: boolean }> {
+    await this.deps.endpoints.get(auth, endpointId);
+    const where = ['environment = ?', 'merchant_id = ?', 'endpoint_id = ?', "(status = 'failed' OR (status = 'pending' AND attempts > 0))"];
+    const params: (string | number)[] = [auth.environment, auth.merchantId, endpointId];
+    if (range.from !== undefined) (where.push('created_at >= ?'), params.push(range.from));
+    if (range.to !== undefined) (where.push('created_at <= ?'), params.push(range.to));
+    const rows = await this.deps.store.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, [...params, MAX_REPLAY + 1]);
+    const batch = rows.slice(0, MAX_REPLAY);
+    for (const row of batch) await this.redeliver(auth, row.id);
+    return { endpoint_id: endpointId, redelivered: batch.length, deliveries: batch.map((r) => r.id), more: rows.length > MAX_REPLAY };
   }
 
   async present(db: Db, row: DeliveryRow): Promise<Delivery> {

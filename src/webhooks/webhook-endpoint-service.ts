@@ -87,6 +87,15 @@ export class WebhookEndpointService {
     return this.present({ ...row, updated_at: now });
   }
 
+  /** A disabled endpoint gets no new deliveries, and its pending retries stop; enabling resumes new ones. */
+  async setEnabled(auth: AuthContext, id: string, enabled: boolean): Promise<Endpoint> {
+    const row = await this.owned(auth, id);
+    if ((row.enabled === 1) !== enabled) {
+      await this.deps.store.run('UPDATE webhook_endpoints SET enabled = ?, updated_at = ? WHERE id = ?', [enabled ? 1 : 0, this.deps.clock.now(), id]);
+    }
+    return this.present((await this.row(this.deps.store, id))!);
+  }
+
   async rotate(auth: AuthContext, id: string, graceSeconds?: number): Promise<EndpointWithSecret> {
     const row = await this.owned(auth, id);
     const now = this.deps.clock.now();

@@ -51,6 +51,16 @@ export const rotateBody = z
   })
   .optional();
 
+const isoInstant = (field: string) => z.iso.datetime({ offset: true, error: `${field} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z` });
+
+export const replayFailedBody = z
+  .strictObject({
+    from: isoInstant('from').optional().describe('Only deliveries created at or after this instant'),
+    to: isoInstant('to').optional().describe('Only deliveries created at or before this instant'),
+  })
+  .refine((r) => r.from === undefined || r.to === undefined || Date.parse(r.from) <= Date.parse(r.to), { message: 'from must not be after to', path: ['from'] })
+  .optional();
+
 export const endpointSchema = z.object({
   id: z.string().describe('we_...'),
   object: z.literal('webhook_endpoint'),

@@ -4,7 +4,7 @@ import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
-import type { WebhookDispatcher } from './webhook-dispatcher.ts';
+import { MAX_REPLAY, type WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { WebhookEndpointService } from './webhook-endpoint-service.ts';
 import {
   createEndpointBody,
@@ -13,6 +13,7 @@ import {
   endpointWithSecretSchema,
   EVENT_TYPES,
   eventSchema,
+  replayFailedBody,
   rotateBody,
 } from './webhook.schemas.ts';
 
@@ -28,6 +29,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       operationId: 'createWebhookEndpoint',
       summary: 'Register a URL for signed webhooks; the signing secret is shown only now',
       tag: 'Webhooks',
+      area: 'engineering',
       scope: 'webhooks:write',
       body: createEndpointBody,
       response: { status: 201, description: 'The endpoint, with its whsec_ secret', schema: envelopeOf(endpointWithSecretSchema) },
@@ -40,6 +42,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       operationId: 'listWebhookEndpoints',
       summary: "This environment's webhook endpoints",
       tag: 'Webhooks',
+      area: 'engineering',
       scope: 'webhooks:write',
       response: { status: 200, description: 'The endpoints (secrets are never listed)', schema: envelopeOf(z.array(endpointSchema)) },
       errors: ['forbidden'],
@@ -51,6 +54,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       operationId: 'getWebhookEndpoint',
       summary: 'One webhook endpoint',
       tag: 'Webhooks',
+      area: 'engineering',
       scope: 'webhooks:write',
       params: endpointId,
       response: { status: 200, description: 'The endpoint', schema: envelopeOf(endpointSchema) },
@@ -63,6 +67,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       operationId: 'deleteWebhookEndpoint',
       summary: 'Stop sending to an endpoint; pending retries to it stop too',
       tag: 'Webhooks',
+      area: 'engineering',
       scope: 'webhooks:write',
       params: endpointId,
       response: { status: 200, description: 'The deleted endpoint', schema: envelopeOf(endpointSchema) },
@@ -75,12 +80,62 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       operationId: 'rotateWebhookSecret',
       summary: 'Issue a new signing secret; the old one keeps signing for a grace period, so deliveries carry both signatures',
       tag: 'Webhooks',
+      area: 'engineering',
       scope: 'webhooks:write',
       params: endpointId,
       body: rotateBody,
       response: { status: 200, description: 'The endpoint with its new secret', schema: envelopeOf(endpointWithSecretSchema) },
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, body, auth }) => ({ status: 200, body: ok('Secret rotated; store the new secret now', await findById('webhook endpoint', params.id, () => endpoints.rotate(auth, params.id, body?.grace_seconds))) }),
+    }),
+    ...([true, false] as const).map((enable) =>
+      defineRoute({
+        method: 'post',
+        path: `/api/v1/webhook_endpoints/:id/${enable ? 'enable' : 'disable'}`,
+        operationId: enable ? 'enableWebhookEndpoint' : 'disableWebhookEndpoint',
+        summary: enable ? 'Enable an endpoint again: new events are delivered to it' : 'Disable an endpoint: no new deliveries, and its pending retries stop (failed); it keeps its secret and log',
+        description: 'Idempotent: enabling an enabled endpoint (or disabling a disabled one) changes nothing. Failed deliveries are sent again with replay_failed or one by one with redeliver.',
+        tag: 'Webhooks',
+        area: 'engineering',
+        scope: 'webhooks:write',
+        params: endpointId,
+        response: { status: 200, description: 'The endpoint', schema: envelopeOf(endpointSchema) },
+        errors: ['forbidden', 'not_found'],
+        handler: async ({ params, auth }) => ({
+          status: 200,
+          body: ok(enable ? 'Webhook endpoint enabled' : 'Webhook endpoint disabled', await findById('webhook endpoint', params.id, () => endpoints.setEnabled(auth, params.id, enable))),
+        }),
+      }),
+    ),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/webhook_endpoints/:id/replay_failed',
+      operationId: 'replayFailedWebhooks',
+      summary: "Redeliver, once each, every delivery to this endpoint that did not get through, created in a time range",
+      description: `Failed deliveries, and pending ones whose last attempt failed, oldest first, each logged as a redelivery attempt (delivered on a 2xx). from and to (ISO 8601) bound created_at, inclusive; either may be left out. At most ${MAX_REPLAY} per call: more is true when further ones remain, so call again.`,
+      tag: 'Webhooks',
+      area: 'engineering',
+      scope: 'webhooks:write',
+      params: endpointId,
+      body: replayFailedBody,
+      response: {
+        status: 200,
+        description: 'What was redelivered',
+        schema: envelopeOf(
+          z.object({
+            endpoint_id: z.string(),
+            redelivered: z.number().int(),
+            deliveries: z.array(z.string()).describe('The ids redelivered, oldest first; read each with GET /api/v1/webhook_deliveries/{id}'),
+            more: z.boolean(),
+          }),
+        ),
+      },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, body, auth }) => {
+        const range = { ...(body?.from ? { from: Date.parse(body.from) } : {}), ...(body?.to ? { to: Date.parse(body.to) } : {}) };
+        const result = await findById('webhook endpoint', params.id, () => dispatcher.replayFailed(auth, params.id, range));
+        return { status: 200, body: ok(`Redelivered ${result.redelivered} failed deliveries`, result) };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -147,6 +202,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       operationId: 'redeliverWebhook',
       summary: 'Send a delivery again now, whatever its state; the attempt is logged as a redelivery',
       tag: 'Webhooks',
+      area: 'engineering',
       scope: 'webhooks:write',
       params: deliveryId,
       response: { status: 200, description: 'The delivery with the new attempt', schema: envelopeOf(deliverySchema) },

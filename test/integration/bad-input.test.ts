@@ -57,6 +57,8 @@ const VALID = {
   deposit: { trade_reference: 'trd_0000000000aaaaaaaaaa', asset_amount: 1_000_000 },
   review: { decision: 'approve' },
   stage: { stage: 'sandbox' },
+  ladder: { action: 'go_live' },
+  newKey: { environment: 'test', scopes: ['read'], role: 'finance', ip_allowlist: ['127.0.0.1'] },
 } as const satisfies Record<string, Record<string, unknown>>;
 
 interface PostEndpoint {
@@ -81,6 +83,8 @@ const POSTS: PostEndpoint[] = [
   { label: 'POST /api/v1/sandbox/deposits', path: '/api/v1/sandbox/deposits', valid: VALID.deposit, firstRequired: 'trade_reference' },
   { label: 'POST /api/v1/sandbox/trades/:reference/review', path: '/api/v1/sandbox/trades/trd_0000000000aaaaaaaaaa/review', valid: VALID.review, firstRequired: 'decision' },
   { label: 'POST /api/v1/sandbox/merchant/trading', path: '/api/v1/sandbox/merchant/trading', valid: VALID.stage, firstRequired: 'stage' },
+  { label: 'POST /api/v1/merchant/ladder', path: '/api/v1/merchant/ladder', valid: VALID.ladder, firstRequired: 'action' },
+  { label: 'POST /api/v1/keys', path: '/api/v1/keys', valid: VALID.newKey, firstRequired: 'environment' },
 ];
 
 const bad = (field: string | RegExp): Expectation => ({ status: 400, code: 'validation_error', field });
@@ -288,6 +292,8 @@ const fund = POSTS[4]!;
 const advance = POSTS[5]!;
 const outage = POSTS[6]!;
 const keys = POSTS[7]!;
+const ladder = POSTS.find((e) => e.path === '/api/v1/merchant/ladder')!;
+const newKey = POSTS.find((e) => e.path === '/api/v1/keys')!;
 const quote = POSTS[8]!;
 const execute = POSTS[9]!;
 const deposit = POSTS[10]!;
@@ -405,6 +411,28 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
       ).map(([label, qs, field]): Case => ({ name: label, method: 'get', path: `/api/v1/transactions?${qs}`, expect: bad(field) })),
       { name: 'a malformed JSON body on a GET', method: 'get', path: '/api/v1/transactions', rawBody: '{"amount":', expect: BODY },
       ...authCases('get', '/api/v1/transactions'),
+    ],
+  },
+  {
+    endpoint: 'GET /api/v1/requests',
+    cases: [
+      ...(
+        [
+          ['page_size=0', 'page_size=0', 'query.page_size'],
+          ['page_size=101, above the maximum', 'page_size=101', 'query.page_size'],
+          ['page_size=abc', 'page_size=abc', 'query.page_size'],
+          ['a cursor the API never issued', 'cursor=zzz', 'query.cursor'],
+          ['an unknown kind', 'kind=webhook', 'query.kind'],
+          ['a kind in upper case', 'kind=MOCK', 'query.kind'],
+          ['a status that is no HTTP status', 'status=42', 'query.status'],
+          ['a status of letters', 'status=abc', 'query.status'],
+          ['status=600', 'status=600', 'query.status'],
+          ['status given twice', 'status=200&status=201', 'query.status'],
+          ['an object_id of 201 characters', `object_id=${'a'.repeat(201)}`, 'query.object_id'],
+          ['an unknown query parameter', 'limit=10', 'query.limit'],
+        ] as const
+      ).map(([label, qs, field]): Case => ({ name: label, method: 'get', path: `/api/v1/requests?${qs}`, expect: bad(field) })),
+      ...authCases('get', '/api/v1/requests'),
     ],
   },
   {
@@ -529,6 +557,25 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
       ...bodyShapeCases(stage),
       ...fieldCases(stage, 'stage', [['missing', undefined], ['production', 'production'], ['in upper case', 'LIVE'], ['null', null]]),
       { name: 'a live key', method: 'post', path: stage.path, body: VALID.stage, auth: 'live', expect: { status: 403, code: 'forbidden' } },
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/merchant/ladder',
+    cases: [
+      ...bodyShapeCases(ladder),
+      ...fieldCases(ladder, 'action', [['missing', undefined], ['skip_ahead', 'skip_ahead'], ['in upper case', 'GO_LIVE'], ['a number', 1], ['null', null]]),
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/keys',
+    cases: [
+      ...bodyShapeCases(newKey),
+      ...fieldCases(newKey, 'environment', [['missing', undefined], ['prod', 'prod'], ['null', null]]),
+      ...fieldCases(newKey, 'scopes', [['missing', undefined], ['empty', []], ['a string, not a list', 'read']]),
+      ...fieldCases(newKey, 'role', [['owner', 'owner'], ['in upper case', 'FINANCE'], ['null', null]]),
+      ...fieldCases(newKey, 'ip_allowlist', [['a string, not a list', '127.0.0.1'], ['null', null]]),
+      ...fieldCases(newKey, 'ip_allowlist', [['holding a hostname', ['localhost']], ['holding a prefix too long', ['10.0.0.0/33']], ['holding a number', [127]], ['holding an address with a port', ['127.0.0.1:80']]], bad('ip_allowlist.0')),
+      { name: 'a scope the calling key does not hold', method: 'post', path: newKey.path, body: { environment: 'test', scopes: ['transfers:write'] }, auth: 'read-only', expect: { status: 403, code: 'forbidden' } },
     ],
   },
 ];

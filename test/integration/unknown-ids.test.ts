@@ -28,6 +28,15 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   getPayout: { object: 'payout' },
   getBulkPayout: { object: 'payout_bulk' },
   getBill: { object: 'bill' },
+  getObjectTimeline: { object: 'object' },
+  getSettlement: { object: 'settlement' },
+  exportSettlementCsv: { object: 'settlement' },
+  enableWebhookEndpoint: { object: 'webhook endpoint' },
+  disableWebhookEndpoint: { object: 'webhook endpoint' },
+  replayFailedWebhooks: { object: 'webhook endpoint', body: {} },
+  revokeKey: { object: 'API key' },
+  setKeyIpAllowlist: { object: 'API key', body: { entries: [] } },
+  revealKeySigningSecret: { object: 'API key' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */

@@ -273,8 +273,11 @@ describe('Paying a link on its public endpoints', () => {
   it('is listed in /api/v1/transactions like any collection', async () => {
     const created = await link();
     const paid = await pay(created.slug, { channel: 'momo', customer: '0551234987' });
-    const listed = (await sb.get('/api/v1/transactions')).body.data as { id?: string; reference?: string }[];
-    expect(JSON.stringify(listed)).toContain(paid.body.data.id);
+    const listed = (await sb.get('/api/v1/transactions?type=collection')).body.data as { id: string }[];
+    expect(listed.find((item) => item.id === paid.body.data.id)).toMatchObject({
+      type: 'collection', direction: 'credit', status: 'pending_approval', amount: paid.body.data.amount, channel: 'momo',
+      fees: (await sb.get(`/v1/collections/${paid.body.data.id}`)).body.data.fees,
+    });
   });
 
   it('takes the amount the customer typed on an open link', async () => {

@@ -59,6 +59,14 @@ describe('bodyMatchers: what a contract promises about a body', () => {
     expect(Object.keys(item).sort()).toEqual(['at', 'status']);
   });
 
+  it("matches a list's field of ids of several kinds as any id (a report's lines name collections and payouts)", () => {
+    const out = bodyMatchers({ lines: [{ object_id: 'col_01kdvdna0009vwqqcan9' }, { object_id: 'po_01kdvdnew808hbxxyec7' }] }) as { lines: Matcher };
+    const item = (out.lines.value as Record<string, unknown>[])[0]!;
+    expect(m(item.object_id)).toMatchObject({ 'pact:matcher:type': 'regex', regex: '^[a-z]+_[0-9a-z]+$', value: 'col_01kdvdna0009vwqqcan9' });
+    const same = bodyMatchers({ lines: [{ object_id: 'po_01kdvdna0009vwqqcan9' }, { object_id: 'po_01kdvdnew808hbxxyec7' }] }) as { lines: Matcher };
+    expect(m((same.lines.value as Record<string, unknown>[])[0]!.object_id)).toMatchObject({ regex: '^po_[0-9a-z]+$' });
+  });
+
   it('promises an empty list only as a list', () => {
     const out = bodyMatchers({ items: [] }) as { items: Matcher };
     expect(out.items).toMatchObject({ 'pact:matcher:type': 'type', value: [] });

@@ -1,0 +1,89 @@
+import { LadderOutOfOrderError } from '../kernel/errors.ts';
+import type { Environment } from '../ledger/ledger.ts';
+import type { Db } from '../store/db.ts';
+
+// The service ladder of the spec (sections 1 and 5): a merchant requests access, is enabled in the
+// sandbox, then goes live. Each step is taken in turn; the stage gates trading per environment.
+
+export const STAGES = ['none', 'requested', 'sandbox', 'live'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const LADDER_ACTIONS = ['request_access', 'enable_sandbox', 'go_live'] as const;
+export type LadderAction = (typeof LADDER_ACTIONS)[number];
+
+/** Each action, the stage it starts from and the stage it reaches. */
+const STEPS: Record<LadderAction, { from: Stage; to: Stage }> = {
+  request_access: { from: 'none', to: 'requested' },
+  enable_sandbox: { from: 'requested', to: 'sandbox' },
+  go_live: { from: 'sandbox', to: 'live' },
+};
+
+/** What each environment gives once the ladder reaches it. */
+export const UNLOCKS: Record<Environment, string[]> = {
+  test: ['quotes and trades with sk_test_ keys, against the simulated market'],
+  live: ['quotes and trades with sk_live_ keys'],
+};
+
+export function nextAction(stage: Stage): LadderAction | null {
+  return LADDER_ACTIONS.find((a) => STEPS[a].from === stage) ?? null;
+}
+
+/** Test keys trade from the sandbox stage on; live keys only at the live stage. */
+export function tradingEnabled(stage: Stage, environment: Environment): boolean {
+  return environment === 'test' ? stage === 'sandbox' || stage === 'live' : stage === 'live';
+}
+
+export interface MerchantView {
+  id: string;
+  name: string;
+  stage: Stage;
+  environments: Record<Environment, { enabled: boolean; unlocks: string[] }>;
+  next_action: LadderAction | null;
+  compliance: { trading_allowed: boolean; reason: string | null };
+}
+
+export class ServiceLadder {
+  async view(db: Db, merchantId: string, environment: Environment): Promise<MerchantView> {
+    const row = await db.get<{ id: string; name: string; trading_stage: Stage }>('SELECT id, name, trading_stage FROM merchants WHERE id = ?', [merchantId]);
+    if (!row) throw new Error(`merchant ${merchantId} is missing`);
+    const stage = row.trading_stage;
+    const allowed = tradingEnabled(stage, environment);
+    return {
+      id: row.id,
+      name: row.name,
+      stage,
+      environments: {
+        test: { enabled: tradingEnabled(stage, 'test'), unlocks: UNLOCKS.test },
+        live: { enabled: tradingEnabled(stage, 'live'), unlocks: UNLOCKS.live },
+      },
+      next_action: nextAction(stage),
+      compliance: {
+        trading_allowed: allowed,
+        reason: allowed
+          ? null
+          : `Quotes and trades with ${environment} keys answer compliance_block (reason service_not_enabled) at stage ${stage}: ${
+              environment === 'test' ? 'the sandbox must be enabled' : 'the merchant must go live'
+            } first`,
+      },
+    };
+  }
+
+  /** Takes one step; any action but the next one is 409 ladder_out_of_order and changes nothing. */
+  async advance(db: Db, merchantId: string, environment: Environment, action: LadderAction): Promise<MerchantView> {
+    const current = await this.view(db, merchantId, environment);
+    const step = STEPS[action];
+    if (current.stage !== step.from) {
+      const expected = current.next_action;
+      throw new LadderOutOfOrderError(
+        expected === null
+          ? `The merchant is already live; there is no further step (asked: ${action})`
+          : `The merchant is at stage ${current.stage}; the next step is ${expected}, not ${action}`,
+        { stage: current.stage, action, expected_action: expected },
+      );
+    }
+    // The stage moves only if nobody moved it meanwhile.
+    const { changes } = await db.run('UPDATE merchants SET trading_stage = ? WHERE id = ? AND trading_stage = ?', [step.to, merchantId, step.from]);
+    if (changes === 0) return this.advance(db, merchantId, environment, action);
+    return this.view(db, merchantId, environment);
+  }
+}

@@ -1,0 +1,70 @@
+// GET /api/v1/sandbox/scenarios: the scenario files loaded, their rules, and how many provider
+// calls each rule answered, moving as charges reach the mocks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
+import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+let sb: TestSandbox;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  // As `railyard serve` loads (and reloads) them: the rules with the file each came from.
+  const loaded = loadScenarios([SANDBOX_SCENARIOS]);
+  sb.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+type RuleView = { index: number; name: string; provider: string; operations: string[]; match: Record<string, unknown> | null; default: boolean; matched_count: number };
+const scenarios = async (key = sb.key) => (await sb.get('/api/v1/sandbox/scenarios', key)).body.data as { file: string; rules: RuleView[] }[];
+const rule = async (name: RegExp) => (await scenarios()).flatMap((f) => f.rules).find((r) => name.test(r.name))!;
+
+describe('GET /api/v1/sandbox/scenarios', () => {
+  it('lists each loaded file with its rules in order, what they match, and counts from zero', async () => {
+    const files = await scenarios();
+    expect(files.map((f) => f.file)).toEqual(['scenarios/sandbox.yaml']);
+    const rules = files[0]!.rules;
+    expect(rules.map((r) => r.index)).toEqual(rules.map((_, i) => i));
+    expect(rules[0]).toMatchObject({ index: 0, name: 'momo number 0551234987 succeeds', match: { msisdn: { equals: '0551234987' } }, default: false, matched_count: 0 });
+    expect(rules[0]!.provider).toMatch(/any|mtn-momo/);
+    expect(rules.every((r) => r.matched_count === 0)).toBe(true);
+  });
+
+  it("counts a rule's matches as charges reach the mocks, and leaves the other rules alone", async () => {
+    const charge = (msisdn: string) => sb.charge({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn });
+    expect((await charge('0551234987')).status).toBe(201);
+    expect((await rule(/0551234987 succeeds/)).matched_count).toBe(1);
+    expect((await charge('0551234987')).status).toBe(201);
+    expect((await rule(/0551234987 succeeds/)).matched_count).toBe(2);
+    expect((await rule(/0551234988/)).matched_count).toBe(0);
+
+    await charge('0551234988');
+    expect((await rule(/0551234988/)).matched_count).toBe(1);
+  });
+
+  it('counts each provider call: a failover number matches at the primary and again at the fallback', async () => {
+    const before = (await rule(/0551234989/)).matched_count;
+    await sb.charge({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234989' });
+    expect((await rule(/0551234989/)).matched_count).toBe(before + 2);
+  });
+
+  it('is for test keys only', async () => {
+    const live = (await sb.post('/api/v1/keys', { environment: 'live', scopes: ['read'] })).body.data.key;
+    const res = await sb.get('/api/v1/sandbox/scenarios', live);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+  });
+
+  it('groups rules passed in code, not from a file, as inline rules', async () => {
+    const other = await startTestSandbox();
+    try {
+      const files = (await other.get('/api/v1/sandbox/scenarios')).body.data;
+      expect(files).toHaveLength(1);
+      expect(files[0].file).toBe('(inline rules)');
+      expect(files[0].rules.length).toBe(other.ry.scenarios.size);
+    } finally {
+      await other.close();
+    }
+  });
+});
