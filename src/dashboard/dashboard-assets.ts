@@ -43,7 +43,7 @@ h3 { font-size: 1rem; margin: 14px 0 8px; }
 a { color: var(--brand-dark); }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 18px 20px; margin-bottom: 16px; box-shadow: 0 2px 10px rgba(20,33,61,.05); }
 .card.narrow { max-width: 480px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(250px, 1fr)); gap: 16px; }
 .grid .card { margin-bottom: 0; }
 .grid + .card, .grid + section { margin-top: 16px; }
 .lead { font-size: 1.05rem; }
@@ -55,6 +55,7 @@ fieldset { border: 0; padding: 0; margin: 0 0 12px; }
 input, select, textarea { width: 100%; padding: 9px 10px; font-size: .95rem; border: 1.5px solid var(--line); border-radius: 8px; color: var(--ink); background: #fff; font-family: inherit; }
 input[type=radio], input[type=checkbox] { width: auto; }
 .hint { margin: 4px 0 0; font-size: .82rem; color: var(--muted); }
+form .hint + button, form .hint + .field { margin-top: 12px; }
 .hint.warn { color: var(--wait); }
 button { padding: 10px 16px; font-size: .95rem; font-weight: 700; color: #fff; background: var(--brand); border: 0; border-radius: 8px; cursor: pointer; }
 button:hover { background: var(--brand-dark); }

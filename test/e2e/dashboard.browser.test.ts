@@ -102,7 +102,6 @@ describe('The dashboard in Chromium', () => {
 
   it('funds the wallet by momo on the failover number: pending, then success on the live timeline, with the failover visible', async () => {
     await nav('Wallet').click();
-    await shot('wallet');
     await page.getByLabel('Amount (GHS)').first().fill('50.00');
     await page.getByLabel('Mobile money number', { exact: true }).fill('0551234989');
     await page.getByRole('button', { name: 'Charge the number' }).click();
@@ -128,6 +127,12 @@ describe('The dashboard in Chromium', () => {
     await page.locator('#timeline [data-kind="journal"]').first().waitFor();
     await shot('object');
     expect((await sb.get(`/api/v1/charges/${chargeId}`)).body.data).toMatchObject({ status: 'success', provider: 'hubtel' });
+
+    // The wallet holds the charge, less its fee.
+    await nav('Wallet').click();
+    await expect(page.locator('#available').innerText()).resolves.toBe('GHS 49.50');
+    await expect(page.locator('#recent-transactions').innerText()).resolves.toContain(chargeId);
+    await shot('wallet');
   });
 
   it('lists the objects with their filters', async () => {
