@@ -61,7 +61,7 @@ button { padding: 10px 16px; font-size: .95rem; font-weight: 700; color: #fff; b
 button:hover { background: var(--brand-dark); }
 button.small { padding: 6px 12px; font-size: .85rem; }
 button.danger { background: var(--bad); }
-a:focus-visible, input:focus-visible, select:focus-visible, button:focus-visible, summary:focus-visible, textarea:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+a:focus-visible, input:focus-visible, select:focus-visible, button:focus-visible, summary:focus-visible, textarea:focus-visible, .flash:focus { outline: 3px solid var(--focus); outline-offset: 2px; }
 form.inline { display: inline-block; margin: 0 4px 4px 0; }
 .filters { display: flex; gap: 12px; align-items: flex-end; flex-wrap: wrap; margin-bottom: 12px; }
 .filters .field { margin-bottom: 0; min-width: 160px; }
@@ -162,10 +162,23 @@ export const DASHBOARD_JS = `
     if (button && !button.name) setTimeout(function () { button.disabled = true; }, 0);
   });
 
-  // Live updates: each [data-live-fragment] is fetched again when an event arrives.
+  // The message of the last action is announced and focused, so keyboard and screen-reader users land on it.
+  var flash = document.getElementById('flash');
+  if (flash && flash.textContent.trim()) {
+    flash.setAttribute('tabindex', '-1');
+    flash.focus();
+  }
+
+  // Live updates: each [data-live-fragment] is fetched again when an event arrives, and what
+  // changed is announced in one short polite message (not the whole fragment).
   var live = document.querySelectorAll('[data-live-fragment]');
   if (!live.length || !window.EventSource) return;
+  var announcer = document.getElementById('live-status');
   var timers = [];
+  function statusOf(el) {
+    var s = el.querySelector('[data-object-status]');
+    return s ? s.getAttribute('data-object-status') : null;
+  }
   function refresh() {
     live.forEach(function (el) {
       el.setAttribute('aria-busy', 'true');
@@ -174,8 +187,11 @@ export const DASHBOARD_JS = `
         .then(function (text) {
           el.setAttribute('aria-busy', 'false');
           if (text === null || text === el.innerHTML) return;
+          var before = statusOf(el);
           el.innerHTML = text;
           el.setAttribute('data-refreshed', String(Date.now()));
+          var after = statusOf(el);
+          if (announcer) announcer.textContent = after && after !== before ? 'Status is now ' + after + '.' : 'Updated.';
         })
         .catch(function () { el.setAttribute('aria-busy', 'false'); });
     });

@@ -333,8 +333,9 @@ function registerObjects(routes: DashboardRoutes): void {
     ctx.render(
       { title: `Object ${id}`, page: 'objects' },
       html`<p><a href="/dashboard/objects">← Objects</a></p>
-<div id="object-live" data-live-fragment="/dashboard/objects/${id}/live" aria-live="polite" aria-busy="false">${live}</div>
-<p class="live-note muted" id="live-note">This page updates as events happen.</p>`,
+<div id="object-live" data-live-fragment="/dashboard/objects/${id}/live" aria-busy="false">${live}</div>
+<p class="live-note muted" id="live-note">This page updates as events happen.</p>
+<p id="live-status" class="visually-hidden" role="status" aria-live="polite"></p>`,
     );
   });
 
@@ -389,7 +390,7 @@ async function objectLive(ctx: PageContext, id: string): Promise<Html | null> {
   <div class="field"><label for="otp">One-time password</label><input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required></div>
   <button type="submit">Submit OTP</button></form>`
       : '';
-  return html`<section class="card" id="object-summary" data-status="${status ?? ''}">
+  return html`<section class="card" id="object-summary" data-object-status="${status ?? ''}">
   <h2>${data?.object ?? (timeline.ok ? timeline.data.object : prefix)} <code>${id}</code></h2>
   <dl class="facts">${facts.map(([k, v]) => html`<div><dt>${k}</dt><dd${k === 'Status' ? html` id="object-status"` : ''}>${v}</dd></div>`)}</dl>
   ${data ? html`<details><summary>Raw object (JSON)</summary><pre>${json(data)}</pre></details>` : object && !object.ok && object.status !== 404 ? apiProblem(object, 'The object could not be read') : ''}
@@ -492,7 +493,8 @@ function registerWebhooks(routes: DashboardRoutes): void {
   <div class="field"><label for="filter-delivery-status">Status</label><select id="filter-delivery-status" name="status">${['', 'pending', 'delivered', 'failed'].map((s) => html`<option value="${s}"${queryText(ctx, 'status') === s ? html` selected` : ''}>${s || 'All'}</option>`)}</select></div>
   <button type="submit" class="small">Filter</button>
 </form>
-<div id="deliveries" data-live-fragment="${href('/dashboard/webhooks/deliveries', { endpoint_id: queryText(ctx, 'endpoint_id'), status: queryText(ctx, 'status'), cursor: queryText(ctx, 'cursor') })}" aria-live="polite">${deliveries}</div>
+<div id="deliveries" data-live-fragment="${href('/dashboard/webhooks/deliveries', { endpoint_id: queryText(ctx, 'endpoint_id'), status: queryText(ctx, 'status'), cursor: queryText(ctx, 'cursor') })}" aria-busy="false">${deliveries}</div>
+<p id="live-status" class="visually-hidden" role="status" aria-live="polite"></p>
 <p class="live-note muted">The log updates as events happen. GET /api/v1/webhook_deliveries · POST /api/v1/webhook_deliveries/:id/redeliver</p></section>`,
     );
   });
