@@ -61,7 +61,8 @@ button { padding: 10px 16px; font-size: .95rem; font-weight: 700; color: #fff; b
 button:hover { background: var(--brand-dark); }
 button.small { padding: 6px 12px; font-size: .85rem; }
 button.danger { background: var(--bad); }
-a:focus-visible, input:focus-visible, select:focus-visible, button:focus-visible, summary:focus-visible, textarea:focus-visible, .flash:focus { outline: 3px solid var(--focus); outline-offset: 2px; }
+a:focus-visible, input:focus-visible, select:focus-visible, button:focus-visible, summary:focus-visible, textarea:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.flash:focus { outline: 2px solid currentColor; outline-offset: 2px; }
 form.inline { display: inline-block; margin: 0 4px 4px 0; }
 .filters { display: flex; gap: 12px; align-items: flex-end; flex-wrap: wrap; margin-bottom: 12px; }
 .filters .field { margin-bottom: 0; min-width: 160px; }

@@ -80,11 +80,14 @@ describe('The dashboard in Chromium', () => {
     await page.goto(`${sb.baseUrl}/dashboard`);
     await expect(page.title()).resolves.toBe('Sign in · railyard dashboard');
     await shot('sign-in');
+    // Keyboard only: the key field is labelled, and Enter submits the form.
     await page.getByLabel('API key').fill(sb.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Service ladder' }).waitFor();
     expect(page.url()).toBe(`${sb.baseUrl}/dashboard`);
     await expect(page.getByRole('status').first().innerText()).resolves.toMatch(/Signed in with a test key/);
+    // The message of the action takes focus, so it is read out.
+    await expect(page.evaluate('document.activeElement && document.activeElement.id')).resolves.toBe('flash');
     await expect(page.locator('#stage').innerText()).resolves.toBe('sandbox');
     await shot('ladder');
   });
