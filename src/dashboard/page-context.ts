@@ -22,8 +22,11 @@ export interface PageContext {
 
 export type PageHandler = (ctx: PageContext) => Promise<void>;
 
+/** How the pages register themselves; testOnly pages and actions answer 403 to a live session. */
 export interface DashboardRoutes {
+  /** A GET for a signed-in session; anyone else is sent to the sign-in page. */
   page(path: string, handler: PageHandler, opts?: { testOnly?: boolean }): void;
+  /** A form POST: refused (403, nothing done) without the session's CSRF token. */
   action(path: string, handler: PageHandler, opts?: { testOnly?: boolean }): void;
 }
 
