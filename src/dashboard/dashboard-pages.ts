@@ -571,7 +571,7 @@ async function deliveriesFragment(ctx: PageContext): Promise<Html> {
   ${actionButton(ctx.session, `/dashboard/webhooks/deliveries/${d.id}/redeliver`, 'Redeliver', { id: `redeliver-${d.id}` })}</div>
   ${table(
     ['#', 'Trigger', 'At', 'HTTP status', 'Latency', 'Response'],
-    d.attempt_log.map((a) => [String(a.attempt), a.trigger, when(a.at), html`<span class="http-status" data-http-status="${a.http_status ?? 'none'}">${a.http_status ?? a.error ?? '—'}</span>`, `${a.latency_ms} ms`, html`<code class="excerpt">${a.response_excerpt ?? a.error ?? ''}</code>`]),
+    d.attempt_log.map((a) => [String(a.attempt), a.trigger, when(a.at), html`<span class="http-status" data-http-status="${a.http_status ?? 'none'}">${a.http_status === null ? html`<span class="badge bad">${a.error ?? 'no answer'}</span>` : statusBadge(String(a.http_status))}</span>`, `${a.latency_ms} ms`, html`<code class="excerpt">${a.response_excerpt ?? a.error ?? ''}</code>`]),
     { empty: 'No attempt yet.' },
   )}
 </li>`,

@@ -150,7 +150,6 @@ describe('The dashboard in Chromium', () => {
     await nav('Webhooks').click();
     await page.locator('[data-http-status="500"]').first().waitFor();
     await expect(page.locator('#delivery-log').innerText()).resolves.toMatch(/receiver is down for maintenance/);
-    await shot('webhooks');
 
     receiverStatus = 200;
     const failing = page.locator('.delivery', { has: page.locator('[data-http-status="500"]') }).first();
@@ -160,6 +159,7 @@ describe('The dashboard in Chromium', () => {
     const redelivered = page.locator(`#delivery-${deliveryId}`);
     await expect(redelivered.getAttribute('data-status')).resolves.toBe('delivered');
     await expect(redelivered.locator('[data-http-status="200"]').count()).resolves.toBe(1);
+    await shot('webhooks');
     const viaApi = (await sb.get(`/api/v1/webhook_deliveries/${deliveryId}`)).body.data;
     expect(viaApi.status).toBe('delivered');
     expect(viaApi.attempt_log.at(-1)).toMatchObject({ trigger: 'redelivery', http_status: 200 });
