@@ -110,10 +110,17 @@ pre { background: #f6f8fb; border: 1px solid var(--line); border-radius: 8px; pa
 .entry.kind-failover::before, .entry.kind-timeout::before, .entry.kind-late_success_reversed::before { border-color: var(--bad); }
 .entry.kind-callback::before, .entry.kind-journal::before { border-color: var(--good); }
 .entry.kind-provider_call::before, .entry.kind-request::before { border-color: var(--brand); }
+.entry.kind-mock_call::before, .entry.kind-poll::before { border-color: #7a8599; }
+.entry.kind-event::before, .entry.kind-delivery::before, .entry.kind-delivery_attempt::before { border-color: #3d5a98; }
+.entry details summary { font-weight: 400; font-size: .8rem; color: var(--muted); }
 .entry-head { font-size: .8rem; color: var(--muted); }
 .entry-head .kind { display: inline-block; margin-left: 6px; text-transform: uppercase; letter-spacing: .04em; font-weight: 700; color: var(--ink); }
 .entry.kind-failover .kind, .entry.kind-timeout .kind { color: var(--bad); }
 .entry-title { margin: 2px 0; }
+.entry-facts { margin: 2px 0 4px; font-size: .85rem; color: var(--muted); }
+table.postings { margin: 4px 0 6px; font-size: .82rem; }
+table.postings td, table.postings th { padding: 3px 10px 3px 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .deliveries { list-style: none; padding: 0; margin: 0; }
 .delivery { border: 1px solid var(--line); border-radius: 10px; padding: 10px 12px; margin-bottom: 10px; }
 .delivery-head { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-bottom: 6px; }

@@ -409,9 +409,33 @@ function timelineList(all: TimelineEntry[]): Html {
     (e) => html`<li class="entry kind-${e.kind}" data-kind="${e.kind}">
   <div class="entry-head">${when(e.at)} <span class="kind">${e.kind.replace(/_/g, ' ')}</span></div>
   <p class="entry-title">${e.title}</p>
+  ${entryFacts(e)}
   ${Object.keys(e.details ?? {}).length ? html`<details><summary>Details</summary><pre>${json(e.details)}</pre></details>` : ''}
 </li>`,
   )}</ol>`;
+}
+
+/** The facts of an entry worth seeing without opening its details, by kind. */
+function entryFacts(e: TimelineEntry): Html {
+  const d = e.details ?? {};
+  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+  const facts: (Html | string)[] = [];
+  const ms = text(d.latency_ms);
+  if (e.kind === 'request' && text(d.idempotency_key)) facts.push(html`Idempotency-Key <code>${text(d.idempotency_key)}</code>`);
+  if (text(d.status) && e.kind === 'request') facts.push(`answered ${text(d.status)}`);
+  if (e.kind === 'failover' && text(d.reason)) facts.push(`because of a ${text(d.reason)}`);
+  if (text(d.detail)) facts.push(text(d.detail)!);
+  if (e.kind === 'delivery_attempt') {
+    if (text(d.trigger)) facts.push(text(d.trigger)!);
+    if (text(d.response_excerpt) ?? text(d.error)) facts.push(html`response <code>${text(d.response_excerpt) ?? text(d.error)}</code>`);
+  }
+  if (e.kind === 'mock_call' && d.match && typeof d.match === 'object') facts.push(matchCell(d.match as InspectedRequest['match']));
+  if (ms) facts.push(`${ms} ms`);
+  const postings = Array.isArray(d.postings) ? (d.postings as { account: string; currency: 'GHS' | 'USDT' | 'USDC'; amount: number }[]) : [];
+  const facts_ = facts.length ? html`<p class="entry-facts">${facts.map((f, i) => html`${i ? ' · ' : ''}${f}`)}</p>` : html``;
+  if (!postings.length) return facts_;
+  return html`${facts_}<table class="postings compact"><thead><tr><th scope="col">Account</th><th scope="col">Posting</th></tr></thead>
+<tbody>${postings.map((p) => html`<tr><td><code>${p.account}</code></td><td class="num">${p.amount < 0 ? '−' : '+'}${money(Math.abs(p.amount), p.currency)}</td></tr>`)}</tbody></table>`;
 }
 
 // ---------------------------------------------------------------- webhooks
