@@ -9,9 +9,10 @@ import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Timeline } from '../kernel/timeline.ts';
-import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
+import { WebhookDeliveryRepository, type WebhookDeliveryRow } from '../store/repositories/webhook-delivery-repository.ts';
+import { WebhookEndpointRepository } from '../store/repositories/webhook-endpoint-repository.ts';
 import type { EventStream } from './event-stream.ts';
 import type { EndpointRow, WebhookEndpointService } from './webhook-endpoint-service.ts';
 import { webhookHeaders } from './webhook-signer.ts';
@@ -20,29 +21,8 @@ import type { deliverySchema } from './webhook.schemas.ts';
 
 type Delivery = z.infer<typeof deliverySchema>;
 
-interface DeliveryRow {
-  seq: number;
-  id: string;
-  environment: Environment;
-  merchant_id: string;
-  event_id: string;
-  event_type: string;
-  endpoint_id: string;
-  status: Delivery['status'];
-  attempts: number;
-  next_attempt_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
+type DeliveryRow = WebhookDeliveryRow;
 
-interface OutboxRow {
-  seq: number;
-  id: string;
-  environment: Environment;
-  merchant_id: string;
-  type: string;
-  payload: string;
-}
 
 const EXCERPT_CHARS = 500;
 /** Deliveries one replay_failed call sends; `more` says when the range holds further ones. */
@@ -69,6 +49,9 @@ interface AttemptRecord {
  * the endpoint is flagged failing. First attempts go out in event order; retries may overtake.
  */
 export class WebhookDispatcher {
+  private readonly repo = new WebhookDeliveryRepository();
+  private readonly endpointRepo = new WebhookEndpointRepository();
+
   constructor(
     private readonly deps: {
       store: Store;
@@ -92,7 +75,7 @@ export class WebhookDispatcher {
   async fanOut(): Promise<void> {
     const { store, clock, ids, scheduler } = this.deps;
     for (;;) {
-      const events = await store.all<OutboxRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100');
+      const events = await this.repo.undispatchedEvents(store);
       if (events.length === 0) return;
       await store.transaction(async (tx) => {
         const now = clock.now();
@@ -102,26 +85,19 @@ export class WebhookDispatcher {
           const owner = `${event.environment}:${event.merchant_id}`;
           let endpoints = endpointsOf.get(owner);
           if (!endpoints) {
-            endpoints = await tx.all<EndpointRow>(
-              'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND enabled = 1 AND deleted_at IS NULL ORDER BY seq',
-              [event.environment, event.merchant_id],
-            );
+            endpoints = await this.endpointRepo.listEnabled(tx, event.environment, event.merchant_id);
             endpointsOf.set(owner, endpoints);
           }
           for (const endpoint of endpoints) {
             const types = endpoint.event_types ? (JSON.parse(endpoint.event_types) as string[]) : null;
             if (types && !types.includes(event.type)) continue;
             const id = ids.next('wd');
-            await tx.run(
-              `INSERT INTO webhook_deliveries (id, environment, merchant_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-              [id, event.environment, event.merchant_id, event.id, event.type, endpoint.id, now, now, now],
-            );
+            await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
             await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id } });
           }
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
-        await tx.run('UPDATE outbox_events SET dispatched_at = ? WHERE seq <= ? AND dispatched_at IS NULL', [now, events[events.length - 1]!.seq]);
+        await this.repo.markDispatchedThrough(tx, events[events.length - 1]!.seq, now);
       });
       if (this.deps.stream.listening()) {
         for (const event of events) {
@@ -138,7 +114,7 @@ export class WebhookDispatcher {
     const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
     if (!endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       // The merchant removed or disabled the endpoint: its pending retries stop, quietly.
-      await store.run("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [clock.now(), deliveryId]);
+      await this.repo.stop(store, deliveryId, clock.now());
       return;
     }
     const attempt = await this.attempt(delivery, 'automatic');
@@ -148,19 +124,19 @@ export class WebhookDispatcher {
       const now = clock.now();
       const attempts = delivery.attempts + 1;
       if (attempt.ok) {
-        await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, deliveryId]);
-        await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
+        await this.repo.markDelivered(tx, deliveryId, attempts, now);
+        await this.endpointRepo.clearFailing(tx, delivery.endpoint_id);
         return;
       }
       const delay = config.webhooks.retry_schedule_seconds[attempts - 1];
       if (delay === undefined) {
-        await tx.run("UPDATE webhook_deliveries SET status = 'failed', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, deliveryId]);
-        await tx.run('UPDATE webhook_endpoints SET failing = 1, updated_at = ? WHERE id = ?', [now, delivery.endpoint_id]);
+        await this.repo.markFailed(tx, deliveryId, attempts, now);
+        await this.endpointRepo.markFailing(tx, delivery.endpoint_id, now);
         this.deps.logger.warn('webhook delivery failed for good', { delivery: deliveryId, endpoint: delivery.endpoint_id, attempts });
         return;
       }
       const next = now + delay * 1000;
-      await tx.run('UPDATE webhook_deliveries SET attempts = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?', [attempts, next, now, deliveryId]);
+      await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
       await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId } });
     });
   }
@@ -169,7 +145,7 @@ export class WebhookDispatcher {
   private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery'): Promise<AttemptRecord> {
     const { store, clock } = this.deps;
     const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
-    const event = await store.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ?', [delivery.event_id]);
+    const event = await this.repo.eventPayload(store, delivery.event_id);
     let status: number | null = null;
     let excerpt: string | null = null;
     let error: string | null = null;
@@ -207,13 +183,8 @@ export class WebhookDispatcher {
     };
   }
 
-  /** Numbered in the same transaction that writes it: attempts of one delivery never share a number. */
-  private async logAttempt(tx: Db, a: AttemptRecord): Promise<void> {
-    const attemptNo = ((await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [a.deliveryId]))?.n ?? 0) + 1;
-    await tx.run(
-      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [a.deliveryId, attemptNo, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
-    );
+  private logAttempt(tx: Db, a: AttemptRecord): Promise<void> {
+    return this.repo.logAttempt(tx, a);
   }
 
   /** Sends a delivery again now, whatever its state; logged as a redelivery. */
@@ -224,8 +195,8 @@ export class WebhookDispatcher {
       await this.logAttempt(tx, attempt);
       if (!attempt.ok) return;
       const now = this.deps.clock.now();
-      await tx.run("UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [now, deliveryId]);
-      await tx.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [delivery.endpoint_id]);
+      await this.repo.markRedelivered(tx, deliveryId, now);
+      await this.endpointRepo.clearFailing(tx, delivery.endpoint_id);
     });
     return this.present(this.deps.store, (await this.deliveryRow(this.deps.store, deliveryId))!);
   }
@@ -236,21 +207,18 @@ export class WebhookDispatcher {
    */
   async replayFailed(auth: AuthContext, endpointId: string, range: { from?: number; to?: number }): Promise<{ endpoint_id: string; redelivered: number; deliveries: string[]; more: boolean }> {
     await this.deps.endpoints.get(auth, endpointId);
-    const where = ['environment = ?', 'merchant_id = ?', 'endpoint_id = ?', "(status = 'failed' OR (status = 'pending' AND attempts > 0))"];
-    const params: (string | number)[] = [auth.environment, auth.merchantId, endpointId];
-    if (range.from !== undefined) (where.push('created_at >= ?'), params.push(range.from));
-    if (range.to !== undefined) (where.push('created_at <= ?'), params.push(range.to));
-    const rows = await this.deps.store.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, [...params, MAX_REPLAY + 1]);
+    const rows = await this.repo.listUndelivered(
+      this.deps.store,
+      { environment: auth.environment, merchantId: auth.merchantId, endpointId, from: range.from, to: range.to },
+      MAX_REPLAY + 1,
+    );
     const batch = rows.slice(0, MAX_REPLAY);
     for (const row of batch) await this.redeliver(auth, row.id);
     return { endpoint_id: endpointId, redelivered: batch.length, deliveries: batch.map((r) => r.id), more: rows.length > MAX_REPLAY };
   }
 
   async present(db: Db, row: DeliveryRow): Promise<Delivery> {
-    const attempts = await db.all<{ attempt: number; trigger: 'automatic' | 'redelivery'; at: number; url: string; http_status: number | null; latency_ms: number; response_excerpt: string | null; error: string | null }>(
-      'SELECT attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq',
-      [row.id],
-    );
+    const attempts = await this.repo.attempts(db, row.id);
     return {
       id: row.id,
       object: 'webhook_delivery',
@@ -267,11 +235,11 @@ export class WebhookDispatcher {
   }
 
   private deliveryRow(db: Db, id: string): Promise<DeliveryRow | undefined> {
-    return db.get<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
+    return this.repo.find(db, id);
   }
 
   private async owned(auth: AuthContext, id: string): Promise<DeliveryRow> {
-    const row = await this.deps.store.get<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    const row = await this.repo.findOwned(this.deps.store, id, auth.environment, auth.merchantId);
     if (!row) throw new NotFoundError(`No webhook delivery ${id}`, { id });
     return row;
   }
@@ -283,13 +251,11 @@ export class WebhookDispatcher {
   async list(auth: AuthContext, query: { cursor?: string; page_size?: number; event_id?: string; endpoint_id?: string; status?: Delivery['status'] }) {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const where = ['environment = ?', 'merchant_id = ?'];
-    const params: (string | number)[] = [auth.environment, auth.merchantId];
-    if (before !== undefined) (where.push('seq < ?'), params.push(before));
-    if (query.event_id) (where.push('event_id = ?'), params.push(query.event_id));
-    if (query.endpoint_id) (where.push('endpoint_id = ?'), params.push(query.endpoint_id));
-    if (query.status) (where.push('status = ?'), params.push(query.status));
-    const rows = await this.deps.store.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, pageSize + 1]);
+    const rows = await this.repo.list(
+      this.deps.store,
+      { environment: auth.environment, merchantId: auth.merchantId, before, eventId: query.event_id, endpointId: query.endpoint_id, status: query.status },
+      pageSize + 1,
+    );
     const { items, nextCursor } = page(rows, pageSize);
     return { items: await Promise.all(items.map((r) => this.present(this.deps.store, r))), nextCursor };
   }
@@ -298,20 +264,13 @@ export class WebhookDispatcher {
   async listEvents(auth: AuthContext, query: { cursor?: string; page_size?: number; type?: string }) {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const where = ['environment = ?', 'merchant_id = ?'];
-    const params: (string | number)[] = [auth.environment, auth.merchantId];
-    if (before !== undefined) (where.push('seq < ?'), params.push(before));
-    if (query.type !== undefined) (where.push('type = ?'), params.push(query.type));
-    const rows = await this.deps.store.all<OutboxRow>(
-      `SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
-      [...params, pageSize + 1],
-    );
+    const rows = await this.repo.listEvents(this.deps.store, { environment: auth.environment, merchantId: auth.merchantId, before, type: query.type }, pageSize + 1);
     const { items, nextCursor } = page(rows, pageSize);
     return { items: items.map((r) => JSON.parse(r.payload) as RailyardEvent), nextCursor };
   }
 
   async getEvent(auth: AuthContext, id: string): Promise<RailyardEvent> {
-    const row = await this.deps.store.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    const row = await this.repo.ownedEventPayload(this.deps.store, id, auth.environment, auth.merchantId);
     if (!row) throw new NotFoundError(`No event ${id}`, { id });
     return JSON.parse(row.payload) as RailyardEvent;
   }

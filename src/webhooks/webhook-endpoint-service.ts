@@ -3,27 +3,13 @@ import type { Config } from '../config/config.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
-import type { Environment } from '../ledger/ledger.ts';
 import type { Db, Store } from '../store/db.ts';
+import { WebhookEndpointRepository, type WebhookEndpointRow } from '../store/repositories/webhook-endpoint-repository.ts';
 import { newWebhookSecret } from './webhook-signer.ts';
 import type { z } from 'zod';
 import type { endpointSchema, endpointWithSecretSchema } from './webhook.schemas.ts';
 
-export interface EndpointRow {
-  id: string;
-  environment: Environment;
-  merchant_id: string;
-  url: string;
-  event_types: string | null;
-  enabled: number;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: number | null;
-  failing: number;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
+export type EndpointRow = WebhookEndpointRow;
 
 type Endpoint = z.infer<typeof endpointSchema>;
 type EndpointWithSecret = z.infer<typeof endpointWithSecretSchema>;
@@ -32,6 +18,8 @@ export const SANDBOX_ENDPOINT_ID = 'we_sandbox0000000000000';
 
 /** Webhook endpoints per merchant and environment, with secret rotation. */
 export class WebhookEndpointService {
+  private readonly repo = new WebhookEndpointRepository();
+
   constructor(private readonly deps: { store: Store; clock: Clock; ids: IdGenerator; config: Pick<Config, 'webhooks'> }) {}
 
   present(row: EndpointRow): Endpoint {
@@ -60,19 +48,21 @@ export class WebhookEndpointService {
     const now = this.deps.clock.now();
     const id = this.deps.ids.next('we');
     const secret = newWebhookSecret();
-    await this.deps.store.run(
-      `INSERT INTO webhook_endpoints (id, environment, merchant_id, url, event_types, enabled, secret, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, auth.environment, auth.merchantId, input.url, input.event_types ? JSON.stringify([...new Set(input.event_types)]) : null, input.enabled ? 1 : 0, secret, now, now],
-    );
+    await this.repo.insert(this.deps.store, {
+      id,
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      url: input.url,
+      eventTypes: input.event_types ? JSON.stringify([...new Set(input.event_types)]) : null,
+      enabled: input.enabled ? 1 : 0,
+      secret,
+      now,
+    });
     return { ...this.present((await this.row(this.deps.store, id))!), secret };
   }
 
   async list(auth: AuthContext): Promise<Endpoint[]> {
-    const rows = await this.deps.store.all<EndpointRow>(
-      'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND deleted_at IS NULL ORDER BY seq',
-      [auth.environment, auth.merchantId],
-    );
+    const rows = await this.repo.listLive(this.deps.store, auth.environment, auth.merchantId);
     return rows.map((r) => this.present(r));
   }
 
@@ -83,7 +73,7 @@ export class WebhookEndpointService {
   async remove(auth: AuthContext, id: string): Promise<Endpoint> {
     const row = await this.owned(auth, id);
     const now = this.deps.clock.now();
-    await this.deps.store.run('UPDATE webhook_endpoints SET deleted_at = ?, updated_at = ? WHERE id = ?', [now, now, id]);
+    await this.repo.markDeleted(this.deps.store, id, now);
     return this.present({ ...row, updated_at: now });
   }
 
@@ -91,7 +81,7 @@ export class WebhookEndpointService {
   async setEnabled(auth: AuthContext, id: string, enabled: boolean): Promise<Endpoint> {
     const row = await this.owned(auth, id);
     if ((row.enabled === 1) !== enabled) {
-      await this.deps.store.run('UPDATE webhook_endpoints SET enabled = ?, updated_at = ? WHERE id = ?', [enabled ? 1 : 0, this.deps.clock.now(), id]);
+      await this.repo.setEnabled(this.deps.store, id, enabled ? 1 : 0, this.deps.clock.now());
     }
     return this.present((await this.row(this.deps.store, id))!);
   }
@@ -101,22 +91,16 @@ export class WebhookEndpointService {
     const now = this.deps.clock.now();
     const grace = graceSeconds ?? this.deps.config.webhooks.rotation_grace_seconds;
     const secret = newWebhookSecret();
-    await this.deps.store.run(
-      'UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_expires_at = ?, updated_at = ? WHERE id = ?',
-      [secret, row.secret, now + grace * 1000, now, id],
-    );
+    await this.repo.rotateSecret(this.deps.store, id, secret, row.secret, now + grace * 1000, now);
     return { ...this.present((await this.row(this.deps.store, id))!), secret };
   }
 
   row(db: Db, id: string): Promise<EndpointRow | undefined> {
-    return db.get<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?', [id]);
+    return this.repo.find(db, id);
   }
 
   private async owned(auth: AuthContext, id: string): Promise<EndpointRow> {
-    const row = await this.deps.store.get<EndpointRow>(
-      'SELECT * FROM webhook_endpoints WHERE id = ? AND environment = ? AND merchant_id = ? AND deleted_at IS NULL',
-      [id, auth.environment, auth.merchantId],
-    );
+    const row = await this.repo.findOwned(this.deps.store, id, auth.environment, auth.merchantId);
     if (!row) throw new NotFoundError(`No webhook endpoint ${id}`, { id });
     return row;
   }
@@ -126,15 +110,11 @@ export class WebhookEndpointService {
     const now = this.deps.clock.now();
     const existing = await this.row(this.deps.store, SANDBOX_ENDPOINT_ID);
     if (existing) {
-      await this.deps.store.run('UPDATE webhook_endpoints SET url = ?, deleted_at = NULL, enabled = 1, updated_at = ? WHERE id = ?', [url, now, SANDBOX_ENDPOINT_ID]);
+      await this.repo.reviveSandbox(this.deps.store, SANDBOX_ENDPOINT_ID, url, now);
       return existing.secret;
     }
     const secret = newWebhookSecret();
-    await this.deps.store.run(
-      `INSERT INTO webhook_endpoints (id, environment, merchant_id, url, event_types, enabled, secret, created_at, updated_at)
-       VALUES (?, 'test', ?, ?, NULL, 1, ?, ?, ?)`,
-      [SANDBOX_ENDPOINT_ID, merchantId, url, secret, now, now],
-    );
+    await this.repo.insertSandbox(this.deps.store, { id: SANDBOX_ENDPOINT_ID, merchantId, url, secret, now });
     return secret;
   }
 }

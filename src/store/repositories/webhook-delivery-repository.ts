@@ -1,0 +1,157 @@
+import type { Db } from '../db.ts';
+
+/** A webhook_deliveries row as stored. */
+export interface WebhookDeliveryRow {
+  seq: number;
+  id: string;
+  environment: 'test' | 'live';
+  merchant_id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An outbox_events row as the dispatcher reads it. */
+export interface OutboxEventRow {
+  seq: number;
+  id: string;
+  environment: 'test' | 'live';
+  merchant_id: string;
+  type: string;
+  payload: string;
+}
+
+/** A webhook_attempts row as logged. */
+export interface WebhookAttemptRow {
+  attempt: number;
+  trigger: 'automatic' | 'redelivery';
+  at: number;
+  url: string;
+  http_status: number | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+/**
+ * Webhook deliveries and their attempt log, and the outbox as the dispatcher reads it (events not
+ * yet dispatched, the merchant's event list): the SQL of the events-and-deliveries aggregate.
+ */
+export class WebhookDeliveryRepository {
+  /** The oldest events not yet fanned out into deliveries. */
+  undispatchedEvents(db: Db): Promise<OutboxEventRow[]> {
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100');
+  }
+
+  /** Every undispatched event up to `seq` is dispatched: one statement for a chunk. */
+  async markDispatchedThrough(db: Db, seq: number, now: number): Promise<void> {
+    await db.run('UPDATE outbox_events SET dispatched_at = ? WHERE seq <= ? AND dispatched_at IS NULL', [now, seq]);
+  }
+
+  eventPayload(db: Db, eventId: string): Promise<{ payload: string } | undefined> {
+    return db.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ?', [eventId]);
+  }
+
+  ownedEventPayload(db: Db, eventId: string, environment: string, merchantId: string): Promise<{ payload: string } | undefined> {
+    return db.get<{ payload: string }>('SELECT payload FROM outbox_events WHERE id = ? AND environment = ? AND merchant_id = ?', [eventId, environment, merchantId]);
+  }
+
+  /** The merchant's events, newest first, below the cursor's seq; `limit` rows at most. */
+  listEvents(db: Db, filter: { environment: string; merchantId: string; before?: number; type?: string }, limit: number): Promise<OutboxEventRow[]> {
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const params: (string | number)[] = [filter.environment, filter.merchantId];
+    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
+    if (filter.type !== undefined) (where.push('type = ?'), params.push(filter.type));
+    return db.all<OutboxEventRow>(`SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [
+      ...params,
+      limit,
+    ]);
+  }
+
+  /** A pending delivery due now; nothing if the event already has one for the endpoint. */
+  async insertPending(db: Db, row: { id: string; environment: string; merchantId: string; eventId: string; eventType: string; endpointId: string; now: number }): Promise<void> {
+    await db.run(
+      `INSERT INTO webhook_deliveries (id, environment, merchant_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+      [row.id, row.environment, row.merchantId, row.eventId, row.eventType, row.endpointId, row.now, row.now, row.now],
+    );
+  }
+
+  find(db: Db, id: string): Promise<WebhookDeliveryRow | undefined> {
+    return db.get<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
+  }
+
+  findOwned(db: Db, id: string, environment: string, merchantId: string): Promise<WebhookDeliveryRow | undefined> {
+    return db.get<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ? AND environment = ? AND merchant_id = ?', [id, environment, merchantId]);
+  }
+
+  /** Its endpoint was removed or disabled: the delivery stops without another attempt. */
+  async stop(db: Db, id: string, now: number): Promise<void> {
+    await db.run("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [now, id]);
+  }
+
+  async markDelivered(db: Db, id: string, attempts: number, now: number): Promise<void> {
+    await db.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, id]);
+  }
+
+  /** A redelivery got through; the automatic attempt count is left as it is. */
+  async markRedelivered(db: Db, id: string, now: number): Promise<void> {
+    await db.run("UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL, updated_at = ? WHERE id = ?", [now, id]);
+  }
+
+  async markFailed(db: Db, id: string, attempts: number, now: number): Promise<void> {
+    await db.run("UPDATE webhook_deliveries SET status = 'failed', attempts = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?", [attempts, now, id]);
+  }
+
+  async scheduleRetry(db: Db, id: string, attempts: number, nextAttemptAt: number, now: number): Promise<void> {
+    await db.run('UPDATE webhook_deliveries SET attempts = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?', [attempts, nextAttemptAt, now, id]);
+  }
+
+  /** The endpoint's deliveries that did not get through, oldest first, created within the range. */
+  listUndelivered(db: Db, filter: { environment: string; merchantId: string; endpointId: string; from?: number; to?: number }, limit: number): Promise<WebhookDeliveryRow[]> {
+    const where = ['environment = ?', 'merchant_id = ?', 'endpoint_id = ?', "(status = 'failed' OR (status = 'pending' AND attempts > 0))"];
+    const params: (string | number)[] = [filter.environment, filter.merchantId, filter.endpointId];
+    if (filter.from !== undefined) (where.push('created_at >= ?'), params.push(filter.from));
+    if (filter.to !== undefined) (where.push('created_at <= ?'), params.push(filter.to));
+    return db.all<WebhookDeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, [...params, limit]);
+  }
+
+  /** The merchant's deliveries, newest first, below the cursor's seq; `limit` rows at most. */
+  list(
+    db: Db,
+    filter: { environment: string; merchantId: string; before?: number; eventId?: string; endpointId?: string; status?: string },
+    limit: number,
+  ): Promise<WebhookDeliveryRow[]> {
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const params: (string | number)[] = [filter.environment, filter.merchantId];
+    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
+    if (filter.eventId) (where.push('event_id = ?'), params.push(filter.eventId));
+    if (filter.endpointId) (where.push('endpoint_id = ?'), params.push(filter.endpointId));
+    if (filter.status) (where.push('status = ?'), params.push(filter.status));
+    return db.all<WebhookDeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
+  }
+
+  /** Numbered in the same transaction that writes it: attempts of one delivery never share a number. */
+  async logAttempt(
+    db: Db,
+    a: { deliveryId: string; trigger: string; at: number; url: string; status: number | null; latencyMs: number; excerpt: string | null; error: string | null },
+  ): Promise<void> {
+    const attemptNo = ((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [a.deliveryId]))?.n ?? 0) + 1;
+    await db.run(
+      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [a.deliveryId, attemptNo, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
+    );
+  }
+
+  attempts(db: Db, deliveryId: string): Promise<WebhookAttemptRow[]> {
+    return db.all<WebhookAttemptRow>(
+      'SELECT attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq',
+      [deliveryId],
+    );
+  }
+}
