@@ -3,16 +3,11 @@ import { VirtualClock } from '../kernel/clock.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
+import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
 import { saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
-interface JobRow {
-  id: string;
-  kind: string;
-  run_at: number;
-  payload: string;
-}
 
 export interface ScheduledJob {
   kind: string;
@@ -44,6 +39,7 @@ export class Scheduler {
   private readonly tickHooks: (() => Promise<void>)[] = [];
   private running: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private readonly repo = new JobRepository();
 
   constructor(
     private readonly deps: {
@@ -73,10 +69,7 @@ export class Scheduler {
 
   async schedule(db: Db, job: ScheduledJob): Promise<string> {
     const id = this.deps.ids.next('job');
-    await db.run(
-      'INSERT INTO jobs (id, kind, run_at, payload, state, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [id, job.kind, Math.round(job.runAt), JSON.stringify(job.payload), 'pending', this.deps.clock.now()],
-    );
+    await this.repo.insert(db, { id, kind: job.kind, runAt: Math.round(job.runAt), payload: JSON.stringify(job.payload), now: this.deps.clock.now() });
     return id;
   }
 
@@ -111,9 +104,7 @@ export class Scheduler {
 
   /** How many jobs wait, and when the next falls due: counted, not loaded. */
   async pending(): Promise<{ count: number; nextRunAt: number | null }> {
-    const row = await this.deps.store.get<{ count: number; next: number | null }>(
-      "SELECT COUNT(*) AS count, MIN(run_at) AS next FROM jobs WHERE state = 'pending'",
-    );
+    const row = await this.repo.pendingSummary(this.deps.store);
     return { count: row?.count ?? 0, nextRunAt: row?.next ?? null };
   }
 
@@ -122,10 +113,7 @@ export class Scheduler {
    * process. (Processes sharing a database wait for the leases to run out instead.)
    */
   async releaseEarlierClaims(): Promise<number> {
-    const r = await this.deps.store.run("UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE state = 'pending' AND claimed_by <> ?", [
-      this.deps.boot,
-    ]);
-    return r.changes;
+    return this.repo.releaseClaimsNotOf(this.deps.store, this.deps.boot);
   }
 
   /** Polls for due jobs in the background (the served sandbox; tests drive runDue/advanceBy). */
@@ -160,20 +148,12 @@ export class Scheduler {
     for (;;) {
       const now = wallClock.now();
       // The next job in (run_at, seq) order that is free, or already claimed by this process.
-      const job = await store.get<JobRow & { claimed_by: number | null; lease_until: number | null }>(
-        "SELECT id, kind, run_at, payload, claimed_by, lease_until FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT 1",
-        [until, now, boot],
-      );
+      const job = await this.repo.nextClaimable(store, until, now, boot);
       if (!job) return undefined;
       if (job.claimed_by === boot && job.lease_until !== null && job.lease_until - now > JOB_LEASE_MS / 2) return job;
       // Claim it with the jobs due at the same instant after it: one write for a run of jobs, and
       // the order is unchanged, since jobs due later wait behind any a running job schedules now.
-      const claimed = await store.all<{ id: string }>(
-        `UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE seq IN (
-           SELECT seq FROM jobs WHERE state = 'pending' AND run_at = ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY seq LIMIT ?
-         ) RETURNING id`,
-        [boot, now + JOB_LEASE_MS, job.run_at, now, boot, CLAIM_CHUNK],
-      );
+      const claimed = await this.repo.claimDueAt(store, job.run_at, now, boot, now + JOB_LEASE_MS, CLAIM_CHUNK);
       if (claimed.some((c) => c.id === job.id)) return job;
       // Another process claimed it between the two statements: look again.
     }
@@ -184,13 +164,10 @@ export class Scheduler {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at });
-      await this.deps.store.run("UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id = ?", [job.id]);
+      await this.repo.markDone(this.deps.store, job.id);
     } catch (err) {
       this.deps.logger.error('job failed', { job: job.id, kind: job.kind, error: String(err) });
-      await this.deps.store.run("UPDATE jobs SET state = 'failed', attempts = attempts + 1, lease_until = NULL, last_error = ? WHERE id = ?", [
-        String(err).slice(0, 500),
-        job.id,
-      ]);
+      await this.repo.markFailed(this.deps.store, job.id, String(err).slice(0, 500));
     }
   }
 
