@@ -210,13 +210,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const trades = new TradeService({ store, clock, ids, ledger, outbox, scheduler, idempotency, feed, quotes, compliance, limits, logger, config });
   await trades.seedTreasury();
 
+  const ladder = new ServiceLadder();
   // Seed the sandbox merchant and its test key (re-keyed if the configured key changed).
   await store.transaction(async (tx) => {
-    await tx.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name', [
-      SANDBOX_MERCHANT_ID,
-      config.sandbox.merchant_name,
-      clock.now(),
-    ]);
+    await ladder.ensureMerchant(tx, SANDBOX_MERCHANT_ID, config.sandbox.merchant_name, clock.now());
     await apiKeys.issue(tx, {
       id: SANDBOX_KEY_ID,
       merchantId: SANDBOX_MERCHANT_ID,
@@ -238,7 +235,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...tradingRoutes({ store, quotes, trades }),
     ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys, mockAccess }),
     ...marketRoutes({ feed, clock, config }),
-    ...tradingSandboxRoutes({ store, trades }),
+    ...tradingSandboxRoutes({ store, trades, ladder }),
     ...webhookRoutes({ endpoints, dispatcher }),
     ...collectionRoutes({ store, collections }),
     ...paymentLinkRoutes({ store, links }),
@@ -250,7 +247,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const recorder = new RequestRecorder({ log: requestLog, store, logger });
   routes.push(...inspectorRoutes({ store, requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog }) }));
   routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
-  routes.push(...accessRoutes({ store, apiKeys, ladder: new ServiceLadder() }), ...scenarioRoutes({ scenarios }));
+  routes.push(...accessRoutes({ store, apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();

@@ -5,6 +5,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { ApiKeyRepository, type ApiKeyRow } from '../store/repositories/api-key-repository.ts';
 import { ipAllowed } from './ip-allowlist.ts';
 import type { Role } from './roles.ts';
 import type { Scope } from './scopes.ts';
@@ -41,26 +42,14 @@ export interface KeyRecord {
   revokedAt: number | null;
 }
 
-interface KeyRow {
-  id: string;
-  merchant_id: string;
-  environment: Environment;
-  key_hash: string;
-  key_hint: string;
-  scopes: string;
-  signing_secret: string;
-  role: Role;
-  ip_allowlist: string;
-  created_at: number;
-  revoked_at: number | null;
-}
+type KeyRow = ApiKeyRow;
 
 const record = (row: KeyRow): KeyRecord => ({
   id: row.id,
   environment: row.environment,
   keyHint: row.key_hint,
   scopes: JSON.parse(row.scopes) as Scope[],
-  role: row.role,
+  role: row.role as Role,
   ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
@@ -82,6 +71,8 @@ function randomToken(bytes: number): string {
  * because verifying an HMAC needs it.
  */
 export class ApiKeyService {
+  private readonly repo = new ApiKeyRepository();
+
   constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
 
   async issue(
@@ -97,13 +88,18 @@ export class ApiKeyService {
     const role = input.role ?? 'admin';
     const ipAllowlist = input.ipAllowlist ?? [];
     // Re-seeding the sandbox key keeps the role and allowlist someone gave it.
-    await db.run(
-      `INSERT INTO api_keys (id, merchant_id, environment, key_hash, key_hint, scopes, signing_secret, created_at, role, ip_allowlist)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET key_hash = excluded.key_hash, key_hint = excluded.key_hint,
-         scopes = excluded.scopes, signing_secret = excluded.signing_secret, revoked_at = NULL`,
-      [id, input.merchantId, input.environment, sha256Hex(key), key.slice(0, 12) + '…' + key.slice(-4), JSON.stringify(input.scopes), signingSecret, this.deps.clock.now(), role, JSON.stringify(ipAllowlist)],
-    );
+    await this.repo.upsert(db, {
+      id,
+      merchantId: input.merchantId,
+      environment: input.environment,
+      keyHash: sha256Hex(key),
+      keyHint: key.slice(0, 12) + '…' + key.slice(-4),
+      scopes: JSON.stringify(input.scopes),
+      signingSecret,
+      createdAt: this.deps.clock.now(),
+      role,
+      ipAllowlist: JSON.stringify(ipAllowlist),
+    });
     return { id, key, signingSecret, environment: input.environment, scopes: input.scopes, role, ipAllowlist };
   }
 
@@ -116,7 +112,7 @@ export class ApiKeyService {
     const key = match?.[1];
     if (!key || !environmentOf(key)) throw new UnauthorizedError();
     const hash = sha256Hex(key);
-    const row = await db.get<KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL', [hash]);
+    const row = await this.repo.findActiveByHash(db, hash);
     if (!row || !safeEqual(row.key_hash, hash)) throw new UnauthorizedError('Unknown or revoked API key');
     const ipAllowlist = JSON.parse(row.ip_allowlist) as string[];
     if (ip !== undefined && !ipAllowed(ipAllowlist, ip)) throw new IpNotAllowedError(ip);
@@ -126,14 +122,14 @@ export class ApiKeyService {
       environment: row.environment,
       scopes: JSON.parse(row.scopes) as Scope[],
       signingSecret: row.signing_secret,
-      role: row.role,
+      role: row.role as Role,
       ipAllowlist,
     };
   }
 
   /** The merchant's keys of both environments, oldest first. */
   async list(db: Db, merchantId: string): Promise<KeyRecord[]> {
-    const rows = await db.all<KeyRow>('SELECT * FROM api_keys WHERE merchant_id = ? ORDER BY created_at, id', [merchantId]);
+    const rows = await this.repo.listByMerchant(db, merchantId);
     return rows.map(record);
   }
 
@@ -144,14 +140,14 @@ export class ApiKeyService {
   /** Revoked at once: the next request with the key is 401. Revoking again changes nothing. */
   async revoke(db: Db, merchantId: string, id: string): Promise<KeyRecord> {
     const row = await this.owned(db, merchantId, id);
-    if (row.revoked_at === null) await db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [this.deps.clock.now(), id]);
+    if (row.revoked_at === null) await this.repo.revoke(db, id, this.deps.clock.now());
     return record((await this.owned(db, merchantId, id))!);
   }
 
   /** Replaces the allowlist (entries already validated); empty accepts any address. */
   async setIpAllowlist(db: Db, merchantId: string, id: string, entries: string[]): Promise<KeyRecord> {
     await this.owned(db, merchantId, id);
-    await db.run('UPDATE api_keys SET ip_allowlist = ? WHERE id = ?', [JSON.stringify(entries), id]);
+    await this.repo.setIpAllowlist(db, id, JSON.stringify(entries));
     return record(await this.owned(db, merchantId, id));
   }
 
@@ -161,7 +157,7 @@ export class ApiKeyService {
   }
 
   private async owned(db: Db, merchantId: string, id: string): Promise<KeyRow> {
-    const row = await db.get<KeyRow>('SELECT * FROM api_keys WHERE id = ? AND merchant_id = ?', [id, merchantId]);
+    const row = await this.repo.findOwned(db, id, merchantId);
     if (!row) throw new NotFoundError(`No API key ${id}`, { id });
     return row;
   }

@@ -1,6 +1,7 @@
 import { LadderOutOfOrderError } from '../kernel/errors.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { MerchantRepository } from '../store/repositories/merchant-repository.ts';
 
 // The service ladder of the spec (sections 1 and 5): a merchant requests access, is enabled in the
 // sandbox, then goes live. Each step is taken in turn; the stage gates trading per environment.
@@ -43,10 +44,12 @@ export interface MerchantView {
 }
 
 export class ServiceLadder {
+  private readonly merchants = new MerchantRepository();
+
   async view(db: Db, merchantId: string, environment: Environment): Promise<MerchantView> {
-    const row = await db.get<{ id: string; name: string; trading_stage: Stage }>('SELECT id, name, trading_stage FROM merchants WHERE id = ?', [merchantId]);
+    const row = await this.merchants.find(db, merchantId);
     if (!row) throw new Error(`merchant ${merchantId} is missing`);
-    const stage = row.trading_stage;
+    const stage = row.trading_stage as Stage;
     const allowed = tradingEnabled(stage, environment);
     return {
       id: row.id,
@@ -82,8 +85,23 @@ export class ServiceLadder {
       );
     }
     // The stage moves only if nobody moved it meanwhile.
-    const { changes } = await db.run('UPDATE merchants SET trading_stage = ? WHERE id = ? AND trading_stage = ?', [step.to, merchantId, step.from]);
+    const changes = await this.merchants.moveStage(db, merchantId, step.from, step.to);
     if (changes === 0) return this.advance(db, merchantId, environment, action);
     return this.view(db, merchantId, environment);
+  }
+
+  /** Sandbox: puts the merchant at any stage, whatever it was. */
+  async setStage(db: Db, merchantId: string, stage: Stage): Promise<void> {
+    await this.merchants.setStage(db, merchantId, stage);
+  }
+
+  /** The merchant's stage; `none` for a merchant not on record. */
+  async stage(db: Db, merchantId: string): Promise<Stage> {
+    return ((await this.merchants.tradingStage(db, merchantId))?.trading_stage as Stage | undefined) ?? 'none';
+  }
+
+  /** Creates the merchant, or renames it if it exists (seeding the sandbox merchant). */
+  async ensureMerchant(db: Db, merchantId: string, name: string, now: number): Promise<void> {
+    await this.merchants.upsert(db, { id: merchantId, name, now });
   }
 }

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { tradingEnabled, type Stage } from '../auth/service-ladder.ts';
+import { ServiceLadder, tradingEnabled, type Stage } from '../auth/service-ladder.ts';
 import type { TradingConfig } from '../config/config.ts';
 import { ComplianceBlockError } from '../kernel/errors.ts';
 import type { Db } from '../store/db.ts';
@@ -14,6 +14,7 @@ const key = (address: string) => (address.startsWith('0x') ? address.toLowerCase
 export class Compliance {
   private readonly blocked: Set<string>;
   private readonly review: Set<string>;
+  private readonly ladder = new ServiceLadder();
 
   constructor(config: Pick<TradingConfig, 'screening'>) {
     this.blocked = new Set(config.screening.blocked.map(key));
@@ -28,8 +29,7 @@ export class Compliance {
 
   /** Test keys trade from the sandbox stage on; live keys only at the live stage. */
   async assertTradingEnabled(db: Db, auth: AuthContext): Promise<void> {
-    const row = await db.get<{ trading_stage: TradingStage }>('SELECT trading_stage FROM merchants WHERE id = ?', [auth.merchantId]);
-    const stage = row?.trading_stage ?? 'none';
+    const stage = await this.ladder.stage(db, auth.merchantId);
     if (!tradingEnabled(stage, auth.environment)) {
       throw new ComplianceBlockError(`Trading is not enabled for this merchant in ${auth.environment} mode (service stage: ${stage})`, {
         reason: 'service_not_enabled',
