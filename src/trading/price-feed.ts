@@ -40,6 +40,7 @@ import type { TradingConfig } from '../config/config.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SeededRandom, seedFromString } from '../kernel/ids.ts';
 import type { Store } from '../store/db.ts';
+import { MarketRepository } from '../store/repositories/market-repository.ts';
 import { mulRates, parseRate } from './rate-math.ts';
 
 export const ASSETS = ['USDT', 'USDC'] as const;
@@ -89,12 +90,6 @@ interface Walk {
   readonly random: SeededRandom;
 }
 
-interface LegRow {
-  leg: string;
-  value: string;
-  as_of: number | bigint;
-  pinned: number | bigint;
-}
 
 export class PriceFeed {
   private readonly intervalMs: number;
@@ -108,6 +103,7 @@ export class PriceFeed {
   private frozenAt: number | null = null;
   private adminFx: Leg | null = null;
   private loading: Promise<void> | undefined;
+  private readonly repo = new MarketRepository();
 
   constructor(private readonly deps: PriceFeedDeps) {
     const { market, clock, seed } = deps;
@@ -134,8 +130,8 @@ export class PriceFeed {
 
   private async load(): Promise<void> {
     const [rows, state] = await Promise.all([
-      this.deps.store.all<LegRow>('SELECT leg, value, as_of, pinned FROM market_legs'),
-      this.deps.store.get<{ frozen_at: number | bigint | null }>('SELECT frozen_at FROM market_state WHERE id = 1'),
+      this.repo.legs(this.deps.store),
+      this.repo.state(this.deps.store),
     ]);
     const frozenAt = state?.frozen_at == null ? null : Number(state.frozen_at);
     const snapshots = new Map<Asset, Leg>();
@@ -188,11 +184,7 @@ export class PriceFeed {
     assertAsset(asset);
     assertLeg(value, asOf);
     await this.init();
-    await this.deps.store.run(
-      `INSERT INTO market_legs (leg, value, as_of, pinned) VALUES (?, ?, ?, 1)
-       ON CONFLICT (leg) DO UPDATE SET value = excluded.value, as_of = excluded.as_of, pinned = 1`,
-      [asset, value.toString(), asOf],
-    );
+    await this.repo.pinUsd(this.deps.store, asset, value.toString(), asOf);
     const leg: Leg = { name: asset, value, asOf, source: 'pinned' };
     this.pins.set(asset, leg);
     return leg;
@@ -201,11 +193,7 @@ export class PriceFeed {
   async setFx(value: bigint, asOf: number): Promise<Leg> {
     assertLeg(value, asOf);
     await this.init();
-    await this.deps.store.run(
-      `INSERT INTO market_legs (leg, value, as_of, pinned) VALUES ('FX', ?, ?, 1)
-       ON CONFLICT (leg) DO UPDATE SET value = excluded.value, as_of = excluded.as_of, pinned = 1`,
-      [value.toString(), asOf],
-    );
+    await this.repo.pinFx(this.deps.store, value.toString(), asOf);
     this.adminFx = { name: 'FX', value, asOf, source: 'admin' };
     return this.adminFx;
   }
@@ -221,14 +209,10 @@ export class PriceFeed {
     for (const [asset, leg] of legs) this.frozenLegs.set(asset, leg);
     try {
       await this.deps.store.transaction(async (tx) => {
-        await tx.run('INSERT INTO market_state (id, frozen_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET frozen_at = excluded.frozen_at', [now]);
+        await this.repo.setFrozenAt(tx, now);
         for (const leg of legs.values()) {
           // A pinned leg keeps its pin row; only unpinned legs record their frozen value.
-          await tx.run(
-            `INSERT INTO market_legs (leg, value, as_of, pinned) VALUES (?, ?, ?, 0)
-             ON CONFLICT (leg) DO UPDATE SET value = excluded.value, as_of = excluded.as_of WHERE market_legs.pinned = 0`,
-            [leg.name, leg.value.toString(), leg.asOf],
-          );
+          await this.repo.recordFrozenLeg(tx, leg.name, leg.value.toString(), leg.asOf);
         }
       });
     } catch (err) {
@@ -243,8 +227,8 @@ export class PriceFeed {
     const now = this.deps.clock.now();
     const step = this.stepOf(now);
     await this.deps.store.transaction(async (tx) => {
-      await tx.run('INSERT INTO market_state (id, frozen_at) VALUES (1, NULL) ON CONFLICT (id) DO UPDATE SET frozen_at = NULL');
-      await tx.run("DELETE FROM market_legs WHERE leg IN ('USDT', 'USDC')");
+      await this.repo.clearFrozen(tx);
+      await this.repo.dropUsdLegs(tx);
     });
     for (const asset of ASSETS) {
       const walk = this.walks[asset];

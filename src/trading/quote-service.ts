@@ -7,6 +7,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
+import { QuoteRepository } from '../store/repositories/quote-repository.ts';
 import { NETWORKS_BY_ASSET } from './assets.ts';
 import type { Compliance } from './compliance.ts';
 import { legAgeSeconds, type Asset, type Benchmark, type PriceFeed } from './price-feed.ts';
@@ -74,6 +75,8 @@ export function priceQuote(side: 'buy' | 'sell', benchmark: bigint, spreadBps: n
 }
 
 export class QuoteService {
+  private readonly repo = new QuoteRepository();
+
   constructor(
     private readonly deps: {
       store: Store;
@@ -153,12 +156,7 @@ export class QuoteService {
         expires_at: now + config.trading.quote_ttl_seconds * 1000,
         created_at: now,
       };
-      await tx.run(
-        `INSERT INTO quotes (id, environment, merchant_id, side, asset, network, asset_amount, net_fiat_amount, applied_rate,
-           benchmark_rate, usd_price, fx_rate, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [row.id, row.environment, row.merchant_id, row.side, row.asset, row.network, row.asset_amount, row.net_fiat_amount, row.applied_rate,
-          row.benchmark_rate, row.usd_price, row.fx_rate, row.status, row.expires_at, row.created_at],
-      );
+      await this.repo.insert(tx, row);
       const quote = presentQuote(row);
       await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote });
       await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id } });
@@ -167,14 +165,13 @@ export class QuoteService {
   }
 
   row(db: Db, id: string): Promise<QuoteRow | undefined> {
-    return db.get<QuoteRow>('SELECT * FROM quotes WHERE id = ?', [id]);
+    return this.repo.find(db, id) as Promise<QuoteRow | undefined>;
   }
 
   /** created -> expired when its time is up unexecuted, with quote.expired. */
   private async expire(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
-      const changed = await tx.run("UPDATE quotes SET status = 'expired' WHERE id = ? AND status = 'created'", [id]);
-      if (changed.changes === 0) return;
+      if ((await this.repo.expire(tx, id)) === 0) return;
       const row = (await this.row(tx, id))!;
       await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: 'quote.expired', objectType: 'quote', object: presentQuote(row) });
     });

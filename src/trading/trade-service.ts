@@ -14,6 +14,8 @@ import type { Posting } from '../ledger/journal.ts';
 import type { Environment, Ledger } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
+import { QuoteRepository } from '../store/repositories/quote-repository.ts';
+import { TradeRepository } from '../store/repositories/trade-repository.ts';
 import { addressProblem, makeAddress, makeTransactionId } from './assets.ts';
 import type { Compliance } from './compliance.ts';
 import type { Asset, PriceFeed } from './price-feed.ts';
@@ -87,6 +89,9 @@ export interface TradeListQuery {
  * step is one transaction: state, history, ledger journal and event together.
  */
 export class TradeService {
+  private readonly repo = new TradeRepository();
+  private readonly quoteRepo = new QuoteRepository();
+
   constructor(private readonly deps: TradeDeps) {
     deps.scheduler.register('trade.confirm', (p: { id: string }) => this.confirmDeposit(p.id));
     deps.scheduler.register('trade.deposit_deadline', (p: { id: string }) => this.depositDeadline(p.id));
@@ -97,10 +102,7 @@ export class TradeService {
   }
 
   async present(db: Db, row: TradeRow): Promise<Trade> {
-    const history = await db.all<{ status: string; at: number; note: string | null }>(
-      'SELECT status, at, note FROM trade_status_history WHERE trade_id = ? ORDER BY seq',
-      [row.id],
-    );
+    const history = await this.repo.statusHistory(db, row.id);
     // Confirmations are counted for sells (the deposit); a buy's delivery is not tracked.
     const required = row.side === 'sell' ? this.requiredConfirmations(row.network) : 0;
     let confirmations = row.confirmations;
@@ -136,11 +138,11 @@ export class TradeService {
   }
 
   row(db: Db, id: string): Promise<TradeRow | undefined> {
-    return db.get<TradeRow>('SELECT * FROM trades WHERE id = ?', [id]);
+    return this.repo.find(db, id) as Promise<TradeRow | undefined>;
   }
 
   private async owned(db: Db, auth: AuthContext, reference: string): Promise<TradeRow> {
-    const row = await db.get<TradeRow>('SELECT * FROM trades WHERE id = ? AND environment = ? AND merchant_id = ?', [reference, auth.environment, auth.merchantId]);
+    const row = (await this.repo.findOwned(db, reference, auth.environment, auth.merchantId)) as TradeRow | undefined;
     if (!row) throw new NotFoundError(`No such trade: '${reference}'`, { reference });
     return row;
   }
@@ -148,9 +150,8 @@ export class TradeService {
   /** Moves a trade to `status`, records it in the history and announces it. */
   private async transition(tx: Db, id: string, status: Status, fields: Record<string, string | number | null> = {}, note: string | null = null): Promise<TradeRow> {
     const now = this.deps.clock.now();
-    const sets = Object.keys(fields).map((k) => `${k} = ?`);
-    await tx.run(`UPDATE trades SET ${['status = ?', 'updated_at = ?', ...sets].join(', ')} WHERE id = ?`, [status, now, ...Object.values(fields), id]);
-    await tx.run('INSERT INTO trade_status_history (trade_id, status, note, at) VALUES (?, ?, ?, ?)', [id, status, note, now]);
+    await this.repo.updateStatus(tx, id, status, now, fields);
+    await this.repo.insertStatusHistory(tx, id, status, note, now);
     const row = (await this.row(tx, id))!;
     if (ANNOUNCED.has(status)) {
       await this.deps.outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: `trade.${status}`, objectType: 'trade', object: await this.present(tx, row) });
@@ -165,15 +166,20 @@ export class TradeService {
   async list(db: Db, auth: AuthContext, query: TradeListQuery): Promise<{ items: Trade[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const where = ['environment = ?', 'merchant_id = ?'];
-    const params: (string | number)[] = [auth.environment, auth.merchantId];
-    if (before !== undefined) (where.push('seq < ?'), params.push(before));
-    if (query.status) (where.push('status = ?'), params.push(query.status));
-    if (query.side) (where.push('side = ?'), params.push(query.side));
-    if (query.asset) (where.push('asset = ?'), params.push(query.asset));
-    if (query.created_from) (where.push('created_at >= ?'), params.push(Date.parse(query.created_from)));
-    if (query.created_to) (where.push('created_at < ?'), params.push(Date.parse(query.created_to)));
-    const rows = await db.all<TradeRow>(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, pageSize + 1]);
+    const rows = (await this.repo.list(
+      db,
+      {
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        before,
+        status: query.status,
+        side: query.side,
+        asset: query.asset,
+        createdFrom: query.created_from ? Date.parse(query.created_from) : undefined,
+        createdTo: query.created_to ? Date.parse(query.created_to) : undefined,
+      },
+      pageSize + 1,
+    )) as TradeRow[];
     const { items, nextCursor } = page(rows, pageSize);
     return { items: await Promise.all(items.map((r) => this.present(db, r))), nextCursor };
   }
@@ -218,18 +224,26 @@ export class TradeService {
       // Inside the transaction, so two executes at once cannot both fit under one limit.
       await this.deps.limits.check(tx, auth, { side: quote.side, asset: quote.asset, network: quote.network, fiat: quote.net_fiat_amount });
       await this.deps.idempotency.claim(tx, claim, id);
-      const consumed = await tx.run("UPDATE quotes SET status = 'consumed', trade_id = ? WHERE id = ? AND status = 'created'", [id, quote.id]);
-      if (consumed.changes === 0) {
+      if ((await this.quoteRepo.consume(tx, quote.id, id)) === 0) {
         throw new ValidationError(`Quote ${quote.id} is no longer available`, [{ field: 'quote_reference', message: 'quote already consumed' }]);
       }
       const now = clock.now();
-      await tx.run(
-        `INSERT INTO trades (id, environment, merchant_id, quote_id, side, asset, network, status, asset_amount, net_fiat_amount,
-           applied_rate, benchmark_rate, delivery_address, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?)`,
-        [id, auth.environment, auth.merchantId, quote.id, quote.side, quote.asset, quote.network, quote.asset_amount, quote.net_fiat_amount,
-          quote.applied_rate, quote.benchmark_rate, body.delivery_address ?? null, now, now],
-      );
-      await tx.run('INSERT INTO transactions (environment, merchant_id, object_type, object_id, created_at) VALUES (?, ?, ?, ?, ?)', [auth.environment, auth.merchantId, 'trade', id, now]);
+      await this.repo.insert(tx, {
+        id,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        quoteId: quote.id,
+        side: quote.side,
+        asset: quote.asset,
+        network: quote.network,
+        assetAmount: quote.asset_amount,
+        netFiatAmount: quote.net_fiat_amount,
+        appliedRate: quote.applied_rate,
+        benchmarkRate: quote.benchmark_rate,
+        deliveryAddress: body.delivery_address ?? null,
+        now,
+      });
+      await this.repo.insertTransactionEntry(tx, auth.environment, auth.merchantId, id, now);
       await this.transition(tx, id, 'created');
 
       let response: RouteResult;
@@ -318,7 +332,7 @@ export class TradeService {
       const credited = used === trade.asset_amount ? trade.net_fiat_amount : Number(fiatForAsset(BigInt(used), BigInt(trade.applied_rate), 'down'));
       const atBenchmark = Number(fiatForAsset(BigInt(used), BigInt(trade.benchmark_rate), 'down'));
       // Confirmed is an event, not a status: the trade stays pending_confirmation until credited.
-      await tx.run('UPDATE trades SET confirmations = ?, updated_at = ? WHERE id = ?', [this.requiredConfirmations(trade.network), this.deps.clock.now(), id]);
+      await this.repo.setConfirmations(tx, id, this.requiredConfirmations(trade.network), this.deps.clock.now());
       const confirmed = (await this.row(tx, id))!;
       await this.deps.outbox.emit(tx, { environment: trade.environment, merchantId: trade.merchant_id, type: 'deposit.confirmed', objectType: 'trade', object: await this.present(tx, confirmed) });
       await this.deps.ledger.post(tx, this.journal(trade.environment, id, 'trade.settled', `sell ${trade.asset} on ${trade.network}`, [
@@ -351,10 +365,7 @@ export class TradeService {
       if (trade.status !== 'settled') {
         throw new ValidationError(`Only a settled trade can be reversed; ${trade.id} is ${trade.status}`, [{ field: 'reference', message: 'not settled' }]);
       }
-      const journals = await tx.all<{ id: string }>(
-        "SELECT id FROM ledger_journals WHERE ref_type = 'trade' AND ref_id = ? AND kind = 'trade.settled' AND reverses IS NULL ORDER BY seq",
-        [trade.id],
-      );
+      const journals = await this.repo.settlementJournalIds(tx, trade.id);
       for (const j of journals) await this.deps.ledger.reverse(tx, j.id, 'trade.reversed', `reverse ${trade.side} ${trade.id}`);
       return this.present(tx, await this.transition(tx, trade.id, 'reversed', {}, 'reversed by the sandbox'));
     });
@@ -385,8 +396,7 @@ export class TradeService {
           for (const [network, amount] of Object.entries(networks)) {
             if (amount <= 0) continue;
             const ref = `${asset}:${network}`;
-            const seeded = await tx.get("SELECT 1 AS x FROM ledger_journals WHERE environment = ? AND kind = 'treasury.seed' AND ref_id = ?", [environment, ref]);
-            if (seeded) continue;
+            if (await this.repo.treasurySeeded(tx, environment, ref)) continue;
             await this.deps.ledger.post(tx, {
               environment,
               kind: 'treasury.seed',

@@ -5,9 +5,7 @@ import { LimitExceededError } from '../kernel/errors.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment, Ledger } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
-
-// Trades that count toward limits: everything not failed or reversed.
-const COUNTED = "status NOT IN ('failed', 'reversed')";
+import { TradeRepository } from '../store/repositories/trade-repository.ts';
 
 /**
  * Per-merchant per-trade, daily and monthly limits (GHS, UTC calendar days and months), and the
@@ -16,6 +14,8 @@ const COUNTED = "status NOT IN ('failed', 'reversed')";
  * inventory and never grows past its configured value.
  */
 export class TradingLimits {
+  private readonly trades = new TradeRepository();
+
   constructor(private readonly deps: { clock: Clock; ledger: Ledger; config: Pick<TradingConfig, 'limits' | 'inventory' | 'exposure_cap'> }) {}
 
   async check(db: Db, auth: AuthContext, trade: { side: 'buy' | 'sell'; asset: string; network: string; fiat: number }): Promise<void> {
@@ -23,13 +23,8 @@ export class TradingLimits {
     const now = new Date(this.deps.clock.now());
     const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    const used = async (since: number) => {
-      const row = await db.get<{ total: number | null }>(
-        `SELECT SUM(net_fiat_amount) AS total FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`,
-        [auth.environment, auth.merchantId, since],
-      );
-      return Number(row?.total ?? 0);
-    };
+    // Trades that count toward limits: everything not failed or reversed.
+    const used = (since: number) => this.trades.fiatUsedSince(db, auth.environment, auth.merchantId, since);
     const refuse = (limit: string, limitAmount: number, usedAmount: number) => {
       const remaining = Math.max(0, limitAmount - usedAmount);
       throw new LimitExceededError(`This trade of ${trade.fiat} pesewas exceeds the ${limit.replace('_', ' ')} limit; ${remaining} pesewas remain`, {

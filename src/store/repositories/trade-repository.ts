@@ -1,0 +1,132 @@
+import type { Db, SqlValue } from '../db.ts';
+
+/** A trades row as stored; rates are decimal strings of fixed-point integers. */
+export interface TradeRecord {
+  seq: number;
+  id: string;
+  environment: 'test' | 'live';
+  merchant_id: string;
+  quote_id: string;
+  side: 'buy' | 'sell';
+  asset: string;
+  network: string;
+  status: string;
+  asset_amount: number;
+  net_fiat_amount: number;
+  applied_rate: string;
+  benchmark_rate: string;
+  delivery_address: string | null;
+  deposit_address: string | null;
+  transaction_id: string | null;
+  deposited_amount: number | null;
+  deposited_at: number | null;
+  excess_amount: number | null;
+  settled_fiat_amount: number | null;
+  confirmations: number;
+  failure_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TradeStatusRecord {
+  status: string;
+  at: number;
+  note: string | null;
+}
+
+export interface TradeFilter {
+  environment: string;
+  merchantId: string;
+  /** Keyset cursor: rows below this seq. */
+  before?: number;
+  status?: string;
+  side?: string;
+  asset?: string;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+// Trades that count toward limits: everything not failed or reversed.
+const COUNTED = "status NOT IN ('failed', 'reversed')";
+
+/**
+ * Trades, their status history, and what trading reads of the ledger's journals and writes to the
+ * merchant's transaction list: the SQL of the trade aggregate.
+ */
+export class TradeRepository {
+  async insert(
+    db: Db,
+    t: { id: string; environment: string; merchantId: string; quoteId: string; side: string; asset: string; network: string; assetAmount: number; netFiatAmount: number;
+      appliedRate: string; benchmarkRate: string; deliveryAddress: string | null; now: number },
+  ): Promise<void> {
+    await db.run(
+      `INSERT INTO trades (id, environment, merchant_id, quote_id, side, asset, network, status, asset_amount, net_fiat_amount,
+           applied_rate, benchmark_rate, delivery_address, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?)`,
+      [t.id, t.environment, t.merchantId, t.quoteId, t.side, t.asset, t.network, t.assetAmount, t.netFiatAmount,
+        t.appliedRate, t.benchmarkRate, t.deliveryAddress, t.now, t.now],
+    );
+  }
+
+  /** The trade's entry in the merchant's transaction list. */
+  async insertTransactionEntry(db: Db, environment: string, merchantId: string, tradeId: string, now: number): Promise<void> {
+    await db.run('INSERT INTO transactions (environment, merchant_id, object_type, object_id, created_at) VALUES (?, ?, ?, ?, ?)', [environment, merchantId, 'trade', tradeId, now]);
+  }
+
+  find(db: Db, id: string): Promise<TradeRecord | undefined> {
+    return db.get<TradeRecord>('SELECT * FROM trades WHERE id = ?', [id]);
+  }
+
+  findOwned(db: Db, id: string, environment: string, merchantId: string): Promise<TradeRecord | undefined> {
+    return db.get<TradeRecord>('SELECT * FROM trades WHERE id = ? AND environment = ? AND merchant_id = ?', [id, environment, merchantId]);
+  }
+
+  /** Sets the status and `fields` (column names chosen by the trade service, never by input). */
+  async updateStatus(db: Db, id: string, status: string, now: number, fields: Record<string, SqlValue> = {}): Promise<void> {
+    const sets = Object.keys(fields).map((k) => `${k} = ?`);
+    await db.run(`UPDATE trades SET ${['status = ?', 'updated_at = ?', ...sets].join(', ')} WHERE id = ?`, [status, now, ...Object.values(fields), id]);
+  }
+
+  async insertStatusHistory(db: Db, tradeId: string, status: string, note: string | null, at: number): Promise<void> {
+    await db.run('INSERT INTO trade_status_history (trade_id, status, note, at) VALUES (?, ?, ?, ?)', [tradeId, status, note, at]);
+  }
+
+  statusHistory(db: Db, tradeId: string): Promise<TradeStatusRecord[]> {
+    return db.all<TradeStatusRecord>('SELECT status, at, note FROM trade_status_history WHERE trade_id = ? ORDER BY seq', [tradeId]);
+  }
+
+  async setConfirmations(db: Db, id: string, confirmations: number, now: number): Promise<void> {
+    await db.run('UPDATE trades SET confirmations = ?, updated_at = ? WHERE id = ?', [confirmations, now, id]);
+  }
+
+  /** The merchant's trades, newest first, below the cursor's seq; `limit` rows at most. */
+  list(db: Db, filter: TradeFilter, limit: number): Promise<TradeRecord[]> {
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const params: (string | number)[] = [filter.environment, filter.merchantId];
+    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
+    if (filter.status) (where.push('status = ?'), params.push(filter.status));
+    if (filter.side) (where.push('side = ?'), params.push(filter.side));
+    if (filter.asset) (where.push('asset = ?'), params.push(filter.asset));
+    if (filter.createdFrom !== undefined) (where.push('created_at >= ?'), params.push(filter.createdFrom));
+    if (filter.createdTo !== undefined) (where.push('created_at < ?'), params.push(filter.createdTo));
+    return db.all<TradeRecord>(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
+  }
+
+  /** The cedis of the merchant's trades created since `since` that count toward limits. */
+  async fiatUsedSince(db: Db, environment: string, merchantId: string, since: number): Promise<number> {
+    const row = await db.get<{ total: number | null }>(
+      `SELECT SUM(net_fiat_amount) AS total FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`,
+      [environment, merchantId, since],
+    );
+    return Number(row?.total ?? 0);
+  }
+
+  /** The trade's settlement journals not yet reversed, in order. */
+  settlementJournalIds(db: Db, tradeId: string): Promise<{ id: string }[]> {
+    return db.all<{ id: string }>("SELECT id FROM ledger_journals WHERE ref_type = 'trade' AND ref_id = ? AND kind = 'trade.settled' AND reverses IS NULL ORDER BY seq", [tradeId]);
+  }
+
+  /** Whether the treasury inventory `ref` (asset:network) was seeded in the environment. */
+  async treasurySeeded(db: Db, environment: string, ref: string): Promise<boolean> {
+    return (await db.get("SELECT 1 AS x FROM ledger_journals WHERE environment = ? AND kind = 'treasury.seed' AND ref_id = ?", [environment, ref])) !== undefined;
+  }
+}
