@@ -1,5 +1,8 @@
 import type { Clock } from '../../kernel/clock.ts';
 import type { Db, Store } from '../../store/db.ts';
+import { MockTransactionRepository } from '../../store/repositories/mock-transaction-repository.ts';
+
+const repo = new MockTransactionRepository();
 
 /**
  * A mock's transactions, keyed by the upstream's own reference (MTN's X-Reference-Id, Hubtel's
@@ -54,11 +57,7 @@ export class MockTransactionBook<T> {
   async set(reference: string, transaction: T, db: Db = this.store): Promise<void> {
     this.entries.set(reference, transaction);
     const now = this.clock.now();
-    await db.run(
-      `INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (provider, book, reference) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-      [this.provider, this.name, reference, JSON.stringify(transaction), now, now],
-    );
+    await repo.upsert(db, { provider: this.provider, book: this.name, reference, body: JSON.stringify(transaction), now });
   }
 }
 
@@ -72,9 +71,7 @@ export class MockTransactionBooks {
 
   static async load(store: Store, clock: Clock): Promise<MockTransactionBooks> {
     const loaded = new Map<string, Map<string, unknown>>();
-    const rows = await store.all<{ provider: string; book: string; reference: string; body: string }>(
-      'SELECT provider, book, reference, body FROM mock_transactions ORDER BY created_at',
-    );
+    const rows = await repo.all(store);
     for (const row of rows) {
       const key = `${row.provider}/${row.book}`;
       if (!loaded.has(key)) loaded.set(key, new Map());
