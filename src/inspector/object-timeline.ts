@@ -2,6 +2,7 @@ import type { AuthContext } from '../auth/api-key-service.ts';
 import { noSuch } from '../http/find-by-id.ts';
 import { iso } from '../kernel/clock.ts';
 import type { Db } from '../store/db.ts';
+import { InspectorRepository } from '../store/repositories/inspector-repository.ts';
 import type { RequestLog, RequestLogEntry } from './request-log.ts';
 
 export type TimelineKind =
@@ -35,14 +36,14 @@ export interface ObjectTimeline {
 }
 
 /** The objects that have a timeline, by id prefix. */
-const OBJECTS: readonly { prefix: string; object: string; table: string }[] = [
-  { prefix: 'chg_', object: 'charge', table: 'charges' },
-  { prefix: 'trf_', object: 'transfer', table: 'transfers' },
-  { prefix: 'trd_', object: 'trade', table: 'trades' },
-  { prefix: 'qt_', object: 'quote', table: 'quotes' },
-  { prefix: 'col_', object: 'collection', table: 'collections' },
-  { prefix: 'po_', object: 'payout', table: 'payouts' },
-  { prefix: 'bil_', object: 'bill', table: 'bills' },
+const OBJECTS: readonly { prefix: string; object: string }[] = [
+  { prefix: 'chg_', object: 'charge' },
+  { prefix: 'trf_', object: 'transfer' },
+  { prefix: 'trd_', object: 'trade' },
+  { prefix: 'qt_', object: 'quote' },
+  { prefix: 'col_', object: 'collection' },
+  { prefix: 'po_', object: 'payout' },
+  { prefix: 'bil_', object: 'bill' },
 ];
 
 // Entries at the same instant (a virtual clock stands still while a request runs) are ordered
@@ -79,16 +80,14 @@ interface Sortable extends TimelineEntry {
  * events, and each webhook delivery attempt.
  */
 export class ObjectTimelineService {
+  private readonly repo = new InspectorRepository();
+
   constructor(private readonly deps: { requests: RequestLog }) {}
 
   async timeline(db: Db, auth: AuthContext, id: string): Promise<ObjectTimeline> {
     const kind = OBJECTS.find((o) => id.startsWith(o.prefix));
     const row = kind
-      ? await db.get<{ status: string; created_at: number }>(`SELECT status, created_at FROM ${kind.table} WHERE id = ? AND environment = ? AND merchant_id = ?`, [
-          id,
-          auth.environment,
-          auth.merchantId,
-        ])
+      ? await this.repo.objectHead(db, kind.object, id, auth.environment, auth.merchantId)
       : undefined;
     if (!kind || !row) throw noSuch('object', id);
     const { object } = kind;
@@ -107,7 +106,7 @@ export class ObjectTimelineService {
     await this.notices(db, id, add);
     await this.journals(db, object, id, add);
     if (object === 'trade') {
-      const history = await db.all<{ seq: number; status: string; note: string | null; at: number }>('SELECT seq, status, note, at FROM trade_status_history WHERE trade_id = ? ORDER BY seq', [id]);
+      const history = await this.repo.tradeStatusHistory(db, id);
       for (const h of history) add(h.at, h.seq, 'status', `status ${h.status}`, { status: h.status, note: h.note });
     }
     await this.events(db, object, id, add);
@@ -123,10 +122,7 @@ export class ObjectTimelineService {
    */
   private async requests(db: Db, auth: AuthContext, id: string, add: AddEntry): Promise<void> {
     const logged = this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'merchant' && e.method !== 'GET');
-    const claims = await db.all<{ idempotency_key: string; state: string; response_status: number | null; created_at: number }>(
-      'SELECT idempotency_key, state, response_status, created_at FROM idempotency_keys WHERE resource_id = ? AND environment = ? AND merchant_id = ?',
-      [id, auth.environment, auth.merchantId],
-    );
+    const claims = await this.repo.idempotencyClaims(db, id, auth.environment, auth.merchantId);
     const used = new Set<RequestLogEntry>();
     for (const claim of claims) {
       const first = logged.find((e) => e.idempotency_key === claim.idempotency_key);
@@ -148,10 +144,7 @@ export class ObjectTimelineService {
 
   /** Each provider call the router made, with a failover entry wherever it moved on to the next provider. */
   private async providerCalls(db: Db, object: string, id: string, add: AddEntry): Promise<void> {
-    const attempts = await db.all<{ seq: number; provider: string; operation: string; outcome: string; provider_reference: string | null; detail: string | null; latency_ms: number | null; created_at: number }>(
-      'SELECT seq, provider, operation, outcome, provider_reference, detail, latency_ms, created_at FROM rail_attempts WHERE ref_type = ? AND ref_id = ? ORDER BY seq',
-      [object, id],
-    );
+    const attempts = await this.repo.railAttempts(db, object, id);
     attempts.forEach((a, i) => {
       const details = { provider: a.provider, operation: a.operation, outcome: a.outcome, latency_ms: a.latency_ms, provider_reference: a.provider_reference, detail: a.detail };
       const title =
@@ -169,19 +162,13 @@ export class ObjectTimelineService {
 
   /** Callbacks and status polls, and late successes of abandoned providers (reversed). */
   private async notices(db: Db, id: string, add: AddEntry): Promise<void> {
-    const notices = await db.all<{ seq: number; provider: string; source: 'callback' | 'poll'; status: string; reason: string | null; result: string; created_at: number }>(
-      'SELECT seq, provider, source, status, reason, result, created_at FROM rail_notices WHERE object_id = ? ORDER BY seq',
-      [id],
-    );
+    const notices = await this.repo.railNotices(db, id);
     for (const n of notices) {
       const said = `${n.status}${n.reason ? ` (${n.reason})` : ''}`;
       const title = n.source === 'callback' ? `callback from ${n.provider}: ${said} -> ${n.result}` : `status poll of ${n.provider}: ${said} -> ${n.result}`;
       add(n.created_at, n.seq, n.source, title, { provider: n.provider, status: n.status, reason: n.reason, result: n.result });
     }
-    const late = await db.all<{ seq: number; provider: string; amount: number; journal_id: string; reversal_journal_id: string; source: string; created_at: number }>(
-      'SELECT seq, provider, amount, journal_id, reversal_journal_id, source, created_at FROM late_settlements WHERE object_id = ? ORDER BY seq',
-      [id],
-    );
+    const late = await this.repo.lateSettlements(db, id);
     for (const l of late) {
       add(l.created_at, l.seq, 'late_success_reversed', `late success from ${l.provider}, reversed`, {
         provider: l.provider, amount: l.amount, source: l.source, journal_id: l.journal_id, reversal_journal_id: l.reversal_journal_id,
@@ -191,15 +178,9 @@ export class ObjectTimelineService {
 
   /** Ledger journals about it, each with its postings. */
   private async journals(db: Db, object: string, id: string, add: AddEntry): Promise<void> {
-    const journals = await db.all<{ seq: number; id: string; kind: string; memo: string; reverses: string | null; created_at: number }>(
-      'SELECT seq, id, kind, memo, reverses, created_at FROM ledger_journals WHERE ref_type = ? AND ref_id = ? ORDER BY seq',
-      [object, id],
-    );
+    const journals = await this.repo.journals(db, object, id);
     if (!journals.length) return;
-    const postings = await db.all<{ journal_id: string; account: string; currency: string; amount: number }>(
-      `SELECT journal_id, account, currency, amount FROM ledger_postings WHERE journal_id IN (${journals.map(() => '?').join(', ')}) ORDER BY seq`,
-      journals.map((j) => j.id),
-    );
+    const postings = await this.repo.postings(db, journals.map((j) => j.id));
     for (const j of journals) {
       add(j.created_at, j.seq, 'journal', `journal ${j.kind}: ${j.memo}`, {
         journal_id: j.id, kind: j.kind, memo: j.memo, reverses: j.reverses,
@@ -210,24 +191,15 @@ export class ObjectTimelineService {
 
   /** Events about it, their webhook deliveries and each delivery attempt. */
   private async events(db: Db, object: string, id: string, add: AddEntry): Promise<void> {
-    const events = await db.all<{ seq: number; id: string; type: string; created_at: number }>(
-      'SELECT seq, id, type, created_at FROM outbox_events WHERE object_type = ? AND object_id = ? ORDER BY seq',
-      [object, id],
-    );
+    const events = await this.repo.events(db, object, id);
     if (!events.length) return;
     for (const e of events) add(e.created_at, e.seq, 'event', e.type, { event_id: e.id, type: e.type });
-    const deliveries = await db.all<{ seq: number; id: string; event_id: string; event_type: string; endpoint_id: string; status: string; created_at: number }>(
-      `SELECT seq, id, event_id, event_type, endpoint_id, status, created_at FROM webhook_deliveries WHERE event_id IN (${events.map(() => '?').join(', ')}) ORDER BY seq`,
-      events.map((e) => e.id),
-    );
+    const deliveries = await this.repo.deliveries(db, events.map((e) => e.id));
     if (!deliveries.length) return;
     for (const d of deliveries) {
       add(d.created_at, d.seq, 'delivery', `${d.event_type} to ${d.endpoint_id}: ${d.status}`, { delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, status: d.status });
     }
-    const attempts = await db.all<{ seq: number; delivery_id: string; attempt: number; trigger: string; at: number; url: string; http_status: number | null; latency_ms: number; response_excerpt: string | null; error: string | null }>(
-      `SELECT seq, delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error FROM webhook_attempts WHERE delivery_id IN (${deliveries.map(() => '?').join(', ')}) ORDER BY seq`,
-      deliveries.map((d) => d.id),
-    );
+    const attempts = await this.repo.attempts(db, deliveries.map((d) => d.id));
     for (const a of attempts) {
       const delivery = deliveries.find((d) => d.id === a.delivery_id)!;
       add(a.at, a.seq, 'delivery_attempt', `${delivery.event_type} attempt ${a.attempt} to ${a.url}: ${a.http_status ?? a.error ?? 'no answer'}`, {

@@ -5,6 +5,7 @@ import type { Logger } from '../kernel/logger.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import { MOCK_MATCH_LOCAL, type RuleMatchReport } from '../scenarios/rule-explanation.ts';
 import type { Store } from '../store/db.ts';
+import { InspectorRepository } from '../store/repositories/inspector-repository.ts';
 import type { RequestLog } from './request-log.ts';
 
 /** The key of res.locals under which the API's route layer leaves the authenticated key. */
@@ -50,6 +51,8 @@ function watchJson(res: Response): () => string | null {
  * RequestLogEntry: no header but the Idempotency-Key, no body, no query string.
  */
 export class RequestRecorder {
+  private readonly repo = new InspectorRepository();
+
   constructor(private readonly deps: { log: RequestLog; store: Store; logger: Logger }) {}
 
   merchant(): RequestHandler {
@@ -109,14 +112,11 @@ export class RequestRecorder {
     if (!objectId) {
       const references = [referenceHeader, ...path.split('/').filter((s) => s.length >= 16)].filter((r): r is string => !!r).slice(0, 6);
       if (!references.length) return null;
-      const row = await this.deps.store.get<{ ref_id: string }>(
-        `SELECT ref_id FROM rail_attempts WHERE provider_reference IN (${references.map(() => '?').join(', ')}) LIMIT 1`,
-        references,
-      );
+      const row = await this.repo.objectOfProviderReference(this.deps.store, references);
       objectId = row?.ref_id ?? null;
     }
     if (!objectId) return null;
-    const owner = await this.deps.store.get<{ environment: Environment; merchant_id: string }>('SELECT environment, merchant_id FROM transactions WHERE object_id = ?', [objectId]);
+    const owner = await this.repo.ownerOf(this.deps.store, objectId);
     return owner ? { objectId, environment: owner.environment, merchantId: owner.merchant_id } : null;
   }
 }
