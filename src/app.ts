@@ -48,6 +48,7 @@ import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
 import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
+import { probeStore } from './store/store-probe.ts';
 import { dashboard } from './dashboard/dashboard.ts';
 import { ChargeService } from './wallet/charge-service.ts';
 import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
@@ -265,7 +266,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
 
   app.get('/healthz', async (_req, res) => {
-    await store.get('SELECT 1 AS ok');
+    await probeStore(store);
     res.json({ status: 'ok', version: VERSION, clock: clock.kind });
   });
   app.get('/openapi.json', (_req, res) => {

@@ -128,7 +128,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
       errors: ['ladder_out_of_order'],
       handler: async ({ auth, body }) => ({
         status: 200,
-        body: ok(`Ladder: ${body.action}`, await store.transaction((tx) => ladder.advance(tx, auth.merchantId, auth.environment, body.action))),
+        body: ok(`Ladder: ${body.action}`, await ladder.advanceInTransaction(store, auth.merchantId, auth.environment, body.action)),
       }),
     }),
     defineRoute({
@@ -170,9 +170,13 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
         const role = body.role ?? auth.role;
         const scopes = [...new Set(body.scopes)];
         assertCanManage(auth, { scopes, role });
-        const issued = await store.transaction((tx) =>
-          apiKeys.issue(tx, { merchantId: auth.merchantId, environment: body.environment, scopes, role, ipAllowlist: [...new Set(body.ip_allowlist ?? [])] }),
-        );
+        const issued = await apiKeys.issueInTransaction(store, {
+          merchantId: auth.merchantId,
+          environment: body.environment,
+          scopes,
+          role,
+          ipAllowlist: [...new Set(body.ip_allowlist ?? [])],
+        });
         const key = await apiKeys.get(store, auth.merchantId, issued.id);
         return { status: 201, body: ok('Key issued; store the key now, it is not shown again', { ...present(key, auth), key: issued.key, signing_secret: issued.signingSecret }) };
       },

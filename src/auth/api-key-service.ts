@@ -4,7 +4,7 @@ import { IpNotAllowedError, NotFoundError, UnauthorizedError } from '../kernel/e
 import type { IdGenerator } from '../kernel/ids.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import { ApiKeyRepository, type ApiKeyRow } from '../store/repositories/api-key-repository.ts';
 import { ipAllowed } from './ip-allowlist.ts';
 import type { Role } from './roles.ts';
@@ -101,6 +101,11 @@ export class ApiKeyService {
       ipAllowlist: JSON.stringify(ipAllowlist),
     });
     return { id, key, signingSecret, environment: input.environment, scopes: input.scopes, role, ipAllowlist };
+  }
+
+  /** issue, in a transaction of its own. */
+  issueInTransaction(store: Store, input: Parameters<ApiKeyService['issue']>[1]): Promise<IssuedKey> {
+    return store.transaction((tx) => this.issue(tx, input));
   }
 
   /**

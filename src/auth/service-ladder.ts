@@ -1,6 +1,6 @@
 import { LadderOutOfOrderError } from '../kernel/errors.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import { MerchantRepository } from '../store/repositories/merchant-repository.ts';
 
 // The service ladder of the spec (sections 1 and 5): a merchant requests access, is enabled in the
@@ -88,6 +88,11 @@ export class ServiceLadder {
     const changes = await this.merchants.moveStage(db, merchantId, step.from, step.to);
     if (changes === 0) return this.advance(db, merchantId, environment, action);
     return this.view(db, merchantId, environment);
+  }
+
+  /** advance, in a transaction of its own. */
+  advanceInTransaction(store: Store, merchantId: string, environment: Environment, action: LadderAction): Promise<MerchantView> {
+    return store.transaction((tx) => this.advance(tx, merchantId, environment, action));
   }
 
   /** Sandbox: puts the merchant at any stage, whatever it was. */

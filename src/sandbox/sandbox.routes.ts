@@ -216,9 +216,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       handler: async ({ body, auth }) => {
         const beyond = body.scopes.filter((s) => !auth.scopes.includes(s));
         if (beyond.length) throw new ForbiddenError(`This key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
-        const issued = await deps.store.transaction((tx) =>
-          deps.apiKeys.issue(tx, { merchantId: auth.merchantId, environment: body.environment, scopes: [...new Set(body.scopes)] }),
-        );
+        const issued = await deps.apiKeys.issueInTransaction(deps.store, { merchantId: auth.merchantId, environment: body.environment, scopes: [...new Set(body.scopes)] });
         return {
           status: 201,
           body: ok('Key issued; store it now, it is not shown again', {
