@@ -6,13 +6,13 @@ import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { ForbiddenError, ValidationError } from '../kernel/errors.ts';
-import { accounts } from '../ledger/accounts.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { ProviderHealth } from '../rails/provider-health.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Store } from '../store/db.ts';
 import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
+import { fundWallet } from './sandbox-funding.ts';
 
 export interface SandboxRouteDeps {
   store: Store;
@@ -103,22 +103,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       body: z.strictObject({ amount: amountSchema }),
       response: { status: 200, description: 'The new balance', schema: envelopeOf(walletSchema) },
       errors: ['forbidden'],
-      handler: async ({ body, auth }) => {
-        await deps.store.transaction((tx) =>
-          deps.ledger.post(tx, {
-            environment: auth.environment,
-            kind: 'sandbox.funding',
-            refType: 'merchant',
-            refId: auth.merchantId,
-            memo: 'sandbox wallet funding',
-            postings: [
-              { account: accounts.sandboxFunding(), currency: 'GHS', amount: -body.amount },
-              { account: accounts.walletAvailable(auth.merchantId), currency: 'GHS', amount: body.amount },
-            ],
-          }),
-        );
-        return { status: 200, body: ok('Wallet funded', await deps.ledger.wallet(deps.store, auth.environment, auth.merchantId)) };
-      },
+      handler: async ({ body, auth }) => ({ status: 200, body: ok('Wallet funded', await fundWallet(deps, auth, body.amount)) }),
     }),
     defineRoute({
       method: 'get',
