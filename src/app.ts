@@ -41,7 +41,7 @@ import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
-import { SqliteStore } from './store/sqlite-store.ts';
+import { openStore } from './store/open-store.ts';
 import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
 import { ChargeService } from './wallet/charge-service.ts';
 import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
@@ -134,7 +134,7 @@ async function resumeVirtualClock(store: Store, config: Config): Promise<Virtual
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
   const logger = options.logger ?? silentLogger;
   const timeline = options.timeline ?? silentTimeline;
-  const store: Store = new SqliteStore(config.db);
+  const store: Store = await openStore(config.db);
   // Each start on a database is a new boot: its ids never repeat an earlier boot's, and its
   // Idempotency-Key claims are told apart from those a stopped process left in flight.
   const boot = await nextBoot(store);
