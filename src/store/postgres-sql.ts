@@ -6,6 +6,7 @@ const translated = new Map<string, { text: string; count: number }>();
  * Rewrites each positional `?` placeholder to PostgreSQL's `$1..$n`, left to right. A `?` inside a
  * string literal ('…', with '' as an escaped quote), a quoted identifier ("…") or a comment
  * (-- to the end of the line, or /* … *\/) is text, not a placeholder, and stays as it is.
+ * A placeholder tested with IS [NOT] NULL is cast to text, the one place PostgreSQL cannot infer its type.
  */
 export function toPositional(sql: string): { text: string; count: number } {
   const cached = translated.get(sql);
@@ -44,7 +45,9 @@ export function toPositional(sql: string): { text: string; count: number } {
       out += sql.slice(i, j);
       i = j;
     } else if (ch === '?') {
-      out += `$${++count}`;
+      // `? IS NULL` gives PostgreSQL no type to infer for the parameter: only its nullness counts,
+      // so text will do (each ? is its own $n, so no other use of the value changes).
+      out += /^\s*IS\s+(NOT\s+)?NULL\b/i.test(sql.slice(i + 1, i + 40)) ? `$${++count}::text` : `$${++count}`;
       i++;
     } else {
       out += ch;

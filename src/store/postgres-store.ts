@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ValidationError } from '../kernel/errors.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { POSTGRES_MIGRATIONS } from './migrations-postgres.ts';
@@ -57,7 +58,8 @@ export interface PostgresStoreOptions {
  *   must anyway.
  * - A failed statement inside a transaction aborts that transaction (PostgreSQL has no per-statement
  *   rollback); the rejection reaches `work` and, unless `work` swallows it, the caller.
- * - run() answers `changes` = rowCount; BIGINT, NUMERIC and COUNT come back as numbers.
+ * - run() answers `changes` = rowCount; BIGINT, NUMERIC and COUNT come back as numbers, a boolean as 1 or 0.
+ * - A parameter with a NUL character: a read finds nothing, a write is a ValidationError (below).
  * - close() lets what is already asked for finish, then ends the pool; later calls reject.
  */
 export class PostgresStore implements Store {
@@ -117,18 +119,24 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async query(on: pg.Pool | pg.PoolClient, sql: string, params: SqlValue[]): Promise<pg.QueryResult> {
+  private async query(on: pg.Pool | pg.PoolClient, sql: string, params: SqlValue[], reads: boolean): Promise<pg.QueryResult> {
+    if (params.some((p) => typeof p === 'string' && p.includes('\u0000'))) {
+      // PostgreSQL text cannot hold U+0000 (SQLite's can): no stored value equals one that has it,
+      // so a lookup by it finds nothing, as it would on SQLite; a write of it is refused as bad input.
+      if (reads) return { rows: [], rowCount: 0 } as unknown as pg.QueryResult;
+      throw new ValidationError('Text cannot contain a NUL character (U+0000)');
+    }
     const { text } = toPositional(sql);
     return on.query({ text, values: values(params) });
   }
 
   /** A plain statement: after every transaction asked for before it; retried if it deadlocked (it rolled back). */
-  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[]): Promise<T> {
+  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[], reads: boolean): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const done = this.lastTransaction.then(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return read(await this.query(this.pool, sql, params));
+          return read(await this.query(this.pool, sql, params, reads));
         } catch (error) {
           if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
           await pause(attempt);
@@ -145,13 +153,13 @@ export class PostgresStore implements Store {
   }
 
   run(sql: string, params: SqlValue[] = []) {
-    return this.statement((r) => ({ changes: r.rowCount ?? 0 }), sql, params);
+    return this.statement((r) => ({ changes: r.rowCount ?? 0 }), sql, params, false);
   }
   get<T = Row>(sql: string, params: SqlValue[] = []) {
-    return this.statement((r) => r.rows[0] as T | undefined, sql, params);
+    return this.statement((r) => r.rows[0] as T | undefined, sql, params, true);
   }
   all<T = Row>(sql: string, params: SqlValue[] = []) {
-    return this.statement((r) => r.rows as T[], sql, params);
+    return this.statement((r) => r.rows as T[], sql, params, true);
   }
 
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
@@ -173,9 +181,9 @@ export class PostgresStore implements Store {
       for (let attempt = 1; ; attempt++) {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
         const tx: Db = {
-          run: async (sql, params = []) => ({ changes: (await this.query(client, sql, params)).rowCount ?? 0 }),
-          get: async <R = Row>(sql: string, params: SqlValue[] = []) => (await this.query(client, sql, params)).rows[0] as R | undefined,
-          all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await this.query(client, sql, params)).rows as R[],
+          run: async (sql, params = []) => ({ changes: (await this.query(client, sql, params, false)).rowCount ?? 0 }),
+          get: async <R = Row>(sql: string, params: SqlValue[] = []) => (await this.query(client, sql, params, true)).rows[0] as R | undefined,
+          all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await this.query(client, sql, params, true)).rows as R[],
         };
         try {
           const value = await work(tx);

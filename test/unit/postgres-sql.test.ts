@@ -22,6 +22,12 @@ describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
     expect(toPositional("UPDATE t SET note = 'a '' ? b', v = ? WHERE id = ?").text).toBe("UPDATE t SET note = 'a '' ? b', v = $1 WHERE id = $2");
   });
 
+  it('types a placeholder that is only tested for NULL (PostgreSQL could not infer its type)', () => {
+    expect(toPositional('SELECT seq FROM t WHERE (? IS NULL OR kind = ?) AND (? is not null)').text).toBe(
+      'SELECT seq FROM t WHERE ($1::text IS NULL OR kind = $2) AND ($3::text is not null)',
+    );
+  });
+
   it('leaves SQL without placeholders as it is', () => {
     expect(toPositional("SELECT value FROM runtime_state WHERE name = 'boot'")).toEqual({ text: "SELECT value FROM runtime_state WHERE name = 'boot'", count: 0 });
   });
