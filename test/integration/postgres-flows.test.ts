@@ -152,6 +152,13 @@ describe('railyard on PostgreSQL', () => {
     expect(deliveries.body.data.map((d: { status: string }) => d.status)).toEqual(['delivered', 'delivered']);
   });
 
+  it('answers 404 for an id with a NUL byte (PostgreSQL text cannot hold one, so nothing has it)', async () => {
+    const sb = await sandbox();
+    const res = await sb.get('/api/v1/charges/chg_%00abc');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+
   it('keeps everything across a restart on the same database', async () => {
     const db = await (await postgres()).createDatabase();
     const first = await sandbox({ db });
