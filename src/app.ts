@@ -39,6 +39,11 @@ import { RuleEngine, type RuleSource } from './scenarios/rule-engine.ts';
 import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
 import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
+import { inspectorRoutes } from './inspector/inspector.routes.ts';
+import { ObjectTimelineService } from './inspector/object-timeline.ts';
+import { RequestLog } from './inspector/request-log.ts';
+import { RequestRecorder } from './inspector/request-recorder.ts';
+import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open-store.ts';
@@ -239,6 +244,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   ];
   routes.push(...payoutRoutes({ store, payouts }));
   routes.push(...billRoutes({ store, bills }));
+  // The requests inspector and object timelines (in memory, capped per environment).
+  const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests });
+  const recorder = new RequestRecorder({ log: requestLog, store, logger });
+  routes.push(...inspectorRoutes({ store, requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog }) }));
   routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
   routes.push(...accessRoutes({ store, apiKeys, ladder: new ServiceLadder() }), ...scenarioRoutes({ scenarios }));
   const openapi = buildOpenApi(routes, { version: VERSION });
@@ -277,8 +286,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
     serviceBaseUrl: baseUrl,
+    explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
-  for (const registered of PROVIDERS) app.use(mockPath(registered.name), createMock(registered.name, mockCtx, config));
+  for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));
@@ -299,6 +309,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       verify: keepRawBody,
     }),
   );
+  api.use(recorder.merchant());
   api.use(eventStreamRouter({ store, apiKeys, stream, logger }));
   mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
   app.use(api);

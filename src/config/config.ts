@@ -192,6 +192,17 @@ export const configSchema = z.strictObject({
       sandbox_url: z.url().optional().describe('Registers this URL for the seeded sandbox merchant at start-up'),
     })
     .prefault({}),
+  inspector: z
+    .strictObject({
+      max_requests: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000_000)
+        .default(1_000)
+        .describe('How many requests the requests inspector keeps per environment (in memory); the oldest make room'),
+    })
+    .prefault({}),
   fees: z
     .strictObject({
       collection: z

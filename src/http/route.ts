@@ -96,6 +96,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       const auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'), req.ip);
+      res.locals.auth = auth; // whose request it is, for the requests inspector
       if (route.scope && !auth.scopes.includes(route.scope)) {
         throw new ForbiddenError(`This API key lacks the ${route.scope} scope`, { required_scope: route.scope });
       }

@@ -200,3 +200,8 @@ export interface RailAdapterContext {
   /** Sees each upstream call (contracts); absent in normal runs. */
   tap?: UpstreamTap;
 }
+
+/** Where an adapter sends its calls: the configured upstream, or the in-process mock of that provider. */
+export function upstreamBaseUrl(configured: string | undefined, ctx: RailAdapterContext, provider: string): string {
+  return (configured ?? `${ctx.selfBaseUrl()}/mocks/${provider}`).replace(/\/+$/, '');
+}

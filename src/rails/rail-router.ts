@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Clock } from '../kernel/clock.ts';
 import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
@@ -27,6 +28,8 @@ export interface AttemptRecord {
   provider: string;
   outcome: string;
   detail?: string;
+  /** Real milliseconds the call took; absent for a provider skipped without a call. */
+  latencyMs?: number;
 }
 
 /**
@@ -64,16 +67,19 @@ export class RailRouter {
         attempts.push({ provider: provider.name, outcome: 'skipped_down' });
         continue;
       }
+      // Real milliseconds: a provider call is a real socket, whatever the business clock says.
+      const started = performance.now();
+      const latency = () => Math.round(performance.now() - started);
       try {
         const result = await call(provider);
         const providerReference = (result as { providerReference?: string } | null)?.providerReference;
-        await this.record(request, { provider: provider.name, outcome: 'accepted' }, providerReference);
+        await this.record(request, { provider: provider.name, outcome: 'accepted', latencyMs: latency() }, providerReference);
         attempts.push({ provider: provider.name, outcome: 'accepted' });
         return { provider, result, attempts };
       } catch (err) {
         const railError = err instanceof RailError ? err : new RailError('protocol', String(err));
         const attempt = { provider: provider.name, outcome: railError.kind, detail: railError.message.slice(0, 300) };
-        await this.record(request, attempt);
+        await this.record(request, { ...attempt, latencyMs: latency() });
         attempts.push(attempt);
         this.deps.logger.warn('provider call failed', { provider: provider.name, operation: request.operation, ref: request.refId, kind: railError.kind });
         if (!railError.failsOver) throw railError;
@@ -90,8 +96,8 @@ export class RailRouter {
   private async record(request: RouteRequest, attempt: AttemptRecord, providerReference?: string): Promise<void> {
     this.deps.timeline.record('railyard', attempt.provider, `${request.operation} ${request.refId}: ${attempt.outcome.replace('_', ' ')}`);
     await this.deps.store.run(
-      'INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [request.environment, request.refType, request.refId, attempt.provider, request.operation, attempt.outcome, providerReference ?? null, attempt.detail ?? null, this.deps.clock.now()],
+      'INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [request.environment, request.refType, request.refId, attempt.provider, request.operation, attempt.outcome, providerReference ?? null, attempt.detail ?? null, attempt.latencyMs ?? null, this.deps.clock.now()],
     );
   }
 }

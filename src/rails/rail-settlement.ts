@@ -114,11 +114,9 @@ export class RailSettlement {
       this.deps.logger.warn('status poll failed', { provider: row.provider, ref: payload.id, error: String(err) });
     }
     this.deps.timeline.record('railyard', row.provider, `status poll ${payload.id}: ${outcome.status}`);
-    if (outcome.status !== 'pending') {
-      await target.settle(payload.id, row.provider, outcome, 'poll');
-      return;
-    }
-    await this.pollAgain(payload);
+    // A pending answer changes nothing, but the target keeps it on the record's timeline.
+    await target.settle(payload.id, row.provider, outcome, 'poll');
+    if (outcome.status === 'pending') await this.pollAgain(payload);
   }
 
   private async pollAgain(payload: PollPayload): Promise<void> {

@@ -82,7 +82,7 @@ export class RuleEngine implements ScenarioEngine {
       this.matched[index] = (this.matched[index] ?? 0) + 1;
       if (rule.state?.sets !== undefined) this.states.set(scenario, rule.state.sets);
       const behaviour = sequence[Math.min(n, sequence.length - 1)]!;
-      return { rule: rule.name, behaviour: this.applyWallet(query, behaviour) };
+      return { rule: rule.name, index, behaviour: this.applyWallet(query, behaviour) };
     }
     const wallet = this.walletDecision(query);
     return wallet;
@@ -140,6 +140,16 @@ export class RuleEngine implements ScenarioEngine {
 
   get size(): number {
     return this.rules.length;
+  }
+
+  /** The rules in force, in order (the requests inspector explains a miss against them). */
+  get loaded(): readonly ScenarioRule[] {
+    return this.rules;
+  }
+
+  /** The state a named scenario is in now. */
+  stateOf(scenario: string): string {
+    return this.states.get(scenario) ?? START_STATE;
   }
 
   /** The rules grouped by the file they came from, each with how many calls it answered. */

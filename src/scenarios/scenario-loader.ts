@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseYamlWith } from '../kernel/yaml-source.ts';
+import { tagRuleSource } from './rule-source.ts';
 import type { RuleSource } from './rule-engine.ts';
 import { scenarioFileSchema, type ScenarioFile, type ScenarioRule, type Wallet } from './scenario-schema.ts';
 
@@ -35,6 +36,11 @@ export function parseScenario(text: string, file: string): ScenarioFile {
 /** Loads every file; a bad file throws YamlSourceError naming file:line:column. */
 export function loadScenarios(paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
   const files = expandScenarioPaths(paths, cwd).map((path) => ({ path, scenario: parseScenario(readFileSync(path, 'utf8'), path) }));
+  // Each rule remembers its file and place, so the requests inspector can name it.
+  for (const { path, scenario } of files) {
+    const shown = relative(cwd, path);
+    scenario.rules.forEach((rule, index) => tagRuleSource(rule, { file: shown.startsWith('..') ? path : shown, index }));
+  }
   return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
 }
 

@@ -61,6 +61,8 @@ export interface ProviderBehaviour {
 
 export interface Decision {
   rule: string;
+  /** The deciding rule's place in the engine's list; absent when a simulated wallet decided. */
+  index?: number;
   behaviour: ProviderBehaviour;
 }
 

@@ -561,4 +561,28 @@ ALTER TABLE api_keys ADD COLUMN ip_allowlist TEXT NOT NULL DEFAULT '[]';
 CREATE INDEX api_keys_merchant ON api_keys (merchant_id, created_at);
 `,
   },
+  {
+    version: 16,
+    name: 'inspector',
+    sql: `
+-- What the object timeline shows and nothing else kept: each callback and status poll that reached
+-- a record (in the transaction that handled it), and how long each provider call took.
+CREATE TABLE rail_notices (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  environment TEXT NOT NULL,
+  object_type TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('callback', 'poll')),
+  status TEXT NOT NULL CHECK (status IN ('success', 'failed', 'pending')),
+  reason TEXT,
+  result TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX rail_notices_object ON rail_notices (object_id, seq);
+ALTER TABLE rail_attempts ADD COLUMN latency_ms INTEGER;
+-- A mock call names the upstream's reference; the inspector finds its object by it.
+CREATE INDEX rail_attempts_provider_reference ON rail_attempts (provider_reference);
+`,
+  },
 ];

@@ -16,6 +16,7 @@ import {
   type SettlementView,
 } from '../rails/settlement-target.ts';
 import type { Db } from '../store/db.ts';
+import { recordRailNotice } from '../rails/rail-notice.ts';
 import { failureReason } from './failure-reason.ts';
 import { reconcileLateSuccess } from './late-settlement.ts';
 import { resumeInitiation, runInitiation, type Initiation } from './rail-initiation.ts';
@@ -186,42 +187,68 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    * a second word on a settled record changes nothing (callbacks and polls may both arrive).
    */
   async settle(id: string, providerName: string, outcome: RailOutcome, source: SettlementSource): Promise<SettlementResult> {
-    if (outcome.status === 'pending') return 'ignored';
-    const { clock, ledger, outbox, logger } = this.deps;
-    const { object, table, pendingStatus } = this.kind;
+    const { clock, logger } = this.deps;
+    const { object } = this.kind;
+    // Every word that reaches a known record is kept for its timeline, with what it did.
+    const notice = async (tx: Db, row: Row, result: string) =>
+      recordRailNotice(tx, {
+        environment: row.environment, objectType: object, objectId: id, provider: providerName, source,
+        status: outcome.status, reason: outcome.status === 'failed' ? outcome.reason : null, result, at: clock.now(),
+      });
+    if (outcome.status === 'pending') {
+      const row = await this.row(this.deps.store, id);
+      if (row) await notice(this.deps.store, row, 'pending');
+      return 'ignored';
+    }
     return this.deps.store.transaction(async (tx) => {
       const row = await this.row(tx, id);
       if (!row) {
         logger.warn(`settlement for an unknown ${object}`, { [object]: id, provider: providerName, source });
         return 'ignored';
       }
-      const late = () =>
-        reconcileLateSuccess(tx, this.deps, {
-          object, operation: this.kind.operation, id, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
-          amount: row.amount, source, snapshot: this.kind.present(row),
-        });
-      // Another provider serves this record: a success from this one is a late success of an
-      // abandoned provider, to reverse; anything else from it means nothing.
-      if (row.provider !== null && row.provider !== providerName) return outcome.status === 'success' ? late() : 'ignored';
-      if (row.status !== pendingStatus) {
-        // A duplicate, or a late success after the record failed at every provider.
-        if (outcome.status === 'success' && row.status === 'failed') return late();
-        logger.info('settlement ignored', { [object]: id, provider: providerName, status: row.status, source });
-        return 'ignored';
-      }
-      if (outcome.status === 'success') {
-        await tx.run(`UPDATE ${table} SET status = ?, provider = ?, updated_at = ? WHERE id = ?`, [this.successStatus, providerName, clock.now(), id]);
-        const journal = this.kind.settledJournal(row, providerName);
-        await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
-        await this.kind.onSettled?.(tx, row, outcome);
-        const settled = this.kind.present((await this.row(tx, id))!);
-        await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.success, objectType: object, object: settled });
-      } else {
-        await tx.run(`UPDATE ${table} SET provider = ? WHERE id = ?`, [providerName, id]);
-        await this.fail(tx, id, failureReason(outcome.reason), outcome.reason);
-      }
-      return 'settled';
+      const result = await this.apply(tx, row, providerName, outcome, source);
+      await notice(tx, row, result);
+      return result;
     });
+  }
+
+  /** settle() on a known record, in its transaction. */
+  private async apply(
+    tx: Db,
+    row: Row,
+    providerName: string,
+    outcome: Extract<RailOutcome, { status: 'success' | 'failed' }>,
+    source: SettlementSource,
+  ): Promise<SettlementResult> {
+    const { clock, ledger, outbox, logger } = this.deps;
+    const { object, table, pendingStatus } = this.kind;
+    const { id } = row;
+    const late = () =>
+      reconcileLateSuccess(tx, this.deps, {
+        object, operation: this.kind.operation, id, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
+        amount: row.amount, source, snapshot: this.kind.present(row),
+      });
+    // Another provider serves this record: a success from this one is a late success of an
+    // abandoned provider, to reverse; anything else from it means nothing.
+    if (row.provider !== null && row.provider !== providerName) return outcome.status === 'success' ? late() : 'ignored';
+    if (row.status !== pendingStatus) {
+      // A duplicate, or a late success after the record failed at every provider.
+      if (outcome.status === 'success' && row.status === 'failed') return late();
+      logger.info('settlement ignored', { [object]: id, provider: providerName, status: row.status, source });
+      return 'ignored';
+    }
+    if (outcome.status === 'success') {
+      await tx.run(`UPDATE ${table} SET status = ?, provider = ?, updated_at = ? WHERE id = ?`, [this.successStatus, providerName, clock.now(), id]);
+      const journal = this.kind.settledJournal(row, providerName);
+      await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
+      await this.kind.onSettled?.(tx, row, outcome);
+      const settled = this.kind.present((await this.row(tx, id))!);
+      await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.success, objectType: object, object: settled });
+    } else {
+      await tx.run(`UPDATE ${table} SET provider = ? WHERE id = ?`, [providerName, id]);
+      await this.fail(tx, id, failureReason(outcome.reason), outcome.reason);
+    }
+    return 'settled';
   }
 
   /**

@@ -414,6 +414,28 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     ],
   },
   {
+    endpoint: 'GET /api/v1/requests',
+    cases: [
+      ...(
+        [
+          ['page_size=0', 'page_size=0', 'query.page_size'],
+          ['page_size=101, above the maximum', 'page_size=101', 'query.page_size'],
+          ['page_size=abc', 'page_size=abc', 'query.page_size'],
+          ['a cursor the API never issued', 'cursor=zzz', 'query.cursor'],
+          ['an unknown kind', 'kind=webhook', 'query.kind'],
+          ['a kind in upper case', 'kind=MOCK', 'query.kind'],
+          ['a status that is no HTTP status', 'status=42', 'query.status'],
+          ['a status of letters', 'status=abc', 'query.status'],
+          ['status=600', 'status=600', 'query.status'],
+          ['status given twice', 'status=200&status=201', 'query.status'],
+          ['an object_id of 201 characters', `object_id=${'a'.repeat(201)}`, 'query.object_id'],
+          ['an unknown query parameter', 'limit=10', 'query.limit'],
+        ] as const
+      ).map(([label, qs, field]): Case => ({ name: label, method: 'get', path: `/api/v1/requests?${qs}`, expect: bad(field) })),
+      ...authCases('get', '/api/v1/requests'),
+    ],
+  },
+  {
     endpoint: 'GET /api/v1/wallet',
     cases: [
       { name: 'a malformed JSON body on a GET', method: 'get', path: '/api/v1/wallet', rawBody: '{"amount":', expect: BODY },

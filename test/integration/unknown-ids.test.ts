@@ -28,6 +28,7 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   getPayout: { object: 'payout' },
   getBulkPayout: { object: 'payout_bulk' },
   getBill: { object: 'bill' },
+  getObjectTimeline: { object: 'object' },
   getSettlement: { object: 'settlement' },
   exportSettlementCsv: { object: 'settlement' },
   enableWebhookEndpoint: { object: 'webhook endpoint' },

@@ -67,13 +67,13 @@ describe('rule engine', () => {
   });
 });
 
-describe('the README', () => {
+describe('the scenario guide (docs/scenarios.md)', () => {
   it('shows a scenario file that loads', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const from = readme.indexOf('```yaml', readme.indexOf('## Scenarios'));
-    const text = readme.slice(from + '```yaml'.length, readme.indexOf('```', from + 7));
-    const scenario = parseScenario(text, 'README.md');
+    const guide = readFileSync(new URL('../../docs/scenarios.md', import.meta.url), 'utf8');
+    const from = guide.indexOf('```yaml', guide.indexOf('## Scenario files'));
+    const text = guide.slice(from + '```yaml'.length, guide.indexOf('```', from + 7));
+    const scenario = parseScenario(text, 'docs/scenarios.md');
     expect(scenario.rules.map((r) => r.name)).toHaveLength(4);
     expect(scenario.wallets).toEqual([{ msisdn: '0241110000', balance: 5000 }]);
   });

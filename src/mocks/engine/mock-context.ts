@@ -1,7 +1,8 @@
 import type { Clock } from '../../kernel/clock.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { ProviderHealth } from '../../rails/provider-health.ts';
-import type { ScenarioEngine } from '../../scenarios/scenario-types.ts';
+import type { RuleMatchReport } from '../../scenarios/rule-explanation.ts';
+import type { Decision, RailQuery, ScenarioEngine } from '../../scenarios/scenario-types.ts';
 import type { Scheduler } from '../../scheduler/scheduler.ts';
 import type { Store } from '../../store/db.ts';
 import type { MockTransactionBooks } from './mock-transaction-book.ts';
@@ -28,4 +29,6 @@ export interface MockContext {
    * once in their dashboard rather than one sent with each request (Paystack's webhook URL).
    */
   serviceBaseUrl?: () => string;
+  /** Explains a rule decision, or why no rule decided (the requests inspector shows it); omitted: not explained. */
+  explainMatch?: (query: RailQuery, decision: Decision | undefined) => RuleMatchReport;
 }

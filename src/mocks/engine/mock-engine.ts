@@ -1,3 +1,4 @@
+import { MOCK_MATCH_LOCAL } from '../../scenarios/rule-explanation.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import { BehaviourStage, pause, takesRequest, type Exchange, type MockQuery, type WireRefusals } from './behaviour.ts';
 import { CallbackPlanner, type TransactionWire } from './callback-plan.ts';
@@ -71,9 +72,15 @@ export class MockEngine {
     return book;
   }
 
-  /** Stage 3: the first scenario rule that decides this call, if any. */
-  decide(query: MockQuery): ProviderBehaviour | undefined {
-    return this.ctx.scenarios.decide({ provider: this.options.provider, ...query })?.behaviour;
+  /**
+   * Stage 3: the first scenario rule that decides this call, if any. Which rule decided, or why
+   * none did, goes on the response's locals (MOCK_MATCH_LOCAL) for the requests inspector.
+   */
+  decide(query: MockQuery, exchange?: Exchange): ProviderBehaviour | undefined {
+    const railQuery = { provider: this.options.provider, ...query };
+    const decision = this.ctx.scenarios.decide(railQuery);
+    if (exchange && this.ctx.explainMatch) exchange.res.locals[MOCK_MATCH_LOCAL] = this.ctx.explainMatch(railQuery, decision);
+    return decision?.behaviour;
   }
 
   /**
@@ -82,7 +89,7 @@ export class MockEngine {
    * sandbox answers) when the wire should answer, or to null when the engine has.
    */
   async lookup(exchange: Exchange, query: MockQuery): Promise<{ behaviour: ProviderBehaviour | undefined } | null> {
-    const behaviour = this.decide(query);
+    const behaviour = this.decide(query, exchange);
     await pause(behaviour);
     if (behaviour && behaviour.respond !== 'accept') {
       await this.behaviours.answer(behaviour, exchange, query);
@@ -104,7 +111,7 @@ export class MockEngine {
       return null;
     }
 
-    const behaviour = this.decide(call.query) ?? call.sandboxBehaviour?.();
+    const behaviour = this.decide(call.query, exchange) ?? call.sandboxBehaviour?.();
     await pause(behaviour);
     if (behaviour && !takesRequest(behaviour)) {
       await this.behaviours.answer(behaviour, exchange, call.query);

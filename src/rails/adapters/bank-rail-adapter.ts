@@ -14,6 +14,7 @@ import {
   type RailProvider,
   type ResolveRequest,
   type StatusQuery,
+  upstreamBaseUrl,
 } from '../provider-port.ts';
 import { callUpstream } from '../upstream-call.ts';
 
@@ -95,7 +96,7 @@ export class BankRailAdapter implements RailProvider {
 
   baseUrl(): string {
     // Computed on each call: selfBaseUrl is only known once the server listens.
-    return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
+    return upstreamBaseUrl(this.config.baseUrl, this.ctx, PROVIDER);
   }
 
   private callbackUrl(): string {

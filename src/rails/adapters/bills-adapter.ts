@@ -15,6 +15,7 @@ import {
   type RailProvider,
   type ResolveRequest,
   type StatusQuery,
+  upstreamBaseUrl,
 } from '../provider-port.ts';
 import { callUpstream } from '../upstream-call.ts';
 
@@ -67,7 +68,7 @@ export class BillsAdapter implements RailProvider {
 
   baseUrl(): string {
     // Computed on each call: selfBaseUrl is only known once the server listens.
-    return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
+    return upstreamBaseUrl(this.config.baseUrl, this.ctx, PROVIDER);
   }
 
   collect(_req: CollectRequest): Promise<RailAccepted> {

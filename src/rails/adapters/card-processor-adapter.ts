@@ -14,6 +14,7 @@ import {
   type RailProvider,
   type ResolveRequest,
   type StatusQuery,
+  upstreamBaseUrl,
 } from '../provider-port.ts';
 import { callUpstream } from '../upstream-call.ts';
 
@@ -54,7 +55,7 @@ export class CardProcessorAdapter implements RailProvider {
   ) {}
 
   baseUrl(): string {
-    return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
+    return upstreamBaseUrl(this.config.baseUrl, this.ctx, PROVIDER);
   }
 
   async collect(req: CollectRequest): Promise<RailAccepted> {

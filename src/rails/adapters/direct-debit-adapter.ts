@@ -14,6 +14,7 @@ import {
   type RailProvider,
   type ResolveRequest,
   type StatusQuery,
+  upstreamBaseUrl,
 } from '../provider-port.ts';
 import { callUpstream } from '../upstream-call.ts';
 
@@ -52,7 +53,7 @@ export class DirectDebitAdapter implements RailProvider {
   ) {}
 
   baseUrl(): string {
-    return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
+    return upstreamBaseUrl(this.config.baseUrl, this.ctx, PROVIDER);
   }
 
   async collect(req: CollectRequest): Promise<RailAccepted> {

@@ -16,6 +16,7 @@ import {
   type RailProvider,
   type ResolveRequest,
   type StatusQuery,
+  upstreamBaseUrl,
 } from '../provider-port.ts';
 import { callUpstream, type UpstreamResponse } from '../upstream-call.ts';
 
@@ -61,7 +62,7 @@ export class MtnMomoAdapter implements RailProvider {
   ) {}
 
   baseUrl(): string {
-    return (this.config.baseUrl ?? `${this.ctx.selfBaseUrl()}/mocks/${PROVIDER}`).replace(/\/+$/, '');
+    return upstreamBaseUrl(this.config.baseUrl, this.ctx, PROVIDER);
   }
 
   async collect(request: CollectRequest): Promise<RailAccepted> {
