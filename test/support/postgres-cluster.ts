@@ -4,7 +4,7 @@
 // instead: the databases are created in it and dropped on stop().
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import pg from 'pg';
 export interface PostgresCluster {
   /** A URL of a new, empty database of its own. */
   createDatabase(): Promise<string>;
+  /** Drops a database createDatabase made (connections to it are ended). */
+  dropDatabase(url: string): Promise<void>;
   /** Drops what it created; stops and removes the cluster when it started one. */
   stop(): Promise<void>;
 }
@@ -88,6 +90,12 @@ async function onServer(adminUrl: string): Promise<PostgresCluster> {
       url.pathname = `/${name}`;
       return url.toString();
     },
+    async dropDatabase(url) {
+      const name = new URL(url).pathname.slice(1);
+      if (!created.includes(name)) throw new Error(`not a database this cluster created: ${name}`);
+      created.splice(created.indexOf(name), 1);
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
     async stop() {
       await admin(async (c) => {
         for (const name of created.splice(0)) await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -116,25 +124,37 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
 
   const port = await freePort();
-  let output = '';
+  const log = join(dir, 'postgres.log');
   // A throwaway cluster: durability off, small memory, so several test files can each run one.
-  const server = spawn(
-    join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
-      '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB', '-c', 'max_connections=60', '-c', 'max_pred_locks_per_transaction=256'],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], ...owner },
-  );
-  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  // If the test process dies without stop(), the server goes with it.
-  const killOnExit = () => server.kill('SIGKILL');
-  process.on('exit', killOnExit);
+  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
+    '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB', '-c', 'max_connections=60', '-c', 'max_pred_locks_per_transaction=256'];
+  // postgres runs under a small shell that, on SIGINT, stops it (fast shutdown) and removes the
+  // directory. setpriv --pdeathsig sends the shell that SIGINT when this test process dies in any
+  // way (a test worker is often killed rather than left to exit), so no cluster outlives its tests.
+  const watchdog = `pg="$1"; dir="$2"; shift 2
+trap '' PIPE
+"$pg" "$@" >"$dir/postgres.log" 2>&1 &
+p=$!
+stopped=0
+trap 'stopped=1; kill -INT "$p" 2>/dev/null' INT TERM
+wait "$p"; wait "$p"
+[ "$stopped" = 1 ] || tail -n 40 "$dir/postgres.log" >&2
+rm -rf "$dir"`;
+  const shell = ['/bin/sh', '-c', watchdog, 'postgres-watchdog', join(bin, 'postgres'), dir, ...args];
+  const [command, ...commandArgs] = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'INT', '--', ...shell] : shell;
+  const server = spawn(command!, commandArgs, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], ...owner });
+  let died = ''; // the log's tail, when postgres stopped on its own
+  server.stderr!.on('data', (chunk: Buffer) => (died += chunk.toString()));
+  const output = () => died || (existsSync(log) ? readFileSync(log, 'utf8') : '(no log)');
+  // Should this process exit normally without stop(), the server still goes.
+  const stopOnExit = () => server.kill('SIGINT');
+  process.on('exit', stopOnExit);
 
   const stopServer = async () => {
-    process.off('exit', killOnExit);
-    if (server.exitCode === null) {
+    process.off('exit', stopOnExit);
+    if (server.exitCode === null && server.signalCode === null) {
       const exited = new Promise<void>((done) => server.once('exit', () => done()));
-      server.kill('SIGINT'); // fast shutdown
+      server.kill('SIGINT');
       await exited;
     }
     rmSync(dir, { recursive: true, force: true });
@@ -142,7 +162,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
 
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   try {
-    await waitUntilReady(adminUrl, server, () => output);
+    await waitUntilReady(adminUrl, server, output);
   } catch (error) {
     await stopServer();
     throw error;
@@ -150,8 +170,19 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const inner = await onServer(adminUrl);
   return {
     createDatabase: () => inner.createDatabase(),
+    dropDatabase: (url) => inner.dropDatabase(url),
     async stop() {
       await stopServer(); // the databases go with the cluster
     },
   };
+}
+
+let shared: Promise<PostgresCluster> | undefined;
+
+/**
+ * One cluster for the whole test process, started on first use and removed when the process exits:
+ * for helpers such as startTestSandbox that cannot add an afterAll of their own.
+ */
+export function processPostgresCluster(): Promise<PostgresCluster> {
+  return (shared ??= startPostgresCluster());
 }

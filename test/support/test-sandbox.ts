@@ -8,6 +8,7 @@ import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
+import { processPostgresCluster } from './postgres-cluster.ts';
 
 export const SANDBOX_SCENARIOS = resolve(import.meta.dirname, '../../scenarios/sandbox.yaml');
 
@@ -52,8 +53,10 @@ export async function startTestSandbox(
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
   wallets: readonly Wallet[] = [],
 ): Promise<TestSandbox> {
+  // RAILYARD_TEST_DB=postgres: a sandbox that names no db of its own gets a fresh PostgreSQL database.
+  const pgDatabase = overrides.db === undefined && process.env.RAILYARD_TEST_DB === 'postgres' ? await (await processPostgresCluster()).createDatabase() : undefined;
   const config = buildConfig({
-    db: ':memory:',
+    db: pgDatabase ?? ':memory:',
     clock: 'virtual',
     seed: 7,
     log_requests: false,
@@ -116,6 +119,7 @@ export async function startTestSandbox(
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await ry.close();
+      if (pgDatabase) await (await processPostgresCluster()).dropDatabase(pgDatabase);
     },
   };
   return sandbox;
