@@ -57,7 +57,8 @@ export interface PostgresStoreOptions {
  *   again on a fresh transaction (up to 10 attempts): `work` must therefore only touch `tx`, which it
  *   must anyway.
  * - A failed statement inside a transaction aborts that transaction (PostgreSQL has no per-statement
- *   rollback); the rejection reaches `work` and, unless `work` swallows it, the caller.
+ *   rollback): the rejection reaches `work`, and the transaction rejects even if `work` caught it
+ *   (with a conflict, it runs again), never committing a part of it silently.
  * - run() answers `changes` = rowCount; BIGINT, NUMERIC and COUNT come back as numbers, a boolean as 1 or 0.
  * - A parameter with a NUL character: a read finds nothing, a write is a ValidationError (below).
  * - close() lets what is already asked for finish, then ends the pool; later calls reject.
@@ -180,13 +181,30 @@ export class PostgresStore implements Store {
     try {
       for (let attempt = 1; ; attempt++) {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        // The first statement that failed: PostgreSQL aborted the transaction there, even if `work` caught it.
+        let failed: { error: unknown } | undefined;
+        const query = async (sql: string, params: SqlValue[], reads: boolean) => {
+          try {
+            return await this.query(client, sql, params, reads);
+          } catch (error) {
+            failed ??= { error };
+            throw error;
+          }
+        };
         const tx: Db = {
-          run: async (sql, params = []) => ({ changes: (await this.query(client, sql, params, false)).rowCount ?? 0 }),
-          get: async <R = Row>(sql: string, params: SqlValue[] = []) => (await this.query(client, sql, params, true)).rows[0] as R | undefined,
-          all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await this.query(client, sql, params, true)).rows as R[],
+          run: async (sql, params = []) => ({ changes: (await query(sql, params, false)).rowCount ?? 0 }),
+          get: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows[0] as R | undefined,
+          all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows as R[],
         };
         try {
           const value = await work(tx);
+          // On SQLite a caught failure leaves the rest of the transaction standing; here COMMIT would
+          // quietly roll all of it back. Say so instead (or run again, if it was a conflict).
+          if (failed) {
+            throw retryable(failed.error)
+              ? failed.error
+              : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: failed.error });
+          }
           await client.query('COMMIT');
           return value;
         } catch (error) {

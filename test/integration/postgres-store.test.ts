@@ -87,6 +87,19 @@ describe('PostgresStore shared by several processes', () => {
     expect(await a!.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 0 });
   });
 
+  it('never commits part of a transaction whose failed statement the work caught: it rejects and nothing stands', async () => {
+    const [a] = await fleet(1);
+    await a!.run('CREATE TABLE items (id BIGINT PRIMARY KEY)');
+    await expect(
+      a!.transaction(async (tx) => {
+        await tx.run('INSERT INTO items (id) VALUES (1)');
+        await tx.run('INSERT INTO items (id) VALUES (1)').catch(() => undefined); // a duplicate, caught
+        return 'done';
+      }),
+    ).rejects.toThrow(/rolled the whole transaction back/);
+    expect(await a!.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 0 });
+  });
+
   it('reads booleans as 1 or 0 and large sums exactly, as SQLite does', async () => {
     const [a] = await fleet(1);
     expect(await a!.get('SELECT 1 = 1 AS yes, 1 = 2 AS no')).toEqual({ yes: 1, no: 0 });
