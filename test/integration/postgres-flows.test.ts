@@ -3,6 +3,8 @@
 // The same flows run on SQLite in charges, transfers, trading-trades, idempotency and
 // webhooks-delivery tests; here they prove the SQL they hit is portable.
 import express from 'express';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -173,4 +175,36 @@ describe('railyard on PostgreSQL', () => {
     expect(await second.wallet()).toMatchObject({ available: 59_900, reserved: 0 });
     expectBalanced(await second.trialBalance());
   });
+
+  it('serves with RAILYARD_DB=postgres://…, never printing the password, and stops cleanly', async () => {
+    const url = new URL(await (await postgres()).createDatabase());
+    url.password = 'hunter2-not-for-logs'; // the throwaway cluster trusts local connections
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => done(free));
+      });
+    });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, PORT: String(port), RAILYARD_DB: url.toString(), RAILYARD_LOG_REQUESTS: 'false' },
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((done) => child.on('exit', done));
+    await new Promise<void>((ready, fail) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('openapi')) ready();
+      });
+      void exited.then((code) => fail(new Error(`serve exited with ${code}: ${err}`)));
+    });
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/store\s+PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/railyard_test_/);
+    expect(out + err).not.toContain('hunter2');
+  }, 60_000);
 });
