@@ -48,6 +48,7 @@ import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open-store.ts';
 import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
+import { dashboard } from './dashboard/dashboard.ts';
 import { ChargeService } from './wallet/charge-service.ts';
 import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
@@ -292,6 +293,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use('/internal/callbacks', settlement.callbackRouter());
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));
+  // The merchant dashboard: a client of the API below, over HTTP (no private back door).
+  app.use(dashboard({ baseUrl, wallClock, logger }));
 
   const api = express.Router();
   const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {

@@ -268,6 +268,7 @@ async function serve(): Promise<void> {
     ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
     `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${f.path}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
     `  openapi          ${base}/openapi.json`,
+    `  dashboard        ${base}/dashboard (sign in with the sandbox key)`,
     '',
     `  provider mocks   each one takes its provider's own SDK at its base URL, with these credentials`,
     `                   (GET /api/v1/sandbox/providers lists the same; docs/providers.md explains them):`,

@@ -93,6 +93,14 @@ describe('import graph of src/', () => {
     expect(outside).toEqual([]);
   });
 
+  it('dashboard/ is an API client: it imports only kernel/ and its own files, no service, store or repository', () => {
+    const reach = importsOf('dashboard').flatMap(([file, deps]) =>
+      deps.filter((d) => !d.startsWith('kernel/') && !d.startsWith('dashboard/')).map((d) => `${file} -> ${d}`),
+    );
+    expect(importsOf('dashboard').length).toBeGreaterThan(0);
+    expect(reach).toEqual([]);
+  });
+
   it('contracts/ reach the replay only through replay/replay-api.ts', () => {
     const internals = importsOf('contracts').flatMap(([file, deps]) =>
       deps.filter((d) => d.startsWith('replay/') && d !== 'replay/replay-api.ts').map((d) => `${file} -> ${d}`),

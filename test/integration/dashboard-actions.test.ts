@@ -1,0 +1,209 @@
+// Each dashboard action is an API call: posting the dashboard's form changes what the public API
+// shows, and an API refusal (a role, a missing signing secret) comes back as an announced message
+// that changed nothing. The browser test covers the main journey; this covers the other forms.
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+let sb: TestSandbox;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+type Agent = ReturnType<typeof supertest.agent>;
+const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+/** A signed-in browser-like session: GET pages, POST forms (with the CSRF token), read the message shown next. */
+async function dashboardAs(key = sb.key, signingSecret = '') {
+  const agent: Agent = supertest.agent(sb.baseUrl);
+  const form = await agent.get('/dashboard/sign-in');
+  const signIn = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: key, signing_secret: signingSecret });
+  expect(signIn.status).toBe(303);
+  const csrf = csrfOf((await agent.get('/dashboard/wallet')).text);
+  return {
+    agent,
+    get: (path: string) => agent.get(path),
+    post: (path: string, fields: Record<string, string | string[]> = {}) => agent.post(path).type('form').send({ csrf, ...fields }),
+    /** The page a redirect leads to, and the message it announces. */
+    async follow(res: supertest.Response) {
+      expect(res.status).toBe(303);
+      const page = await agent.get(res.headers.location as string);
+      const message = /<div id="flash" class="flash (ok|error)"[^>]*>([^<]*)/.exec(page.text);
+      return { location: res.headers.location as string, page, kind: message?.[1], message: message?.[2] ?? '' };
+    },
+  };
+}
+
+async function issueKey(body: Record<string, unknown>) {
+  const res = await sb.post('/api/v1/keys', { environment: 'test', scopes: ['read', 'collections:write', 'transfers:write', 'webhooks:write'], ...body });
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; key: string; signing_secret: string };
+}
+
+describe('wallet actions', () => {
+  it('withdraws by a signed transfer, the signing secret learnt from the API', async () => {
+    await sb.fund(100_00);
+    const d = await dashboardAs();
+    const res = await d.post('/dashboard/wallet/withdraw', { idem: 'withdraw-once-0001', channel: 'momo', amount: '20.00', msisdn: '0551234987' });
+    const next = await d.follow(res);
+    expect(next.location).toMatch(/^\/dashboard\/objects\/trf_/);
+    const transfer = (await sb.get(`/api/v1/transfers/${next.location.split('/').pop()}`)).body.data;
+    expect(transfer).toMatchObject({ amount: 2000, channel: 'momo', status: 'pending' });
+
+    // The same form sent twice is one transfer (its Idempotency-Key is in the form).
+    const again = await d.follow(await d.post('/dashboard/wallet/withdraw', { idem: 'withdraw-once-0001', channel: 'momo', amount: '20.00', msisdn: '0551234987' }));
+    expect(again.location).toBe(next.location);
+  });
+
+  it('refuses a withdrawal when the session has no signing secret, and sends nothing', async () => {
+    const finance = await issueKey({ role: 'finance' });
+    const d = await dashboardAs(finance.key);
+    const before = (await sb.get('/api/v1/transactions?type=transfer')).body.data.length;
+    const next = await d.follow(await d.post('/dashboard/wallet/withdraw', { channel: 'momo', amount: '5.00', msisdn: '0551234987' }));
+    expect(next.kind).toBe('error');
+    expect(next.message).toMatch(/signing secret/);
+    expect((await sb.get('/api/v1/transactions?type=transfer')).body.data.length).toBe(before);
+
+    // Given on the sign-in form, the secret signs the finance key's withdrawals.
+    const withSecret = await dashboardAs(finance.key, finance.signing_secret);
+    const sent = await withSecret.follow(await withSecret.post('/dashboard/wallet/withdraw', { channel: 'momo', amount: '5.00', msisdn: '0551234987' }));
+    expect(sent.location).toMatch(/^\/dashboard\/objects\/trf_/);
+  });
+
+  it('funds by card with an OTP answered on the object page', async () => {
+    const d = await dashboardAs();
+    const next = await d.follow(await d.post('/dashboard/wallet/fund', { channel: 'card', amount: '12.50', card: '4000 0000 0000 3410' }));
+    expect(next.location).toMatch(/^\/dashboard\/objects\/col_/);
+    expect(next.page.text).toContain('id="otp-form"');
+    const id = next.location.split('/').pop()!;
+    const otp = await d.follow(await d.post(`/dashboard/objects/${id}/otp`, { otp: '123456' }));
+    expect(otp.message).toMatch(/settled/);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data).toMatchObject({ status: 'settled', channel: 'card', amount: 1250 });
+  });
+
+  it('funds by bank debit through a collection', async () => {
+    const d = await dashboardAs();
+    const next = await d.follow(await d.post('/dashboard/wallet/fund', { channel: 'bank', amount: '30.00', account_number: '1000000001', bank_code: '040100' }));
+    expect(next.location).toMatch(/^\/dashboard\/objects\/col_/);
+    expect((await sb.get(`/v1/collections/${next.location.split('/').pop()}`)).body.data).toMatchObject({ channel: 'bank', amount: 3000 });
+  });
+
+  it('announces a refused amount, and charges nothing', async () => {
+    const d = await dashboardAs();
+    const before = (await sb.get('/api/v1/transactions')).body.data.length;
+    const next = await d.follow(await d.post('/dashboard/wallet/fund', { channel: 'momo', amount: '1.234', msisdn: '0551234987' }));
+    expect(next.kind).toBe('error');
+    expect(next.page.text).toMatch(/role="alert">Amount /);
+    expect((await sb.get('/api/v1/transactions')).body.data.length).toBe(before);
+  });
+});
+
+describe('webhook endpoint actions', () => {
+  it('creates, disables, enables, rotates (the secret shown once), replays and deletes', async () => {
+    const d = await dashboardAs();
+    const created = await d.post('/dashboard/webhooks/endpoints', { url: 'https://merchant.example/hooks', event_types: 'charge.success, charge.failed' });
+    expect(created.status).toBe(200);
+    const secret = /id="new-secret">(whsec_[^<]+)</.exec(created.text)![1]!;
+    const [endpoint] = (await sb.get('/api/v1/webhook_endpoints')).body.data.filter((e: { url: string }) => e.url === 'https://merchant.example/hooks');
+    expect(endpoint.event_types).toEqual(['charge.success', 'charge.failed']);
+    expect((await d.get('/dashboard/webhooks')).text).not.toContain(secret);
+
+    await d.follow(await d.post(`/dashboard/webhooks/endpoints/${endpoint.id}/disable`));
+    expect((await sb.get(`/api/v1/webhook_endpoints/${endpoint.id}`)).body.data.enabled).toBe(false);
+    await d.follow(await d.post(`/dashboard/webhooks/endpoints/${endpoint.id}/enable`));
+    expect((await sb.get(`/api/v1/webhook_endpoints/${endpoint.id}`)).body.data.enabled).toBe(true);
+
+    const rotated = await d.post(`/dashboard/webhooks/endpoints/${endpoint.id}/rotate`);
+    const newSecret = /id="new-secret">(whsec_[^<]+)</.exec(rotated.text)![1]!;
+    expect(newSecret).not.toBe(secret);
+
+    const replay = await d.follow(await d.post('/dashboard/webhooks/replay', { endpoint_id: endpoint.id, from: '2026-01-01T00:00', to: '2026-01-02T00:00' }));
+    expect(replay.message).toMatch(/Replayed 0 failed deliveries/);
+
+    await d.follow(await d.post(`/dashboard/webhooks/endpoints/${endpoint.id}/delete`));
+    expect((await sb.get(`/api/v1/webhook_endpoints/${endpoint.id}`)).status).toBe(404);
+  });
+});
+
+describe('developer actions', () => {
+  it('issues a key (shown once), sets its allowlist, reveals its signing secret and revokes it', async () => {
+    const d = await dashboardAs();
+    const issued = await d.post('/dashboard/developers/keys', { environment: 'test', scopes: ['read', 'webhooks:write'], role: 'engineering', ip_allowlist: '127.0.0.1' });
+    expect(issued.status).toBe(200);
+    const key = /id="issued-key">([^<]+)</.exec(issued.text)![1]!;
+    const secret = /id="issued-signing-secret">([^<]+)</.exec(issued.text)![1]!;
+    const listed = (await sb.get('/api/v1/keys')).body.data.find((k: { key_hint: string; id: string }) => key.endsWith(k.key_hint.slice(-4)) && k.id !== 'key_sandbox_test');
+    expect(listed).toMatchObject({ role: 'engineering', scopes: ['read', 'webhooks:write'], ip_allowlist: ['127.0.0.1'] });
+    expect((await d.get('/dashboard/developers')).text).not.toContain(key);
+
+    await d.follow(await d.post(`/dashboard/developers/keys/${listed.id}/allowlist`, { entries: '10.0.0.0/8, 127.0.0.1' }));
+    expect((await sb.get('/api/v1/keys')).body.data.find((k: { id: string }) => k.id === listed.id).ip_allowlist).toEqual(['10.0.0.0/8', '127.0.0.1']);
+
+    const revealed = await d.post(`/dashboard/developers/keys/${listed.id}/reveal`);
+    expect(revealed.text).toContain(secret);
+
+    await d.follow(await d.post(`/dashboard/developers/keys/${listed.id}/revoke`));
+    expect((await sb.get('/api/v1/wallet', key)).status).toBe(401);
+  });
+});
+
+describe('sandbox actions', () => {
+  it('takes a provider down and up, freezes and resumes the market, and sets FX', async () => {
+    const d = await dashboardAs();
+    await d.follow(await d.post('/dashboard/sandbox/providers/mtn-momo', { down: 'true' }));
+    expect((await sb.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo').status).toBe('down');
+    await d.follow(await d.post('/dashboard/sandbox/providers/mtn-momo', { down: 'false' }));
+    expect((await sb.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo').status).toBe('up');
+
+    await d.follow(await d.post('/dashboard/sandbox/market', { action: 'freeze' }));
+    expect((await sb.get('/api/v1/sandbox/market')).body.data.frozen).toBe(true);
+    await d.follow(await d.post('/dashboard/sandbox/market', { action: 'resume' }));
+    expect((await sb.get('/api/v1/sandbox/market')).body.data.frozen).toBe(false);
+
+    await d.follow(await d.post('/dashboard/sandbox/fx', { rate: '15.25' }));
+    expect((await sb.get('/api/v1/sandbox/market')).body.data.legs.find((l: { leg: string }) => l.leg === 'FX').value).toBe('15.25');
+  });
+
+  it('lists the scenario files with their rules and match counts', async () => {
+    const d = await dashboardAs();
+    await d.follow(await d.post('/dashboard/wallet/fund', { channel: 'momo', amount: '10.00', msisdn: '0551234987' }));
+    const page = await d.get('/dashboard/sandbox');
+    const rule = /<tr><td>\d+<\/td><td>momo number 0551234987 succeeds<\/td>.*?<span class="count">(\d+)<\/span>/.exec(page.text);
+    expect(Number(rule?.[1])).toBeGreaterThan(0);
+    expect(page.text).toContain('momo number 0551234989 times out at the primary');
+  });
+});
+
+describe('roles, as the API decides them', () => {
+  it('shows a finance key the refusal of engineering pages and actions, and changes nothing', async () => {
+    const finance = await issueKey({ role: 'finance' });
+    const d = await dashboardAs(finance.key);
+    const webhooks = await d.get('/dashboard/webhooks');
+    expect(webhooks.text).toMatch(/role="alert"[^>]*data-code="role_forbidden"/);
+    const before = (await sb.get('/api/v1/sandbox/clock')).body.data.now;
+    const advance = await d.follow(await d.post('/dashboard/sandbox/clock', { seconds: '60' }));
+    expect(advance.kind).toBe('error');
+    expect(advance.message).toMatch(/role_forbidden/);
+    expect((await sb.get('/api/v1/sandbox/clock')).body.data.now).toBe(before);
+  });
+
+  it('refuses an engineering key wallet funding, and charges nothing', async () => {
+    const engineering = await issueKey({ role: 'engineering' });
+    const d = await dashboardAs(engineering.key);
+    const before = (await sb.get('/api/v1/transactions')).body.data.length;
+    const fund = await d.follow(await d.post('/dashboard/wallet/fund', { channel: 'momo', amount: '10.00', msisdn: '0551234987' }));
+    expect(fund.message).toMatch(/role_forbidden/);
+    expect((await sb.get('/api/v1/transactions')).body.data.length).toBe(before);
+  });
+
+  it('refuses a ladder step out of order with the API\'s code', async () => {
+    const d = await dashboardAs();
+    const step = await d.follow(await d.post('/dashboard/ladder', { action: 'request_access' }));
+    expect(step.kind).toBe('error');
+    expect(step.message).toMatch(/ladder_out_of_order/);
+  });
+});
