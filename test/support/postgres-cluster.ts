@@ -23,8 +23,7 @@ export const INSTALL_HINT =
   'PostgreSQL is needed for these tests: install the Debian package `postgresql` (apt-get install -y postgresql, which .ci/run does), or set RAILYARD_TEST_PG_URL to a superuser URL of a running server';
 
 /** The newest installed server's bin directory, e.g. /usr/lib/postgresql/15/bin. */
-function binaries(): string {
-  const root = '/usr/lib/postgresql';
+export function findPostgresBinaries(root = '/usr/lib/postgresql'): string {
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error(`no ${root}/*/bin/initdb found. ${INSTALL_HINT}`);
@@ -108,7 +107,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const given = process.env.RAILYARD_TEST_PG_URL;
   if (given) return onServer(given);
 
-  const bin = binaries();
+  const bin = findPostgresBinaries();
   const owner = runAs();
   const dir = mkdtempSync(join(tmpdir(), 'railyard-pg-'));
   if (owner) chownSync(dir, owner.uid, owner.gid);
