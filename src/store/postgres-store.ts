@@ -21,7 +21,7 @@ const types = {
 /** serialization_failure and deadlock_detected: the transaction was rolled back and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 10;
-/** Any lock on the database's migrations: instances starting together migrate one after the other. */
+/** The advisory lock migrations hold: instances starting together migrate one after the other. */
 const MIGRATION_LOCK = 0x7261696c; // 'rail'
 
 function retryable(error: unknown): boolean {
@@ -29,7 +29,8 @@ function retryable(error: unknown): boolean {
 }
 
 function pause(attempt: number): Promise<void> {
-  // Jittered, growing backoff so two instances that collided do not collide again in step.
+  // Jittered, growing backoff so two instances that collided do not collide again in step. (Timing
+  // only: no business value depends on it, so the seeded random of a virtual sandbox is not needed.)
   const ms = Math.min(200, 2 ** attempt) * (0.5 + Math.random());
   return new Promise((done) => setTimeout(done, ms));
 }
