@@ -40,6 +40,8 @@ Usage:
                             [--duration <seconds>] [--proxy-port N] [--callback-origin <public url>]
                             serve railyard with that provider behind a recording proxy to <url>;
                             on Ctrl-C (or after --duration) write what it did as a scenario file
+  railyard migrate          apply the migrations the store (RAILYARD_DB: a SQLite file or a postgres:// URL)
+                            lacks, print its schema version and exit; serve does this on start too
   railyard help             this text
 
   --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
@@ -322,6 +324,8 @@ async function main(argv: string[]): Promise<void> {
       return process.exit(await (await import('./cli/mock-command.ts')).mockMain(rest, USAGE));
     case 'record':
       return process.exit(await (await import('./cli/record-command.ts')).recordMain(rest, USAGE));
+    case 'migrate':
+      return process.exit(await (await import('./cli/migrate-command.ts')).migrateMain(rest, USAGE));
     case 'help':
     case '--help':
     case '-h':

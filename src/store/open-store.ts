@@ -23,3 +23,9 @@ export function describeStore(db: string): string {
     return 'PostgreSQL (unparsable URL)';
   }
 }
+
+/** The newest migration applied to an open (so migrated) store. */
+export async function schemaVersion(store: Store): Promise<number> {
+  const row = await store.get<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
+  return Number(row?.version ?? 0);
+}
