@@ -75,7 +75,8 @@ export class PostgresStore implements Store {
   private readonly running = new Set<Promise<unknown>>();
 
   private constructor(readonly url: string, options: PostgresStoreOptions) {
-    this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types });
+    // application_name shows railyard's connections in pg_stat_activity (a URL's own setting wins).
+    this.pool = new pg.Pool({ application_name: 'railyard', connectionString: url, max: options.poolSize ?? 10, types });
     // An idle client that loses its connection (a restarted server) is dropped, not fatal.
     this.pool.on('error', () => undefined);
   }

@@ -100,6 +100,11 @@ describe('PostgresStore shared by several processes', () => {
     expect(await a!.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 0 });
   });
 
+  it('names its connections railyard in pg_stat_activity', async () => {
+    const [a] = await fleet(1);
+    expect(await a!.get('SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()')).toEqual({ application_name: 'railyard' });
+  });
+
   it('reads booleans as 1 or 0 and large sums exactly, as SQLite does', async () => {
     const [a] = await fleet(1);
     expect(await a!.get('SELECT 1 = 1 AS yes, 1 = 2 AS no')).toEqual({ yes: 1, no: 0 });
