@@ -59,6 +59,14 @@ export const quoteSchema = z.object({
 });
 export type Quote = z.infer<typeof quoteSchema>;
 
+export const QUOTE_STATUSES = ['created', 'consumed', 'expired'] as const;
+
+/** A quote as GET /api/v1/trades/quotes lists it: the quote and the trade that executed it, if any. */
+export const listedQuoteSchema = quoteSchema.extend({
+  trade_reference: z.string().nullable().describe('trd_... of the trade that consumed the quote; null until executed'),
+});
+export type ListedQuote = z.infer<typeof listedQuoteSchema>;
+
 export const TRADE_STATUSES = ['created', 'under_review', 'pending_payment', 'pending_confirmation', 'completed', 'settled', 'failed', 'reversed'] as const;
 
 export const tradeSchema = z.object({
