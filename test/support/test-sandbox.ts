@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
-import { createApp, type Railyard } from '../../src/app.ts';
+import { createApp, type AppOptions, type Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/auth/request-signature.ts';
 import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
@@ -51,6 +51,7 @@ export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
   wallets: readonly Wallet[] = [],
+  appOptions: Pick<AppOptions, 'replays'> = {},
 ): Promise<TestSandbox> {
   const config = buildConfig({
     db: ':memory:',
@@ -60,7 +61,7 @@ export async function startTestSandbox(
     ...overrides,
     rails: { timeout_ms: 250, max_hold_ms: 3_000, poll_after_seconds: 60, poll_interval_seconds: 60, default_callback_seconds: 3, ...(overrides.rails as object) },
   });
-  const ry = await createApp(config, { rules, wallets });
+  const ry = await createApp(config, { rules, wallets, ...appOptions });
   const server = createServer(ry.app);
   server.on('clientError', answerClientError);
   await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
