@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
 import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
@@ -53,7 +54,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
-  sb = await startTestSandbox();
+  // A scripted scenario file for the Sandbox page's replays (run in a sandbox of their own).
+  const root = resolve(import.meta.dirname, '../..');
+  const scripted = loadScenarios([resolve(root, 'scenarios/failover.yaml')], root);
+  sb = await startTestSandbox({}, undefined, [], { replays: new SandboxReplays(() => scripted.files, { cwd: root }) });
   // As `railyard serve` loads them: each rule knows its file (the sandbox page lists them by file).
   const loaded = loadScenarios([SANDBOX_SCENARIOS]);
   sb.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
@@ -146,6 +150,24 @@ describe('The dashboard in Chromium', () => {
     await expect(page.locator('#object-list').innerText()).resolves.toMatch(/charge\s+credit\s+success/);
   });
 
+  it('lists the quotes on their own tab, filtered by side, each opening its page', async () => {
+    const quoted: string[] = [];
+    for (const side of ['buy', 'sell'] as const) quoted.push((await sb.post('/api/v1/trades/quote', { side, asset: 'USDT', network: 'TRC20', fiat_amount: 25_000 })).body.data.reference);
+    await page.getByRole('link', { name: 'Quotes', exact: true }).click();
+    await expect(page.locator('#object-list').innerText()).resolves.toContain(quoted[1]);
+    await page.getByLabel('Side').selectOption('buy');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/side=buy/);
+    await expect(page.locator('#object-list').innerText()).resolves.not.toContain(quoted[1]);
+    await page.getByLabel('Side').selectOption('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((url) => !url.search.includes('side=buy'));
+    await shot('quotes');
+    await page.getByRole('link', { name: quoted[0]! }).click();
+    await page.waitForURL(new RegExp(`/dashboard/objects/${quoted[0]}$`));
+    await page.locator('#timeline').waitFor();
+  });
+
   it('shows the delivery failing on the receiver that answers 500, then redelivers it once the receiver recovers', async () => {
     await nav('Webhooks').click();
     await page.locator('[data-http-status="500"]').first().waitFor();
@@ -175,6 +197,17 @@ describe('The dashboard in Chromium', () => {
     const mtn = page.locator('#request-log tr', { hasText: 'provider mock · mtn-momo' }).filter({ hasText: 'requesttopay' });
     await expect(mtn.first().innerText()).resolves.toMatch(/matched .*sandbox\.yaml.*0551234989 times out/s);
     await shot('requests');
+  });
+
+  it("replays a scenario file's script from the Sandbox page and shows its steps and timeline", async () => {
+    await nav('Sandbox').click();
+    await page.getByLabel('Scenario file').selectOption('scenarios/failover.yaml');
+    await page.getByRole('button', { name: 'Run the replay' }).click();
+    await page.getByRole('status').filter({ hasText: 'The replay of scenarios/failover.yaml passed' }).waitFor({ timeout: 30_000 });
+    await expect(page.locator('#replay-result').getAttribute('data-replay-status')).resolves.toBe('passed');
+    await expect(page.locator('#replay-timeline').innerText()).resolves.toMatch(/hubtel/);
+    await page.locator('#replays').scrollIntoViewIfNeeded();
+    await shot('replay');
   });
 
   it('shows the keys and the signing scheme on the developers page', async () => {
