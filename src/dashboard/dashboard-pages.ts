@@ -304,6 +304,7 @@ const OBJECT_PATHS: Record<string, string> = {
   chg: '/api/v1/charges/',
   trf: '/api/v1/transfers/',
   trd: '/api/v1/trades/',
+  qt: '/api/v1/trades/quotes/',
   col: '/v1/collections/',
   po: '/v1/payouts/',
   bil: '/v1/bills/',
@@ -401,7 +402,19 @@ async function objectLive(ctx: PageContext, id: string): Promise<Html | null> {
   if ((!object || object.status === 404) && timeline.status === 404) return null;
   const data = object?.ok ? object.data : null;
   const status = data?.status ?? (timeline.ok ? timeline.data.status : null);
-  const facts: [string, Html | string][] = data
+  const facts: [string, Html | string][] = data?.object === 'quote' || data?.object === 'trade'
+    ? [
+        ['Status', statusBadge(status)],
+        ['Side', data.side],
+        ['Asset', `${data.asset} · ${data.network}`],
+        ['GHS', money(data.settled_fiat_amount ?? data.net_fiat_amount)],
+        ['Asset amount', money(data.asset_amount, data.asset === 'USDC' ? 'USDC' : 'USDT')],
+        ['Rate (GHS)', String(data.applied_rate)],
+        data.object === 'quote' ? ['Trade', objectHref(data.trade_reference)] : ['Quote', objectHref(data.quote_reference)],
+        data.object === 'quote' ? ['Expires', when(data.expires_at)] : ['Failure', data.failure_reason ?? '—'],
+        ['Created', when(data.created_at)],
+      ]
+    : data
     ? [
         ['Status', statusBadge(status)],
         ['Amount', data.amount_major ? `GHS ${data.amount_major}` : typeof data.amount === 'number' ? money(data.amount) : '—'],

@@ -2,7 +2,7 @@ import type { AuthContext } from '../auth/api-key-service.ts';
 import type { Config } from '../config/config.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
-import { RateExpiredError, ValidationError } from '../kernel/errors.ts';
+import { NotFoundError, RateExpiredError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
@@ -192,6 +192,13 @@ export class QuoteService {
     const rows = await db.all<QuoteRow & { seq: number }>(`SELECT * FROM quotes WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, pageSize + 1]);
     const { items, nextCursor } = page(rows, pageSize);
     return { items: items.map((r) => ({ ...presentQuote(r), trade_reference: r.trade_id })), nextCursor };
+  }
+
+  /** One of the merchant's quotes in this environment; another's, or none, is not found. */
+  async get(db: Db, auth: AuthContext, reference: string): Promise<ListedQuote> {
+    const row = await this.row(db, reference);
+    if (!row || row.environment !== auth.environment || row.merchant_id !== auth.merchantId) throw new NotFoundError(`No such quote: '${reference}'`, { id: reference });
+    return { ...presentQuote(row), trade_reference: row.trade_id };
   }
 
   row(db: Db, id: string): Promise<QuoteRow | undefined> {

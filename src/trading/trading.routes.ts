@@ -7,7 +7,7 @@ import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { TradeService } from './trade-service.ts';
-import { executeBody, listedQuoteSchema, QUOTE_STATUSES, quoteBody, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
+import { executeBody, listedQuoteSchema, QUOTE_STATUSES, quoteBody, quoteReferenceParams, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 
 export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades: TradeService }): RouteSpec[] {
   return [
@@ -65,6 +65,21 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
         const { items, nextCursor } = await deps.quotes.list(deps.store, auth, query);
         return { status: 200, body: ok('Quotes', items, { next_cursor: nextCursor }) };
       },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/trades/quotes/:reference',
+      operationId: 'getQuote',
+      summary: 'One quote, with the trade that executed it',
+      tag: 'Trading',
+      scope: 'read',
+      params: quoteReferenceParams,
+      response: { status: 200, description: 'The quote', schema: envelopeOf(listedQuoteSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: ok('Quote', await findById('quote', params.reference, () => deps.quotes.get(deps.store, auth, params.reference))),
+      }),
     }),
     defineRoute({
       method: 'get',

@@ -31,6 +31,7 @@ export type QuoteBody = z.infer<typeof quoteBody>;
 
 export const tradeReference = z.string().regex(/^trd_[0-9a-z]{20}$/, 'must look like trd_ followed by 20 characters');
 export const tradeReferenceParams = pathIdParams('reference', 'trade', 'trd_0000000000aaaaaaaaaa');
+export const quoteReferenceParams = pathIdParams('reference', 'quote', 'qt_0000000000aaaaaaaaaa');
 
 export const executeBody = z.strictObject({
   quote_reference: z.string({ error: 'quote_reference is required' }).regex(/^qt_[0-9a-z]{20}$/, 'quote_reference must look like qt_ followed by 20 characters'),

@@ -267,6 +267,9 @@ describe('the Quotes list on the Objects page', () => {
     expect(object.status).toBe(200);
     expect(object.text).toContain(`<code>${quotes[0]}</code>`);
     expect(object.text).toContain('id="timeline"');
+    // Read by GET /api/v1/trades/quotes/:reference: the quote's facts, and no trade yet.
+    expect(object.text).toMatch(/<dt>Side<\/dt><dd>buy<\/dd>/);
+    expect(object.text).toMatch(/<dt>Trade<\/dt><dd>—<\/dd>/);
   });
 });
 

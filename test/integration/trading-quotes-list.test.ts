@@ -110,6 +110,23 @@ describe('GET /api/v1/trades/quotes', () => {
     expect(items.some((q) => created.includes(q.reference))).toBe(false);
   });
 
+  it('reads one quote by its reference at GET /api/v1/trades/quotes/:reference, with its trade', async () => {
+    const res = await sb.get(`/api/v1/trades/quotes/${created[0]}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ reference: created[0], object: 'quote', status: 'consumed', trade_reference: expect.stringMatching(/^trd_/) });
+    const trade = await sb.get(`/api/v1/trades/${res.body.data.trade_reference}`);
+    expect(trade.body.data.quote_reference).toBe(created[0]);
+  });
+
+  it("answers 404 not_found for a quote of no one, or of the other environment", async () => {
+    const live = (await sb.post('/api/v1/keys', { environment: 'live', scopes: ['read'] })).body.data.key;
+    for (const [reference, key] of [['qt_zzzzzzzzzzzzzzzzzzzz', sb.key], [created[1]!, live]] as const) {
+      const res = await sb.get(`/api/v1/trades/quotes/${reference}`, key);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'not_found', details: { id: reference } });
+    }
+  });
+
   it('needs the read scope and a key', async () => {
     expect((await sb.http.get('/api/v1/trades/quotes')).status).toBe(401);
   });
