@@ -6,31 +6,20 @@
 // a live key that sees no sandbox controls. The steps run in order on one railyard and one browser.
 // A screenshot of every page goes to test-results/screenshots/dashboard-*.png, or to docs/img
 // (which docs/dashboard.md shows) with RAILYARD_UPDATE_DOCS_IMAGES=1.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
 import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { launchChromium, screenshotDir, type LaunchedChromium } from '../support/chromium.ts';
 
-const IMG = resolve(import.meta.dirname, process.env.RAILYARD_UPDATE_DOCS_IMAGES === '1' ? '../../docs/img' : '../../test-results/screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const IMG = screenshotDir();
 
+let chromium: LaunchedChromium;
 let browser: BrowserContext;
-let profile: string;
 let sb: TestSandbox;
 let page: Page;
 /** Requests the pages made anywhere but railyard: there must be none (no CDN, no fonts). */
@@ -43,7 +32,6 @@ let receiverStatus = 500;
 const received: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(IMG, { recursive: true });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -61,16 +49,15 @@ beforeAll(async () => {
   // As `railyard serve` loads them: each rule knows its file (the sandbox page lists them by file).
   const loaded = loadScenarios([SANDBOX_SCENARIOS]);
   sb.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
-  profile = mkdtempSync(join(tmpdir(), 'railyard-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, viewport: { width: 1280, height: 860 } });
+  chromium = await launchChromium({ width: 1280, height: 860 });
+  browser = chromium.browser;
   page = await browser.newPage();
   browser.on('request', (req) => {
     if (!req.url().startsWith(sb.baseUrl) && !req.url().startsWith('data:')) elsewhere.push(req.url());
   });
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await chromium?.close();
   await sb?.close();
   receiver?.closeAllConnections();
   await new Promise<void>((done) => (receiver ? receiver.close(() => done()) : done()));
