@@ -27,6 +27,8 @@ import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
+import { replayRoutes } from './sandbox/replays.routes.ts';
+import { NO_REPLAYS, type ScenarioReplays } from './sandbox/scenario-replays.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
 import { PriceFeed } from './trading/price-feed.ts';
@@ -92,6 +94,8 @@ export interface AppOptions {
    * signatures and outbound webhook signatures. Business time (the virtual clock) governs the rest.
    */
   wallClock?: Clock;
+  /** Runs scenario scripts for POST /api/v1/sandbox/replays (main.ts passes replay/'s driver). */
+  replays?: ScenarioReplays;
 }
 
 export interface Railyard {
@@ -251,6 +255,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(...inspectorRoutes({ store, requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog }) }));
   routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
   routes.push(...accessRoutes({ store, apiKeys, ladder: new ServiceLadder() }), ...scenarioRoutes({ scenarios }));
+  routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();

@@ -12,6 +12,7 @@ import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
 import { loadScenarios, ruleSources } from './scenarios/scenario-loader.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
+import { SandboxReplays } from './replay/sandbox-replays.ts';
 
 const USAGE = `railyard ${VERSION}
 
@@ -228,7 +229,10 @@ async function serve(): Promise<void> {
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
   const scenarios = loadScenarios(scenarioPaths);
   const logger = config.log_requests ? jsonLogger() : silentLogger;
-  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios) });
+  // The files in force, for the sandbox API's replays: the watcher below swaps them on a reload.
+  let scenarioFiles = scenarios.files;
+  const replays = new SandboxReplays(() => scenarioFiles);
+  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios), replays });
   const drain = new GracefulDrain();
   const server = createServer(drain.wrap(railyard.app));
   // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
@@ -253,6 +257,7 @@ async function serve(): Promise<void> {
     scenarioPaths,
     (loaded) => {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
+      scenarioFiles = loaded.files;
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
     },
     (message) => process.stderr.write(`scenarios not reloaded; keeping the last good version:\n${message}\n`),

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
-import { createApp, type Railyard } from '../../src/app.ts';
+import { createApp, type AppOptions, type Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/auth/request-signature.ts';
 import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
@@ -52,6 +52,7 @@ export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
   wallets: readonly Wallet[] = [],
+  appOptions: Pick<AppOptions, 'replays'> = {},
 ): Promise<TestSandbox> {
   // RAILYARD_TEST_DB=postgres: a sandbox that names no db of its own gets a fresh PostgreSQL database.
   const pgDatabase = overrides.db === undefined && process.env.RAILYARD_TEST_DB === 'postgres' ? await (await processPostgresCluster()).createDatabase() : undefined;
@@ -63,7 +64,7 @@ export async function startTestSandbox(
     ...overrides,
     rails: { timeout_ms: 250, max_hold_ms: 3_000, poll_after_seconds: 60, poll_interval_seconds: 60, default_callback_seconds: 3, ...(overrides.rails as object) },
   });
-  const ry = await createApp(config, { rules, wallets });
+  const ry = await createApp(config, { rules, wallets, ...appOptions });
   const server = createServer(ry.app);
   server.on('clientError', answerClientError);
   await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
