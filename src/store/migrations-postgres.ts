@@ -527,4 +527,7 @@ ALTER TABLE rail_attempts ADD COLUMN latency_ms BIGINT;
 -- A mock call names the upstream's reference; the inspector finds its object by it.
 CREATE INDEX rail_attempts_provider_reference ON rail_attempts (provider_reference);
 `,
+  17: `
+CREATE INDEX quotes_merchant ON quotes (environment, merchant_id, seq);
+`,
 };
