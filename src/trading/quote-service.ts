@@ -2,10 +2,11 @@ import type { AuthContext } from '../auth/api-key-service.ts';
 import type { Config } from '../config/config.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
-import { RateExpiredError, ValidationError } from '../kernel/errors.ts';
+import { NotFoundError, RateExpiredError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, page } from '../http/pagination.ts';
 import type { Db, Store } from '../store/db.ts';
 import { QuoteRepository } from '../store/repositories/quote-repository.ts';
 import { NETWORKS_BY_ASSET } from './assets.ts';
@@ -13,7 +14,7 @@ import type { Compliance } from './compliance.ts';
 import { legAgeSeconds, type Asset, type Benchmark, type PriceFeed } from './price-feed.ts';
 import { applyBps, assetForFiat, fiatForAsset, formatRate, rateToNumber } from './rate-math.ts';
 import type { TradingLimits } from './trading-limits.ts';
-import type { Quote, QuoteBody } from './trading.schemas.ts';
+import type { ListedQuote, Quote, QuoteBody } from './trading.schemas.ts';
 
 export interface QuoteRow {
   id: string;
@@ -32,6 +33,16 @@ export interface QuoteRow {
   trade_id: string | null;
   expires_at: number;
   created_at: number;
+}
+
+export interface QuoteListQuery {
+  cursor?: string;
+  page_size?: number;
+  status?: Quote['status'];
+  side?: 'buy' | 'sell';
+  asset?: Asset;
+  created_from?: string;
+  created_to?: string;
 }
 
 export function presentQuote(row: QuoteRow): Quote {
@@ -162,6 +173,35 @@ export class QuoteService {
       await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id } });
       return quote;
     });
+  }
+
+  /** The merchant's quotes in this environment, newest first, keyset-paged on the insertion sequence. */
+  async list(db: Db, auth: AuthContext, query: QuoteListQuery): Promise<{ items: ListedQuote[]; nextCursor: string | null }> {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const rows = (await this.repo.list(
+      db,
+      {
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        before,
+        status: query.status,
+        side: query.side,
+        asset: query.asset,
+        createdFrom: query.created_from ? Date.parse(query.created_from) : undefined,
+        createdTo: query.created_to ? Date.parse(query.created_to) : undefined,
+      },
+      pageSize + 1,
+    )) as (QuoteRow & { seq: number })[];
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: items.map((r) => ({ ...presentQuote(r), trade_reference: r.trade_id })), nextCursor };
+  }
+
+  /** One of the merchant's quotes in this environment; another's, or none, is not found. */
+  async get(db: Db, auth: AuthContext, reference: string): Promise<ListedQuote> {
+    const row = await this.row(db, reference);
+    if (!row || row.environment !== auth.environment || row.merchant_id !== auth.merchantId) throw new NotFoundError(`No such quote: '${reference}'`, { id: reference });
+    return { ...presentQuote(row), trade_reference: row.trade_id };
   }
 
   row(db: Db, id: string): Promise<QuoteRow | undefined> {
