@@ -154,12 +154,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const wallClock = options.wallClock ?? new SystemClock();
   const ids = new IdGenerator(clock, random);
   const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot });
-  await scheduler.releaseEarlierClaims();
+  await scheduler.join();
   const ledger = new Ledger({ clock, ids });
   const outbox = new EventOutbox({ clock, ids });
   const apiKeys = new ApiKeyService({ clock, ids });
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
-  const idempotency = new IdempotencyService({ clock, boot });
+  const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots() });
   const health = new ProviderHealth();
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
 
@@ -354,6 +354,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       closed = true;
       stream.close();
       await scheduler.stop();
+      await scheduler.leave();
       await store.close();
     },
   };

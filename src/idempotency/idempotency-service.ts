@@ -69,15 +69,31 @@ interface KeyRow {
  * other request: idempotency_key_reused. Same key while the first is in flight in this process:
  * idempotency_conflict. Keys live 24 hours per merchant and environment.
  *
- * Each claim records the boot that made it. A key still in flight from an earlier boot was
- * orphaned by a stop: it is recovered (at start-up, by the status poll, or by the retry that meets
- * it, whichever comes first, and only once), so a retry after a restart gets the real answer.
+ * Each claim records the boot that made it. A key still in flight from a boot that is not alive
+ * was orphaned by a stop: it is recovered (at start-up, by the status poll, or by the retry that
+ * meets it, whichever comes first, and only once), so a retry after a restart gets the real answer.
+ * A key in flight in another live process (several instances on one PostgreSQL database) is that
+ * process's own: a retry meets idempotency_conflict there, as it would in this process.
  */
 export class IdempotencyService {
   private readonly recoveries = new Map<string, Recovery>();
   private readonly running = new Map<string, Promise<void>>();
 
-  constructor(private readonly deps: { clock: Clock; boot: number }) {}
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      boot: number;
+      /** The other boots alive on this database (none when one process owns it). */
+      liveBoots?: () => Promise<number[]>;
+    },
+  ) {}
+
+  /** Whether a key claimed by `boot` belongs to a stopped process. */
+  private async orphanedBy(boot: number | null): Promise<boolean> {
+    if (boot === this.deps.boot) return false;
+    if (boot === null || !this.deps.liveBoots) return true;
+    return !(await this.deps.liveBoots()).includes(boot);
+  }
 
   /** How orphaned keys of one kind of resource are finished, by the resource id's prefix (`chg`). */
   registerRecovery(prefix: string, recovery: Recovery): void {
@@ -89,7 +105,7 @@ export class IdempotencyService {
     let row = await this.read(db, claim);
     if (!row) return null;
     if (row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
-    if (row.state === 'in_flight' && row.boot !== this.deps.boot && row.resource_id) {
+    if (row.state === 'in_flight' && row.resource_id && (await this.orphanedBy(row.boot))) {
       await this.recover(row.resource_id);
       row = (await this.read(db, claim)) ?? row;
     }
@@ -145,11 +161,11 @@ export class IdempotencyService {
     );
   }
 
-  /** Where the key that created a resource stands: in flight in this process, orphaned by a stop, or neither. */
-  async claimState(db: Db, resourceId: string): Promise<'in_flight_here' | 'orphaned' | 'settled'> {
+  /** Where the key that created a resource stands: in flight in a live process (this or another), orphaned by a stop, or neither. */
+  async claimState(db: Db, resourceId: string): Promise<'in_flight_live' | 'orphaned' | 'settled'> {
     const row = await db.get<{ boot: number | null }>("SELECT boot FROM idempotency_keys WHERE resource_id = ? AND state = 'in_flight'", [resourceId]);
     if (!row) return 'settled';
-    return row.boot === this.deps.boot ? 'in_flight_here' : 'orphaned';
+    return (await this.orphanedBy(row.boot)) ? 'orphaned' : 'in_flight_live';
   }
 
   /** Recovers one orphaned key; every caller that asks while it runs waits for the same run. */
@@ -163,11 +179,12 @@ export class IdempotencyService {
     return run;
   }
 
-  /** Recovers every key earlier boots left in flight, a few at a time; returns how many. */
+  /** Recovers every key stopped boots left in flight (never a live process's), a few at a time; returns how many. */
   async recoverOrphans(db: Db, concurrency = 8): Promise<number> {
+    const keep = [this.deps.boot, ...((await this.deps.liveBoots?.()) ?? [])];
     const rows = await db.all<{ resource_id: string }>(
-      "SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot <> ?) ORDER BY created_at",
-      [this.deps.boot],
+      `SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot NOT IN (${keep.map(() => '?').join(', ')})) ORDER BY created_at`,
+      keep,
     );
     const queue = rows.map((r) => r.resource_id);
     const worker = async () => {

@@ -4,7 +4,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
-import { saveVirtualTime } from '../store/runtime-state.ts';
+import { liveBoots, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
@@ -15,8 +15,15 @@ export interface ScheduledJob {
   payload: unknown;
 }
 
-/** How long, in real time, a claimed job stays with the process that claimed it. */
-export const JOB_LEASE_MS = 60_000;
+/**
+ * How long, in real time, a claimed job stays with the process that claimed it. On a shared
+ * (PostgreSQL) database a live process renews its leases with every heartbeat, so this is also how
+ * long a crashed process's claims outlive it.
+ */
+export const JOB_LEASE_MS = 30_000;
+
+/** How often, in real time, a process on a shared database proves it is alive. */
+export const HEARTBEAT_MS = 5_000;
 
 /** How many jobs due at one instant a process claims in one write. */
 const CLAIM_CHUNK = 32;
@@ -39,7 +46,10 @@ export class Scheduler {
   private readonly tickHooks: (() => Promise<void>)[] = [];
   private running: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
-  private readonly repo = new JobRepository();
+  private readonly repo: JobRepository;
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** Several processes may share the database (PostgreSQL): claims are leased and renewed. */
+  private readonly shared: boolean;
 
   constructor(
     private readonly deps: {
@@ -52,7 +62,10 @@ export class Scheduler {
       /** This process's boot: the owner of the jobs it claims. */
       boot: number;
     },
-  ) {}
+  ) {
+    this.shared = deps.store.kind === 'postgres';
+    this.repo = new JobRepository(this.shared);
+  }
 
   register(kind: string, handler: JobHandler): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} is already registered`);
@@ -109,11 +122,49 @@ export class Scheduler {
   }
 
   /**
-   * Frees the claims of earlier boots: on a database one process uses, they died with their
-   * process. (Processes sharing a database wait for the leases to run out instead.)
+   * Joins the database at start-up; the number of claims freed. On SQLite one process owns the
+   * database, so every earlier boot's claims died with it and are freed at once. On a shared
+   * (PostgreSQL) database this process starts its heartbeat and frees only the claims of boots
+   * whose heartbeat stopped: a live instance keeps its claims, and a crashed one's are taken over
+   * when its lease runs out (at most JOB_LEASE_MS after its last heartbeat).
    */
-  async releaseEarlierClaims(): Promise<number> {
-    return this.repo.releaseClaimsNotOf(this.deps.store, this.deps.boot);
+  async join(): Promise<number> {
+    const { store, boot } = this.deps;
+    if (!this.shared) return this.repo.releaseClaimsNotOf(store, [boot]);
+    await this.beat();
+    if (!this.heartbeat) {
+      this.heartbeat = setInterval(() => {
+        this.beat().catch((err) => this.deps.logger.error('heartbeat failed', { error: String(err) }));
+      }, HEARTBEAT_MS);
+      this.heartbeat.unref();
+    }
+    return this.repo.releaseClaimsNotOf(store, [boot, ...(await this.liveBoots())]);
+  }
+
+  /**
+   * The other boots alive on a shared database (heartbeat within the lease): their claims and
+   * in-flight requests are theirs. Always none on SQLite, where one process owns the database.
+   */
+  async liveBoots(): Promise<number[]> {
+    if (!this.shared) return [];
+    const live = await liveBoots(this.deps.store, this.deps.wallClock.now() - JOB_LEASE_MS);
+    return live.filter((b) => b !== this.deps.boot);
+  }
+
+  /** Leaves a shared database on a clean stop: the heartbeat ends and the jobs it held are free at once. */
+  async leave(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    if (!this.shared) return;
+    await removeHeartbeat(this.deps.store, this.deps.boot);
+    await this.repo.releaseClaimsOf(this.deps.store, this.deps.boot);
+  }
+
+  private async beat(): Promise<void> {
+    const { store, boot, wallClock } = this.deps;
+    const now = wallClock.now();
+    await saveHeartbeat(store, boot, now);
+    await this.repo.extendLeases(store, boot, now + JOB_LEASE_MS);
   }
 
   /** Polls for due jobs in the background (the served sandbox; tests drive runDue/advanceBy). */

@@ -27,3 +27,23 @@ export async function saveVirtualTime(db: Db, epochMs: number): Promise<void> {
     [epochMs],
   );
 }
+
+// Heartbeats: each live boot on a shared database writes `heartbeat:<boot>` (wall-clock epoch ms)
+// every few seconds. A boot whose heartbeat is older than the job lease is dead: its claims and
+// in-flight requests may be taken over.
+
+const HEARTBEAT = 'heartbeat:';
+
+export async function saveHeartbeat(db: Db, boot: number, wallMs: number): Promise<void> {
+  await db.run('INSERT INTO runtime_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [HEARTBEAT + boot, wallMs]);
+}
+
+export async function removeHeartbeat(db: Db, boot: number): Promise<void> {
+  await db.run('DELETE FROM runtime_state WHERE name = ?', [HEARTBEAT + boot]);
+}
+
+/** The boots whose last heartbeat is at or after `sinceWallMs`. */
+export async function liveBoots(db: Db, sinceWallMs: number): Promise<number[]> {
+  const rows = await db.all<{ name: string }>("SELECT name FROM runtime_state WHERE name LIKE 'heartbeat:%' AND value >= ?", [sinceWallMs]);
+  return rows.map((r) => Number(r.name.slice(HEARTBEAT.length)));
+}

@@ -75,9 +75,13 @@ export class WebhookDispatcher {
   async fanOut(): Promise<void> {
     const { store, clock, ids, scheduler } = this.deps;
     for (;;) {
-      const events = await this.repo.undispatchedEvents(store);
-      if (events.length === 0) return;
-      await store.transaction(async (tx) => {
+      // A cheap look first: most ticks find nothing.
+      if ((await this.repo.undispatchedEvents(store, 1)).length === 0) return;
+      // Read again and mark in one transaction: two instances fanning out at once conflict, and
+      // the loser (run again by the store) finds the events dispatched, so each event fans out once.
+      const events = await store.transaction(async (tx) => {
+        const events = await this.repo.undispatchedEvents(tx);
+        if (events.length === 0) return events;
         const now = clock.now();
         // One look per merchant and environment in the chunk, not one per event.
         const endpointsOf = new Map<string, EndpointRow[]>();
@@ -98,6 +102,7 @@ export class WebhookDispatcher {
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
         await this.repo.markDispatchedThrough(tx, events[events.length - 1]!.seq, now);
+        return events;
       });
       if (this.deps.stream.listening()) {
         for (const event of events) {

@@ -44,8 +44,8 @@ export interface WebhookAttemptRow {
  */
 export class WebhookDeliveryRepository {
   /** The oldest events not yet fanned out into deliveries. */
-  undispatchedEvents(db: Db): Promise<OutboxEventRow[]> {
-    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100');
+  undispatchedEvents(db: Db, limit = 100): Promise<OutboxEventRow[]> {
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [limit]);
   }
 
   /** Every undispatched event up to `seq` is dispatched: one statement for a chunk. */

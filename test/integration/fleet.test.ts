@@ -1,0 +1,170 @@
+// Several railyard instances on one PostgreSQL database (issue 15): what each shares with the others.
+// Every test starts two or three apps on one fresh database of a throwaway cluster, as a fleet
+// behind a load balancer would run them.
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createApp, type Railyard } from '../../src/app.ts';
+import { buildConfig } from '../../src/config/config.ts';
+import { VirtualClock } from '../../src/kernel/clock.ts';
+import { JOB_LEASE_MS } from '../../src/scheduler/scheduler.ts';
+import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+let cluster: Promise<PostgresCluster> | undefined;
+const postgres = () => (cluster ??= startPostgresCluster());
+afterAll(async () => {
+  if (cluster) await (await cluster).stop();
+}, 60_000);
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** `n` served sandboxes started together on one fresh database. */
+async function fleet(n: number, overrides: Record<string, unknown> = {}): Promise<TestSandbox[]> {
+  const db = await (await postgres()).createDatabase();
+  const sandboxes = await Promise.all(Array.from({ length: n }, () => startTestSandbox({ trading: { market: { volatility_bps: 0 } }, ...overrides, db })));
+  for (const sb of sandboxes) cleanups.push(() => sb.close());
+  return sandboxes;
+}
+
+/** An app on `db` with a wall clock the test moves: leases and heartbeats are in real time. */
+async function instance(db: string, wallClock: VirtualClock): Promise<Railyard> {
+  const ry = await createApp(buildConfig({ db, clock: 'virtual', seed: 7, log_requests: false }), { wallClock });
+  cleanups.push(() => ry.close());
+  return ry;
+}
+
+/** Records which instance ran each job of kind `test.note`. */
+function recordRuns(instances: Railyard[]): { instance: number; name: string }[] {
+  const runs: { instance: number; name: string }[] = [];
+  instances.forEach((ry, instance) => ry.scheduler.register('test.note', async (p: { name: string }) => void runs.push({ instance, name: p.name })));
+  return runs;
+}
+
+describe('several instances on one PostgreSQL database', () => {
+  it('runs every job exactly once when three instances run their schedulers at the same time', async () => {
+    const sandboxes = await fleet(3);
+    const instances = sandboxes.map((sb) => sb.ry);
+    const runs = recordRuns(instances);
+    const [a] = instances;
+    const now = a!.clock.now();
+    // Jobs due at a few instants, so claims of whole instants and single jobs both race.
+    for (let i = 0; i < 60; i++) await a!.scheduler.schedule(a!.store, { kind: 'test.note', runAt: now - (i % 4), payload: { name: `job-${i}` } });
+    const ran = await Promise.all(instances.flatMap((ry) => [ry.scheduler.runDue(), ry.scheduler.runDue()]));
+    expect(ran.reduce((x, y) => x + y, 0)).toBe(60);
+    expect(runs.map((r) => r.name).sort()).toEqual(Array.from({ length: 60 }, (_, i) => `job-${i}`).sort());
+    expect(await a!.scheduler.pending()).toEqual({ count: 0, nextRunAt: null });
+  });
+
+  it("leaves a live instance's claimed job alone, even across another instance's start, and takes it over once the lease of a dead one runs out", async () => {
+    const db = await (await postgres()).createDatabase();
+    const wallA = new VirtualClock(Date.UTC(2026, 10, 25));
+    const wallB = new VirtualClock(wallA.now());
+    const a = await instance(db, wallA);
+    const b = await instance(db, wallB);
+    const runs: string[] = [];
+    let unblock!: () => void;
+    const blocked = new Promise<void>((done) => (unblock = done));
+    // A runs the job and hangs in it (as a process about to be killed would); B would finish it.
+    a.scheduler.register('test.slow', async () => {
+      runs.push('a');
+      await blocked;
+    });
+    b.scheduler.register('test.slow', async () => void runs.push('b'));
+    await a.scheduler.schedule(a.store, { kind: 'test.slow', runAt: a.clock.now(), payload: {} });
+    const aRunning = a.scheduler.runDue();
+    cleanups.push(async () => {
+      unblock();
+      await aRunning;
+    });
+    await expect.poll(() => runs).toEqual(['a']);
+
+    expect(await b.scheduler.runDue()).toBe(0);
+    // A third instance starting now frees no claim of a live instance.
+    const wallC = new VirtualClock(wallA.now());
+    const c = await instance(db, wallC);
+    c.scheduler.register('test.slow', async () => void runs.push('c'));
+    expect(await c.scheduler.runDue()).toBe(0);
+    expect(await b.scheduler.runDue()).toBe(0);
+    expect(runs).toEqual(['a']);
+
+    // A dies: its heartbeat stops at wallA. Once B's real time passes A's lease, B takes the job.
+    wallB.set(wallA.now() + JOB_LEASE_MS + 1);
+    expect(await b.scheduler.runDue()).toBe(1);
+    expect(runs).toEqual(['a', 'b']);
+  });
+
+  it("recovers only the in-flight Idempotency-Keys of instances whose heartbeat stopped, never a live one's", async () => {
+    const db = await (await postgres()).createDatabase();
+    const wall = new VirtualClock(Date.UTC(2026, 10, 25));
+    const a = await instance(db, wall);
+    // A request of A's is in flight (a resource kind with no recovery: recovering it just counts).
+    await a.store.run(
+      "INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at) VALUES ('test', 'm', 'k1', 'h', 'in_flight', 'zzz_1', ?, 0, ?)",
+      [a.boot, a.clock.now() + 86_400_000],
+    );
+    const laterWall = new VirtualClock(wall.now());
+    const b = await instance(db, laterWall);
+    expect(await b.recoverInterrupted()).toBe(0);
+    expect(await b.scheduler.liveBoots()).toEqual([a.boot]);
+    laterWall.set(wall.now() + JOB_LEASE_MS + 1);
+    expect(await b.scheduler.liveBoots()).toEqual([]);
+    expect(await b.recoverInterrupted()).toBe(1);
+  });
+
+  it('frees the claims of an instance that stops cleanly at once', async () => {
+    const db = await (await postgres()).createDatabase();
+    const wall = new VirtualClock(Date.UTC(2026, 10, 25));
+    const a = await instance(db, wall);
+    const b = await instance(db, wall);
+    const runs = recordRuns([a, b]);
+    await a.scheduler.schedule(a.store, { kind: 'test.note', runAt: a.clock.now(), payload: { name: 'left behind' } });
+    // A claims the job (with its instant) but stops before running it.
+    await a.store.run('UPDATE jobs SET claimed_by = ?, lease_until = ?', [a.boot, wall.now() + JOB_LEASE_MS]);
+    expect(await b.scheduler.runDue()).toBe(0);
+    await a.close();
+    expect(await b.scheduler.runDue()).toBe(1);
+    expect(runs).toEqual([{ instance: 1, name: 'left behind' }]);
+  });
+});
+
+describe('webhook fan-out across instances', () => {
+  it('delivers each event once when three instances fan the outbox out at the same time', async () => {
+    const received: string[] = [];
+    const app = express();
+    app.post('/hooks', express.raw({ type: () => true }), (req, res) => {
+      received.push(String(req.headers['webhook-id']));
+      res.status(200).send('thanks');
+    });
+    const server: Server = createServer(app);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    });
+    const sandboxes = await fleet(3);
+    const [a] = sandboxes;
+    const created = await a!.post('/api/v1/webhook_endpoints', { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` });
+    expect(created.status).toBe(201);
+    // Quotes made round-robin across the fleet: one quote.created event each.
+    const quotes: string[] = [];
+    for (let i = 0; i < 18; i++) {
+      const res = await sandboxes[i % 3]!.post('/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 + i });
+      expect(res.status).toBe(201);
+      quotes.push(res.body.data.reference);
+    }
+    const eventIds = (await Promise.all(quotes.map((q) => a!.ry.outbox.forObject(a!.ry.store, q)))).flat().map((e) => e.id);
+    expect(eventIds).toHaveLength(18);
+    // Every instance fans the same committed events out at once, then runs the delivery jobs.
+    await Promise.all(sandboxes.flatMap((sb) => [sb.ry.dispatcher.fanOut(), sb.ry.dispatcher.fanOut()]));
+    for (let round = 0; round < 3; round++) await Promise.all(sandboxes.flatMap((sb) => [sb.ry.scheduler.runDue(), sb.ry.scheduler.runDue()]));
+    expect(received.sort()).toEqual([...eventIds].sort());
+    expect(await a!.ry.store.get("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'")).toEqual({ n: 18 });
+    // One fan-out per event: one delivery job each, none scheduled for a delivery another instance made.
+    expect(await a!.ry.store.get("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'webhook.deliver'")).toEqual({ n: 18 });
+  });
+});
