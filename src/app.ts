@@ -270,6 +270,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
   }
 
+  // Business time is the fleet's on a shared database: each request starts on the shared clock.
+  app.use(async (_req, _res, next) => {
+    await scheduler.syncClock();
+    next();
+  });
   app.get('/healthz', async (_req, res) => {
     await probeStore(store);
     res.json({ status: 'ok', version: VERSION, clock: clock.kind });

@@ -4,7 +4,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
-import { liveBoots, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
+import { liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
@@ -24,6 +24,9 @@ export const JOB_LEASE_MS = 30_000;
 
 /** How often, in real time, a process on a shared database proves it is alive. */
 export const HEARTBEAT_MS = 5_000;
+
+/** How often, in real time, an advance looks again for due jobs other processes are running. */
+const FLEET_WAIT_MS = 20;
 
 /** How many jobs due at one instant a process claims in one write. */
 const CLAIM_CHUNK = 32;
@@ -88,29 +91,62 @@ export class Scheduler {
 
   /** Runs every job due at the current time, including ones that running jobs schedule. */
   runDue(): Promise<number> {
-    return this.exclusive(() => this.drain(this.deps.clock.now()));
+    return this.exclusive(async () => {
+      await this.syncClock();
+      return this.drain(this.deps.clock.now());
+    });
+  }
+
+  /**
+   * Brings a virtual clock up to the fleet's shared time (on a shared database; a no-op on SQLite,
+   * where this process's clock is the only one). Called at the start of every request and every
+   * look for due jobs, so an advance another instance finished is seen before the next timestamp.
+   */
+  async syncClock(): Promise<void> {
+    const clock = this.deps.clock;
+    if (!this.shared || !(clock instanceof VirtualClock)) return;
+    const shared = await readVirtualTime(this.deps.store);
+    if (shared !== null && shared > clock.now()) clock.set(shared);
   }
 
   /**
    * Moves a virtual clock forward, stopping at each job that falls due on the way so that every
    * job sees the time it was scheduled for, in order.
+   *
+   * On a shared database the clock is the fleet's: the advance starts from the shared time, raises
+   * it at each stop (other instances' schedulers help with the jobs due there, each claimed once),
+   * and answers only when every job due by the target is done, wherever it ran.
    */
   advanceBy(ms: number): Promise<number> {
     const clock = this.deps.clock;
     if (!(clock instanceof VirtualClock)) throw new Error('only a virtual clock can be advanced');
     return this.exclusive(async () => {
+      await this.syncClock();
       const target = clock.now() + ms;
       let ran = 0;
       for (;;) {
         const next = await this.nextDue(target);
-        if (!next) break;
-        if (next.run_at > clock.now()) clock.set(next.run_at);
-        await this.execute(next);
-        ran++;
+        if (next) {
+          if (next.run_at > clock.now()) {
+            if (this.shared) await raiseVirtualTime(this.deps.store, next.run_at);
+            clock.set(next.run_at);
+          }
+          await this.execute(next);
+          ran++;
+          continue;
+        }
+        // Nothing this process may claim: wait for the due jobs other instances are running.
+        if (!this.shared || (await this.repo.pendingThrough(this.deps.store, target)) === 0) break;
+        await new Promise((done) => setTimeout(done, FLEET_WAIT_MS));
       }
-      clock.set(target);
-      // A restart on this database resumes business time here.
-      await saveVirtualTime(this.deps.store, target);
+      if (this.shared) {
+        await raiseVirtualTime(this.deps.store, target);
+        await this.syncClock();
+      } else {
+        clock.set(target);
+        // A restart on this database resumes business time here.
+        await saveVirtualTime(this.deps.store, target);
+      }
       return ran;
     });
   }

@@ -21,6 +21,21 @@ export async function lastVirtualTime(db: Db): Promise<number | null> {
   return times.length ? Math.max(...times) : null;
 }
 
+/** The shared virtual clock of a fleet: the saved time, or null before the first advance. */
+export async function readVirtualTime(db: Db): Promise<number | null> {
+  const row = await db.get<{ value: number }>("SELECT value FROM runtime_state WHERE name = 'virtual_clock'");
+  return row?.value ?? null;
+}
+
+/** Moves the shared virtual clock to `epochMs` unless it already stands later: it never goes back. */
+export async function raiseVirtualTime(db: Db, epochMs: number): Promise<void> {
+  await db.run(
+    `INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value =
+       CASE WHEN excluded.value > runtime_state.value THEN excluded.value ELSE runtime_state.value END`,
+    [epochMs],
+  );
+}
+
 export async function saveVirtualTime(db: Db, epochMs: number): Promise<void> {
   await db.run(
     "INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",

@@ -168,3 +168,48 @@ describe('webhook fan-out across instances', () => {
     expect(await a!.ry.store.get("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'webhook.deliver'")).toEqual({ n: 18 });
   });
 });
+
+describe('one virtual clock for the fleet', () => {
+  it('moves every instance when one advances: the next request anywhere sees the new time', async () => {
+    const [a, b, c] = await fleet(3);
+    const start = a!.ry.clock.now();
+    const advanced = await a!.post('/api/v1/sandbox/clock/advance', { seconds: 3600 });
+    expect(advanced.status).toBe(200);
+    for (const sb of [b!, c!]) {
+      const res = await sb.get('/api/v1/sandbox/clock');
+      expect(res.status).toBe(200);
+      expect(Date.parse(res.body.data.now)).toBe(start + 3_600_000);
+    }
+    // Advances add up wherever they are made.
+    expect((await c!.post('/api/v1/sandbox/clock/advance', { seconds: 60 })).status).toBe(200);
+    expect(Date.parse((await a!.get('/api/v1/sandbox/clock')).body.data.now)).toBe(start + 3_660_000);
+  });
+
+  it('runs the jobs due during an advance across the fleet, each once at its own time, and answers when all are done', async () => {
+    const sandboxes = await fleet(3);
+    const instances = sandboxes.map((sb) => sb.ry);
+    const [a, b, c] = instances;
+    const start = a!.clock.now();
+    const seen: { name: string; at: number; instance: number }[] = [];
+    instances.forEach((ry, instance) =>
+      ry.scheduler.register('test.note', async (p: { name: string }) => {
+        seen.push({ name: p.name, at: ry.clock.now(), instance });
+        // A job running elsewhere holds the advance until it is done.
+        await new Promise((done) => setTimeout(done, 5));
+      }),
+    );
+    const due = Array.from({ length: 12 }, (_, i) => ({ name: `job-${i}`, runAt: start + 1_000 * (1 + Math.floor(i / 3)) }));
+    for (const job of due) await a!.scheduler.schedule(a!.store, { kind: 'test.note', runAt: job.runAt, payload: { name: job.name } });
+    // B and C poll for due jobs while A advances.
+    b!.scheduler.start(5);
+    c!.scheduler.start(5);
+    await a!.scheduler.advanceBy(10_000);
+    expect(await a!.scheduler.pending()).toEqual({ count: 0, nextRunAt: null });
+    expect(seen.map((s) => s.name).sort()).toEqual(due.map((d) => d.name).sort());
+    for (const s of seen) expect(s.at).toBeGreaterThanOrEqual(due.find((d) => d.name === s.name)!.runAt);
+    await b!.scheduler.stop();
+    await c!.scheduler.stop();
+    await b!.scheduler.runDue();
+    expect(b!.clock.now()).toBe(start + 10_000);
+  });
+});

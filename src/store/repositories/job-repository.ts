@@ -31,6 +31,12 @@ export class JobRepository {
     return db.get<{ count: number; next: number | null }>("SELECT COUNT(*) AS count, MIN(run_at) AS next FROM jobs WHERE state = 'pending'");
   }
 
+  /** How many jobs due by `until` still wait (some perhaps running in another process). */
+  async pendingThrough(db: Db, until: number): Promise<number> {
+    const row = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'pending' AND run_at <= ?", [until]);
+    return row?.n ?? 0;
+  }
+
   /** Frees the pending jobs claimed by any boot but those of `boots`; the number freed. */
   async releaseClaimsNotOf(db: Db, boots: readonly number[]): Promise<number> {
     const r = await db.run(`UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE state = 'pending' AND claimed_by NOT IN (${boots.map(() => '?').join(', ')})`, [...boots]);
