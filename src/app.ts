@@ -27,6 +27,8 @@ import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
+import { replayRoutes } from './sandbox/replays.routes.ts';
+import { NO_REPLAYS, type ScenarioReplays } from './sandbox/scenario-replays.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
 import { PriceFeed } from './trading/price-feed.ts';
@@ -46,7 +48,7 @@ import { RequestRecorder } from './inspector/request-recorder.ts';
 import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
-import { SqliteStore } from './store/sqlite-store.ts';
+import { openStore } from './store/open-store.ts';
 import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
 import { dashboard } from './dashboard/dashboard.ts';
 import { ChargeService } from './wallet/charge-service.ts';
@@ -92,6 +94,8 @@ export interface AppOptions {
    * signatures and outbound webhook signatures. Business time (the virtual clock) governs the rest.
    */
   wallClock?: Clock;
+  /** Runs scenario scripts for POST /api/v1/sandbox/replays (main.ts passes replay/'s driver). */
+  replays?: ScenarioReplays;
 }
 
 export interface Railyard {
@@ -140,7 +144,7 @@ async function resumeVirtualClock(store: Store, config: Config): Promise<Virtual
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
   const logger = options.logger ?? silentLogger;
   const timeline = options.timeline ?? silentTimeline;
-  const store: Store = new SqliteStore(config.db);
+  const store: Store = await openStore(config.db);
   // Each start on a database is a new boot: its ids never repeat an earlier boot's, and its
   // Idempotency-Key claims are told apart from those a stopped process left in flight.
   const boot = await nextBoot(store);
@@ -251,6 +255,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(...inspectorRoutes({ store, requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog }) }));
   routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
   routes.push(...accessRoutes({ store, apiKeys, ladder: new ServiceLadder() }), ...scenarioRoutes({ scenarios }));
+  routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
+import { describeStore } from './store/open-store.ts';
 import { answerClientError } from './http/error-mapper.ts';
 import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
@@ -11,6 +12,7 @@ import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
 import { loadScenarios, ruleSources } from './scenarios/scenario-loader.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
+import { SandboxReplays } from './replay/sandbox-replays.ts';
 
 const USAGE = `railyard ${VERSION}
 
@@ -39,6 +41,8 @@ Usage:
                             [--duration <seconds>] [--proxy-port N] [--callback-origin <public url>]
                             serve railyard with that provider behind a recording proxy to <url>;
                             on Ctrl-C (or after --duration) write what it did as a scenario file
+  railyard migrate          apply the migrations the store (RAILYARD_DB: a SQLite file or a postgres:// URL)
+                            lacks, print its schema version and exit; serve does this on start too
   railyard help             this text
 
   --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
@@ -225,7 +229,10 @@ async function serve(): Promise<void> {
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
   const scenarios = loadScenarios(scenarioPaths);
   const logger = config.log_requests ? jsonLogger() : silentLogger;
-  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios) });
+  // The files in force, for the sandbox API's replays: the watcher below swaps them on a reload.
+  let scenarioFiles = scenarios.files;
+  const replays = new SandboxReplays(() => scenarioFiles);
+  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios), replays });
   const drain = new GracefulDrain();
   const server = createServer(drain.wrap(railyard.app));
   // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
@@ -250,6 +257,7 @@ async function serve(): Promise<void> {
     scenarioPaths,
     (loaded) => {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
+      scenarioFiles = loaded.files;
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
     },
     (message) => process.stderr.write(`scenarios not reloaded; keeping the last good version:\n${message}\n`),
@@ -263,7 +271,7 @@ async function serve(): Promise<void> {
     `  sandbox key      ${railyard.sandbox.key}`,
     `  signing secret   ${railyard.sandbox.signingSecret}`,
     `  clock            ${config.clock}${config.clock === 'virtual' ? ' (POST /api/v1/sandbox/clock/advance moves it)' : ''}`,
-    `  store            ${config.db}`,
+    `  store            ${describeStore(config.db)}`,
     ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
     `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${f.path}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
     `  openapi          ${base}/openapi.json`,
@@ -321,6 +329,8 @@ async function main(argv: string[]): Promise<void> {
       return process.exit(await (await import('./cli/mock-command.ts')).mockMain(rest, USAGE));
     case 'record':
       return process.exit(await (await import('./cli/record-command.ts')).recordMain(rest, USAGE));
+    case 'migrate':
+      return process.exit(await (await import('./cli/migrate-command.ts')).migrateMain(rest, USAGE));
     case 'help':
     case '--help':
     case '-h':

@@ -16,7 +16,7 @@ import { loadScenarios } from '../scenarios/scenario-loader.ts';
 import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 import { nextBoot } from '../store/runtime-state.ts';
-import { SqliteStore } from '../store/sqlite-store.ts';
+import { openStore } from '../store/open-store.ts';
 import { configuredScenarioPaths, isPort, stopSignal, usageError } from './cli-support.ts';
 
 // `railyard mock <provider>`: one provider mock on its own port, with its own store, scheduler and
@@ -57,7 +57,7 @@ export interface RunningMock {
 export async function startMock(provider: MockProvider, options: MockOptions): Promise<RunningMock> {
   const { config } = options;
   const logger = options.logger ?? silentLogger;
-  const store = new SqliteStore(options.db ?? ':memory:');
+  const store = await openStore(options.db ?? ':memory:');
   const boot = await nextBoot(store);
   const clock = new SystemClock();
   const ids = new IdGenerator(clock, new CryptoRandom());

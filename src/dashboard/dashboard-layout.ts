@@ -111,7 +111,7 @@ export function money(minor: number | null | undefined, currency: 'GHS' | 'USDT'
 export function statusBadge(status: string | null | undefined): Html {
   const s = status ?? 'unknown';
   if (/^\d{3}$/.test(s)) return html`<span class="badge ${Number(s) < 400 ? 'good' : 'bad'}" data-status="${s}">${s}</span>`;
-  const tone = /success|settled|delivered|completed|live|^up$|^ok$|^enabled$/.test(s) ? 'good' : /fail|revers|down|declin|revoked|disabled|expired/.test(s) ? 'bad' : /pending|requested|retry|sandbox/.test(s) ? 'wait' : 'neutral';
+  const tone = /success|settled|delivered|completed|live|^up$|^ok$|^enabled$|^passed$/.test(s) ? 'good' : /fail|revers|down|declin|revoked|disabled|expired/.test(s) ? 'bad' : /pending|requested|retry|sandbox/.test(s) ? 'wait' : 'neutral';
   return html`<span class="badge ${tone}" data-status="${s}">${s}</span>`;
 }
 

@@ -249,6 +249,8 @@ interface ListKind {
   path: string;
   query?: Record<string, string>;
   statusFilter: boolean;
+  /** Filters chosen from a list (the API's own values), each a query parameter of the list. */
+  selects?: { name: string; label: string; options: string[] }[];
   columns: string[];
   row(item: any): Html[] | (Html | string)[];
 }
@@ -262,7 +264,29 @@ const KINDS: Record<string, ListKind> = {
     path: '/api/v1/trades',
     statusFilter: true,
     columns: ['Id', 'Side', 'Asset', 'Status', 'Amount', 'Created'],
-    row: (t) => [objectHref(t.id), t.side ?? '—', t.asset ?? '—', statusBadge(t.status), t.fiat_amount !== undefined ? money(t.fiat_amount) : '—', when(t.created_at)],
+    row: (t) => [objectHref(t.reference), t.side ?? '—', t.asset ?? '—', statusBadge(t.status), typeof t.net_fiat_amount === 'number' ? money(t.net_fiat_amount) : '—', when(t.created_at)],
+  },
+  quotes: {
+    label: 'Quotes',
+    path: '/api/v1/trades/quotes',
+    statusFilter: false,
+    selects: [
+      { name: 'status', label: 'Status', options: ['created', 'consumed', 'expired'] },
+      { name: 'side', label: 'Side', options: ['buy', 'sell'] },
+    ],
+    columns: ['Id', 'Side', 'Asset', 'Status', 'GHS', 'Asset amount', 'Rate (GHS)', 'Trade', 'Expires', 'Created'],
+    row: (q) => [
+      objectHref(q.reference),
+      q.side,
+      `${q.asset} · ${q.network}`,
+      statusBadge(q.status),
+      money(q.net_fiat_amount),
+      money(q.asset_amount, q.asset === 'USDC' ? 'USDC' : 'USDT'),
+      String(q.applied_rate),
+      objectHref(q.trade_reference),
+      when(q.expires_at),
+      when(q.created_at),
+    ],
   },
   collections: { label: 'Collections', path: '/v1/collections', statusFilter: true, columns: [], row: () => [] },
   payouts: {
@@ -280,6 +304,7 @@ const OBJECT_PATHS: Record<string, string> = {
   chg: '/api/v1/charges/',
   trf: '/api/v1/transfers/',
   trd: '/api/v1/trades/',
+  qt: '/api/v1/trades/quotes/',
   col: '/v1/collections/',
   po: '/v1/payouts/',
   bil: '/v1/bills/',
@@ -288,20 +313,25 @@ const OBJECT_PATHS: Record<string, string> = {
 };
 
 function registerObjects(routes: DashboardRoutes): void {
-  // GET /api/v1/transactions (?type=), /api/v1/trades, /v1/collections, /v1/payouts: cursor-paged
+  // GET /api/v1/transactions (?type=), /api/v1/trades, /api/v1/trades/quotes, /v1/collections, /v1/payouts: cursor-paged
   routes.page('/dashboard/objects', async (ctx) => {
     const kindName = queryText(ctx, 'kind') ?? 'transactions';
     const kind = KINDS[kindName] ?? KINDS.transactions!;
     const status = kind.statusFilter ? queryText(ctx, 'status') : undefined;
+    // A select's value goes to the API only when it is one of the listed options.
+    const chosen = Object.fromEntries((kind.selects ?? []).map((f) => [f.name, f.options.find((o) => o === queryText(ctx, f.name))]));
     const cursor = queryText(ctx, 'cursor');
-    const answer = await ctx.api.get<any[]>(kind.path, { ...kind.query, status, cursor, page_size: '20' }, ctx.call);
+    const answer = await ctx.api.get<any[]>(kind.path, { ...kind.query, status, ...chosen, cursor, page_size: '20' }, ctx.call);
     const tabs = html`<nav class="tabs" aria-label="Object kinds"><ul>${Object.entries(KINDS).map(
       ([name, k]) => html`<li><a href="${href('/dashboard/objects', { kind: name })}" id="kind-${name}"${name === kindName ? html` aria-current="page"` : ''}>${k.label}</a></li>`,
     )}</ul></nav>`;
     const filters = html`<form method="get" action="/dashboard/objects" class="filters" id="object-filters">
   <input type="hidden" name="kind" value="${kindName}">
   ${kind.statusFilter ? html`<div class="field"><label for="filter-status">Status</label><input id="filter-status" name="status" value="${status ?? ''}" placeholder="e.g. settled"></div>` : ''}
-  ${kind.statusFilter ? html`<button type="submit" class="small">Filter</button>` : ''}
+  ${(kind.selects ?? []).map(
+    (f) => html`<div class="field"><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map((o) => html`<option value="${o}"${chosen[f.name] === o ? ' selected' : ''}>${o}</option>`)}</select></div>`,
+  )}
+  ${kind.statusFilter || kind.selects ? html`<button type="submit" class="small" id="filter-submit">Filter</button>` : ''}
 </form>
 <form method="get" action="/dashboard/objects/find" class="filters" id="object-find">
   <div class="field"><label for="find-id">Open an object by id</label><input id="find-id" name="id" placeholder="chg_…, trf_…, qt_…, col_…" required></div>
@@ -311,10 +341,10 @@ function registerObjects(routes: DashboardRoutes): void {
     if (!answer.ok) list = apiProblem(answer, `${kind.label} could not be read`);
     else if (kind.path === '/api/v1/transactions') list = transactionsTable(answer.data, 'object-list');
     else if (kind.path === '/v1/collections') list = collectionsTable(answer.data, 'object-list');
-    else list = table(kind.columns, answer.data.map(kind.row), { id: 'object-list', empty: `No ${kind.label.toLowerCase()}${status ? ` with status ${status}` : ''}.` });
+    else list = table(kind.columns, answer.data.map(kind.row), { id: 'object-list', empty: `No ${kind.label.toLowerCase()}${status ? ` with status ${status}` : ''}${Object.entries(chosen).filter(([, v]) => v).map(([k, v]) => ` with ${k} ${v}`).join('')}.` });
     ctx.render(
       { title: 'Objects', page: 'objects' },
-      html`${tabs}<section class="card">${filters}${list}${answer.ok ? pager('/dashboard/objects', { kind: kindName, status }, answer.meta?.next_cursor) : ''}
+      html`${tabs}<section class="card">${filters}${list}${answer.ok ? pager('/dashboard/objects', { kind: kindName, status, ...chosen }, answer.meta?.next_cursor) : ''}
 <p class="maps">GET ${kind.path}${kind.query ? `?type=${kind.query.type}` : ''}</p></section>`,
     );
   });
@@ -372,7 +402,19 @@ async function objectLive(ctx: PageContext, id: string): Promise<Html | null> {
   if ((!object || object.status === 404) && timeline.status === 404) return null;
   const data = object?.ok ? object.data : null;
   const status = data?.status ?? (timeline.ok ? timeline.data.status : null);
-  const facts: [string, Html | string][] = data
+  const facts: [string, Html | string][] = data?.object === 'quote' || data?.object === 'trade'
+    ? [
+        ['Status', statusBadge(status)],
+        ['Side', data.side],
+        ['Asset', `${data.asset} · ${data.network}`],
+        ['GHS', money(data.settled_fiat_amount ?? data.net_fiat_amount)],
+        ['Asset amount', money(data.asset_amount, data.asset === 'USDC' ? 'USDC' : 'USDT')],
+        ['Rate (GHS)', String(data.applied_rate)],
+        data.object === 'quote' ? ['Trade', objectHref(data.trade_reference)] : ['Quote', objectHref(data.quote_reference)],
+        data.object === 'quote' ? ['Expires', when(data.expires_at)] : ['Failure', data.failure_reason ?? '—'],
+        ['Created', when(data.created_at)],
+      ]
+    : data
     ? [
         ['Status', statusBadge(status)],
         ['Amount', data.amount_major ? `GHS ${data.amount_major}` : typeof data.amount === 'number' ? money(data.amount) : '—'],
@@ -789,17 +831,70 @@ interface ScenarioFile {
   rules: { index: number; name: string; provider: string | null; match: unknown; matched_count: number }[];
 }
 
+interface Replayable {
+  file: string;
+  name: string;
+  description: string | null;
+  steps: number;
+}
+
+interface ReplayView {
+  file: string;
+  name: string | null;
+  status: string;
+  passed: boolean;
+  seed: number | null;
+  steps: { index: number; label: string; kind: string; passed: boolean; error: string | null; at: string }[];
+  failures: { index: number | null; label: string; message: string }[];
+  not_run: number;
+  timeline: { at: string; from: string; to: string; what: string }[];
+}
+
+/** The Replays card: pick a scripted file, run it, and the last run's steps and timeline. */
+function replaysCard(ctx: PageContext, files: ApiAnswer<Replayable[]>): Html {
+  if (!files.ok) return apiProblem(files, 'The replays could not be read');
+  const form = files.data.length
+    ? html`<form method="post" action="/dashboard/sandbox/replays" class="filters" id="replay-run-form">${csrfField(ctx.session)}
+  <div class="field"><label for="replay-file">Scenario file</label><select id="replay-file" name="file" required>${files.data.map(
+    (f) => html`<option value="${f.file}">${f.file} — ${f.name} (${f.steps} step${f.steps === 1 ? '' : 's'})</option>`,
+  )}</select></div>
+  <button type="submit" class="small" id="replay-run">Run the replay</button>
+</form>
+<p class="muted">Each run is a fresh sandbox with its own store and virtual clock: this sandbox's clock, wallet and objects do not change.</p>`
+    : html`<p class="empty">No loaded scenario file has a script.</p>`;
+  const last = ctx.session.lastReplay as ReplayView | undefined;
+  if (!last) return form;
+  const result = html`<div id="replay-result" data-replay-status="${last.status}">
+<h3>${statusBadge(last.status)} <code>${last.file}</code>${last.seed !== null ? html` <span class="muted">seed ${String(last.seed)}</span>` : ''}</h3>
+${last.failures.map((f) => html`<p class="flash error replay-failure"><strong>${f.label}:</strong> ${f.message}</p>`)}
+${table(
+  ['#', 'Step', 'Kind', 'Result', 'At'],
+  last.steps.map((st) => [String(st.index), html`${st.label}${st.error ? html`<pre class="step-error">${st.error}</pre>` : ''}`, st.kind.replace(/_/g, ' '), statusBadge(st.passed ? 'passed' : 'failed'), html`<code>${st.at}</code>`]),
+  { id: 'replay-steps', empty: 'No step ran.' },
+)}
+${last.not_run ? html`<p class="muted" id="replay-not-run">${String(last.not_run)} later step${last.not_run === 1 ? '' : 's'} not run.</p>` : ''}
+<h3>Timeline</h3>
+${table(
+  ['At', 'From', 'To', 'What'],
+  last.timeline.map((e) => [html`<code>${e.at}</code>`, e.from, e.to, e.what]),
+  { id: 'replay-timeline', empty: 'Nothing happened.' },
+)}
+</div>`;
+  return html`${form}${result}`;
+}
+
 function registerSandbox(routes: DashboardRoutes): void {
   const testOnly = { testOnly: true };
   // GET /api/v1/sandbox/clock, /providers, /market, /scenarios
   routes.page(
     '/dashboard/sandbox',
     async (ctx) => {
-      const [clock, providers, market, scenarios] = await Promise.all([
+      const [clock, providers, market, scenarios, replays] = await Promise.all([
         ctx.api.get<{ mode: string; now: string; pending_jobs: number; next_job_at: string | null }>('/api/v1/sandbox/clock', {}, ctx.call),
         ctx.api.get<{ name: string; channels: string[]; networks: string[]; priority: number; status: string; upstream: string }[]>('/api/v1/sandbox/providers', {}, ctx.call),
         ctx.api.get<{ frozen: boolean; legs: { leg: string; value: string; as_of: string; stale: boolean; source: string }[]; benchmarks: { asset: string; rate: string }[] }>('/api/v1/sandbox/market', {}, ctx.call),
         ctx.api.get<ScenarioFile[]>('/api/v1/sandbox/scenarios', {}, ctx.call),
+        ctx.api.get<Replayable[]>('/api/v1/sandbox/replays', {}, ctx.call),
       ]);
       const clockCard = clock.ok
         ? html`<dl class="facts" id="clock"><div><dt>Mode</dt><dd>${clock.data.mode}</dd></div><div><dt>Now</dt><dd id="clock-now">${when(clock.data.now)}</dd></div><div><dt>Jobs waiting</dt><dd id="pending-jobs">${clock.data.pending_jobs}</dd></div><div><dt>Next job at</dt><dd id="next-job">${when(clock.data.next_job_at)}</dd></div></dl>
@@ -845,7 +940,8 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
 <section class="card"><h2>Market</h2>${marketCard}<p class="maps">POST /api/v1/sandbox/market/freeze, /resume · PUT /api/v1/sandbox/rates/fx</p></section>
 </div>
 <section class="card"><h2>Providers</h2>${providerRows}<p class="maps">POST /api/v1/sandbox/providers/:name/outage</p></section>
-<section class="card"><h2>Scenarios</h2>${scenarioCard}<p class="maps">GET /api/v1/sandbox/scenarios</p></section>`,
+<section class="card"><h2>Scenarios</h2>${scenarioCard}<p class="maps">GET /api/v1/sandbox/scenarios</p></section>
+<section class="card" id="replays"><h2>Replays</h2>${replaysCard(ctx, replays)}<p class="maps">GET /api/v1/sandbox/replays · POST /api/v1/sandbox/replays</p></section>`,
       );
     },
     testOnly,
@@ -882,6 +978,24 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
       const action = field(ctx, 'action') === 'resume' ? 'resume' : 'freeze';
       const answer = await ctx.api.post(`/api/v1/sandbox/market/${action}`, {}, ctx.call);
       ctx.done('/dashboard/sandbox', answer.ok ? { kind: 'ok', text: action === 'freeze' ? 'Market frozen.' : 'Market resumed.' } : ctx.refusal(answer, 'The market did not change'));
+    },
+    testOnly,
+  );
+
+  // POST /api/v1/sandbox/replays {file}
+  routes.action(
+    '/dashboard/sandbox/replays',
+    async (ctx) => {
+      const file = field(ctx, 'file');
+      if (!file) return ctx.done('/dashboard/sandbox#replays', { kind: 'error', text: 'Choose a scenario file to replay.' });
+      const answer = await ctx.api.post<ReplayView>('/api/v1/sandbox/replays', { file }, { ...ctx.call, timeoutMs: 90_000 });
+      if (!answer.ok) return ctx.done('/dashboard/sandbox#replays', ctx.refusal(answer, 'The replay did not run'));
+      ctx.session.lastReplay = answer.data;
+      const failure = answer.data.failures[0];
+      ctx.done('/dashboard/sandbox#replays', {
+        kind: answer.data.passed ? 'ok' : 'error',
+        text: answer.data.passed ? `The replay of ${file} passed: ${answer.data.steps.length} steps.` : `The replay of ${file} failed${failure ? ` at ${failure.label}` : ''}.`,
+      });
     },
     testOnly,
   );

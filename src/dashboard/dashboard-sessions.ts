@@ -32,6 +32,8 @@ export interface DashboardSession {
   mode: Environment;
   lastSeen: number;
   flash: Flash | null;
+  /** The last replay this session ran (POST /api/v1/sandbox/replays), shown on the Sandbox page. */
+  lastReplay?: unknown;
 }
 
 export const SESSION_COOKIE = 'railyard_session';

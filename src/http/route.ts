@@ -4,7 +4,7 @@ import type { ApiKeyService, AuthContext } from '../auth/api-key-service.ts';
 import type { RequestSignatureVerifier } from '../auth/request-signature.ts';
 import { roleAllows, type RouteArea } from '../auth/roles.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { ForbiddenError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
+import { ForbiddenError, RailyardError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
 import {
   parseIdempotencyKey,
   requestHash,
@@ -131,7 +131,17 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
           return;
         }
       }
-      const result = await route.handler({ body, query, params, auth, idempotency, req });
+      let result: RouteResult;
+      try {
+        result = await route.handler({ body, query, params, auth, idempotency, req });
+      } catch (err) {
+        // A twin of this request (same key and body) may have finished while this one ran, and
+        // made this one fail (its quote consumed, say): answer as the twin did, or 409 if in flight.
+        const stored = idempotency && err instanceof RailyardError ? await deps.idempotency.lookup(deps.store, idempotency) : null;
+        if (!stored) throw err;
+        res.set('Idempotent-Replayed', 'true').status(stored.status).json(stored.body);
+        return;
+      }
       if (result.headers) res.set(result.headers);
       if (result.contentType) res.status(result.status).type(result.contentType).send(result.body);
       else res.status(result.status).json(result.body);

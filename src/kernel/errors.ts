@@ -144,3 +144,10 @@ export class RoleForbiddenError extends RailyardError {
     super('role_forbidden', `A key with the ${role} role cannot use ${area} actions`, { role, area });
   }
 }
+
+/** The service is busy with work it does one at a time (a sandbox replay); retry when it is done. */
+export class RateLimitedError extends RailyardError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('rate_limited', message, details);
+  }
+}

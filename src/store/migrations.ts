@@ -585,4 +585,12 @@ ALTER TABLE rail_attempts ADD COLUMN latency_ms INTEGER;
 CREATE INDEX rail_attempts_provider_reference ON rail_attempts (provider_reference);
 `,
   },
+  {
+    version: 17,
+    name: 'quotes-list',
+    // GET /api/v1/trades/quotes pages a merchant's quotes newest first on their insertion sequence.
+    sql: `
+CREATE INDEX quotes_merchant ON quotes (environment, merchant_id, seq);
+`,
+  },
 ];

@@ -2,17 +2,18 @@ import type { AuthContext } from '../auth/api-key-service.ts';
 import type { Config } from '../config/config.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
-import { RateExpiredError, ValidationError } from '../kernel/errors.ts';
+import { NotFoundError, RateExpiredError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, page } from '../http/pagination.ts';
 import type { Db, Store } from '../store/db.ts';
 import { NETWORKS_BY_ASSET } from './assets.ts';
 import type { Compliance } from './compliance.ts';
 import { legAgeSeconds, type Asset, type Benchmark, type PriceFeed } from './price-feed.ts';
 import { applyBps, assetForFiat, fiatForAsset, formatRate, rateToNumber } from './rate-math.ts';
 import type { TradingLimits } from './trading-limits.ts';
-import type { Quote, QuoteBody } from './trading.schemas.ts';
+import type { ListedQuote, Quote, QuoteBody } from './trading.schemas.ts';
 
 export interface QuoteRow {
   id: string;
@@ -31,6 +32,16 @@ export interface QuoteRow {
   trade_id: string | null;
   expires_at: number;
   created_at: number;
+}
+
+export interface QuoteListQuery {
+  cursor?: string;
+  page_size?: number;
+  status?: Quote['status'];
+  side?: 'buy' | 'sell';
+  asset?: Asset;
+  created_from?: string;
+  created_to?: string;
 }
 
 export function presentQuote(row: QuoteRow): Quote {
@@ -164,6 +175,30 @@ export class QuoteService {
       await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id } });
       return quote;
     });
+  }
+
+  /** The merchant's quotes in this environment, newest first, keyset-paged on the insertion sequence. */
+  async list(db: Db, auth: AuthContext, query: QuoteListQuery): Promise<{ items: ListedQuote[]; nextCursor: string | null }> {
+    const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+    const before = decodeCursor(query.cursor);
+    const where = ['environment = ?', 'merchant_id = ?'];
+    const params: (string | number)[] = [auth.environment, auth.merchantId];
+    if (before !== undefined) (where.push('seq < ?'), params.push(before));
+    if (query.status) (where.push('status = ?'), params.push(query.status));
+    if (query.side) (where.push('side = ?'), params.push(query.side));
+    if (query.asset) (where.push('asset = ?'), params.push(query.asset));
+    if (query.created_from) (where.push('created_at >= ?'), params.push(Date.parse(query.created_from)));
+    if (query.created_to) (where.push('created_at < ?'), params.push(Date.parse(query.created_to)));
+    const rows = await db.all<QuoteRow & { seq: number }>(`SELECT * FROM quotes WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, pageSize + 1]);
+    const { items, nextCursor } = page(rows, pageSize);
+    return { items: items.map((r) => ({ ...presentQuote(r), trade_reference: r.trade_id })), nextCursor };
+  }
+
+  /** One of the merchant's quotes in this environment; another's, or none, is not found. */
+  async get(db: Db, auth: AuthContext, reference: string): Promise<ListedQuote> {
+    const row = await this.row(db, reference);
+    if (!row || row.environment !== auth.environment || row.merchant_id !== auth.merchantId) throw new NotFoundError(`No such quote: '${reference}'`, { id: reference });
+    return { ...presentQuote(row), trade_reference: row.trade_id };
   }
 
   row(db: Db, id: string): Promise<QuoteRow | undefined> {

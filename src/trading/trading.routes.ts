@@ -7,7 +7,7 @@ import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { TradeService } from './trade-service.ts';
-import { executeBody, quoteBody, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
+import { executeBody, listedQuoteSchema, QUOTE_STATUSES, quoteBody, quoteReferenceParams, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 
 export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades: TradeService }): RouteSpec[] {
   return [
@@ -41,6 +41,45 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       response: { status: 201, description: 'The trade', schema: envelopeOf(tradeSchema) },
       errors: ['forbidden', 'invalid_signature', 'insufficient_funds', 'rate_expired', 'limit_exceeded', 'compliance_block', 'idempotency_conflict', 'idempotency_key_reused'],
       handler: ({ body, auth, idempotency }) => deps.trades.execute(auth, body, idempotency!),
+    }),
+    // Before /api/v1/trades/:reference, which would take "quotes" for a trade reference.
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/trades/quotes',
+      operationId: 'listQuotes',
+      summary: 'Quotes, newest first, cursor-paginated and filtered',
+      description: 'Every quote the merchant asked for in this environment, executed or not. trade_reference names the trade that consumed a quote.',
+      tag: 'Trading',
+      scope: 'read',
+      query: z.strictObject({
+        ...pageQuery,
+        status: z.enum(QUOTE_STATUSES).optional().describe('created: executable until expires_at; consumed: executed; expired'),
+        side: z.enum(['buy', 'sell']).optional(),
+        asset: z.enum(['USDT', 'USDC']).optional(),
+        created_from: z.iso.datetime({ error: 'created_from must be an ISO 8601 UTC time' }).optional().describe('Inclusive'),
+        created_to: z.iso.datetime({ error: 'created_to must be an ISO 8601 UTC time' }).optional().describe('Exclusive'),
+      }),
+      response: { status: 200, description: 'A page of quotes', schema: listEnvelopeOf(listedQuoteSchema) },
+      errors: ['forbidden'],
+      handler: async ({ query, auth }) => {
+        const { items, nextCursor } = await deps.quotes.list(deps.store, auth, query);
+        return { status: 200, body: ok('Quotes', items, { next_cursor: nextCursor }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/trades/quotes/:reference',
+      operationId: 'getQuote',
+      summary: 'One quote, with the trade that executed it',
+      tag: 'Trading',
+      scope: 'read',
+      params: quoteReferenceParams,
+      response: { status: 200, description: 'The quote', schema: envelopeOf(listedQuoteSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: ok('Quote', await findById('quote', params.reference, () => deps.quotes.get(deps.store, auth, params.reference))),
+      }),
     }),
     defineRoute({
       method: 'get',

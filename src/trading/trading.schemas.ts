@@ -31,6 +31,7 @@ export type QuoteBody = z.infer<typeof quoteBody>;
 
 export const tradeReference = z.string().regex(/^trd_[0-9a-z]{20}$/, 'must look like trd_ followed by 20 characters');
 export const tradeReferenceParams = pathIdParams('reference', 'trade', 'trd_0000000000aaaaaaaaaa');
+export const quoteReferenceParams = pathIdParams('reference', 'quote', 'qt_0000000000aaaaaaaaaa');
 
 export const executeBody = z.strictObject({
   quote_reference: z.string({ error: 'quote_reference is required' }).regex(/^qt_[0-9a-z]{20}$/, 'quote_reference must look like qt_ followed by 20 characters'),
@@ -58,6 +59,14 @@ export const quoteSchema = z.object({
   livemode: z.boolean(),
 });
 export type Quote = z.infer<typeof quoteSchema>;
+
+export const QUOTE_STATUSES = ['created', 'consumed', 'expired'] as const;
+
+/** A quote as GET /api/v1/trades/quotes lists it: the quote and the trade that executed it, if any. */
+export const listedQuoteSchema = quoteSchema.extend({
+  trade_reference: z.string().nullable().describe('trd_... of the trade that consumed the quote; null until executed'),
+});
+export type ListedQuote = z.infer<typeof listedQuoteSchema>;
 
 export const TRADE_STATUSES = ['created', 'under_review', 'pending_payment', 'pending_confirmation', 'completed', 'settled', 'failed', 'reversed'] as const;
 

@@ -4,10 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
 interface OpenedStore {
   store: Store;
@@ -45,7 +47,23 @@ const adapters: StoreAdapter[] = [
       return { store: new SqliteStore(':memory:'), cleanup: () => undefined };
     },
   },
+  {
+    // A throwaway cluster (or RAILYARD_TEST_PG_URL's server), a fresh database per test.
+    name: 'PostgresStore on a fresh database',
+    persistent: true,
+    async open() {
+      const url = await (await postgres()).createDatabase();
+      return { store: await PostgresStore.open(url), reopen: () => PostgresStore.open(url), cleanup: () => undefined };
+    },
+  },
 ];
+
+let cluster: Promise<PostgresCluster> | undefined;
+/** Started on first use, stopped after the file's last test. */
+const postgres = () => (cluster ??= startPostgresCluster());
+afterAll(async () => {
+  if (cluster) await (await cluster).stop();
+}, 60_000);
 
 /** A promise with its resolver outside: lets a test hold a transaction open at a known point. */
 function gate(): { promise: Promise<void>; open(): void } {

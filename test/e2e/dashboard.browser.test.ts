@@ -6,30 +6,20 @@
 // a live key that sees no sandbox controls. The steps run in order on one railyard and one browser.
 // A screenshot of every page goes to test-results/screenshots/dashboard-*.png, or to docs/img
 // (which docs/dashboard.md shows) with RAILYARD_UPDATE_DOCS_IMAGES=1.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
 import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { launchChromium, screenshotDir, type LaunchedChromium } from '../support/chromium.ts';
 
-const IMG = resolve(import.meta.dirname, process.env.RAILYARD_UPDATE_DOCS_IMAGES === '1' ? '../../docs/img' : '../../test-results/screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const IMG = screenshotDir();
 
+let chromium: LaunchedChromium;
 let browser: BrowserContext;
-let profile: string;
 let sb: TestSandbox;
 let page: Page;
 /** Requests the pages made anywhere but railyard: there must be none (no CDN, no fonts). */
@@ -42,7 +32,6 @@ let receiverStatus = 500;
 const received: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(IMG, { recursive: true });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -53,20 +42,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
-  sb = await startTestSandbox();
+  // A scripted scenario file for the Sandbox page's replays (run in a sandbox of their own).
+  const root = resolve(import.meta.dirname, '../..');
+  const scripted = loadScenarios([resolve(root, 'scenarios/failover.yaml')], root);
+  sb = await startTestSandbox({}, undefined, [], { replays: new SandboxReplays(() => scripted.files, { cwd: root }) });
   // As `railyard serve` loads them: each rule knows its file (the sandbox page lists them by file).
   const loaded = loadScenarios([SANDBOX_SCENARIOS]);
   sb.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
-  profile = mkdtempSync(join(tmpdir(), 'railyard-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, viewport: { width: 1280, height: 860 } });
+  chromium = await launchChromium({ width: 1280, height: 860 });
+  browser = chromium.browser;
   page = await browser.newPage();
   browser.on('request', (req) => {
     if (!req.url().startsWith(sb.baseUrl) && !req.url().startsWith('data:')) elsewhere.push(req.url());
   });
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await chromium?.close();
   await sb?.close();
   receiver?.closeAllConnections();
   await new Promise<void>((done) => (receiver ? receiver.close(() => done()) : done()));
@@ -146,6 +137,24 @@ describe('The dashboard in Chromium', () => {
     await expect(page.locator('#object-list').innerText()).resolves.toMatch(/charge\s+credit\s+success/);
   });
 
+  it('lists the quotes on their own tab, filtered by side, each opening its page', async () => {
+    const quoted: string[] = [];
+    for (const side of ['buy', 'sell'] as const) quoted.push((await sb.post('/api/v1/trades/quote', { side, asset: 'USDT', network: 'TRC20', fiat_amount: 25_000 })).body.data.reference);
+    await page.getByRole('link', { name: 'Quotes', exact: true }).click();
+    await expect(page.locator('#object-list').innerText()).resolves.toContain(quoted[1]);
+    await page.getByLabel('Side').selectOption('buy');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/side=buy/);
+    await expect(page.locator('#object-list').innerText()).resolves.not.toContain(quoted[1]);
+    await page.getByLabel('Side').selectOption('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((url) => !url.search.includes('side=buy'));
+    await shot('quotes');
+    await page.getByRole('link', { name: quoted[0]! }).click();
+    await page.waitForURL(new RegExp(`/dashboard/objects/${quoted[0]}$`));
+    await page.locator('#timeline').waitFor();
+  });
+
   it('shows the delivery failing on the receiver that answers 500, then redelivers it once the receiver recovers', async () => {
     await nav('Webhooks').click();
     await page.locator('[data-http-status="500"]').first().waitFor();
@@ -175,6 +184,17 @@ describe('The dashboard in Chromium', () => {
     const mtn = page.locator('#request-log tr', { hasText: 'provider mock · mtn-momo' }).filter({ hasText: 'requesttopay' });
     await expect(mtn.first().innerText()).resolves.toMatch(/matched .*sandbox\.yaml.*0551234989 times out/s);
     await shot('requests');
+  });
+
+  it("replays a scenario file's script from the Sandbox page and shows its steps and timeline", async () => {
+    await nav('Sandbox').click();
+    await page.getByLabel('Scenario file').selectOption('scenarios/failover.yaml');
+    await page.getByRole('button', { name: 'Run the replay' }).click();
+    await page.getByRole('status').filter({ hasText: 'The replay of scenarios/failover.yaml passed' }).waitFor({ timeout: 30_000 });
+    await expect(page.locator('#replay-result').getAttribute('data-replay-status')).resolves.toBe('passed');
+    await expect(page.locator('#replay-timeline').innerText()).resolves.toMatch(/hubtel/);
+    await page.locator('#replays').scrollIntoViewIfNeeded();
+    await shot('replay');
   });
 
   it('shows the keys and the signing scheme on the developers page', async () => {

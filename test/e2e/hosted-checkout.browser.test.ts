@@ -3,41 +3,27 @@
 // OTP, against railyard listening on a free port with a virtual clock the test advances.
 // Screenshots of each step go to test-results/screenshots/checkout-*.png, or to docs/img (which
 // the docs show) with RAILYARD_UPDATE_DOCS_IMAGES=1, so a test run leaves the checkout clean.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { launchChromium, screenshotDir, type LaunchedChromium } from '../support/chromium.ts';
 
-const IMG = resolve(import.meta.dirname, process.env.RAILYARD_UPDATE_DOCS_IMAGES === '1' ? '../../docs/img' : '../../test-results/screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const IMG = screenshotDir();
 
+let chromium: LaunchedChromium;
 let browser: BrowserContext;
-let profile: string;
 let sb: TestSandbox;
 let page: Page;
 /** Every request the page made that did not go to railyard: there must be none. */
 let elsewhere: string[];
 
 beforeAll(async () => {
-  mkdirSync(IMG, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), 'railyard-chromium-'));
-  // A fresh profile under a temp dir (playwright passes it as --user-data-dir).
-  browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, viewport: { width: 520, height: 820 } });
+  chromium = await launchChromium({ width: 520, height: 820 });
+  browser = chromium.browser;
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await chromium?.close();
 });
 
 beforeEach(async () => {

@@ -59,6 +59,7 @@ const VALID = {
   stage: { stage: 'sandbox' },
   ladder: { action: 'go_live' },
   newKey: { environment: 'test', scopes: ['read'], role: 'finance', ip_allowlist: ['127.0.0.1'] },
+  replay: { file: 'scenarios/failover.yaml' },
 } as const satisfies Record<string, Record<string, unknown>>;
 
 interface PostEndpoint {
@@ -85,6 +86,7 @@ const POSTS: PostEndpoint[] = [
   { label: 'POST /api/v1/sandbox/merchant/trading', path: '/api/v1/sandbox/merchant/trading', valid: VALID.stage, firstRequired: 'stage' },
   { label: 'POST /api/v1/merchant/ladder', path: '/api/v1/merchant/ladder', valid: VALID.ladder, firstRequired: 'action' },
   { label: 'POST /api/v1/keys', path: '/api/v1/keys', valid: VALID.newKey, firstRequired: 'environment' },
+  { label: 'POST /api/v1/sandbox/replays', path: '/api/v1/sandbox/replays', valid: VALID.replay, firstRequired: 'file' },
 ];
 
 const bad = (field: string | RegExp): Expectation => ({ status: 400, code: 'validation_error', field });
@@ -294,6 +296,7 @@ const outage = POSTS[6]!;
 const keys = POSTS[7]!;
 const ladder = POSTS.find((e) => e.path === '/api/v1/merchant/ladder')!;
 const newKey = POSTS.find((e) => e.path === '/api/v1/keys')!;
+const replay = POSTS.find((e) => e.path === '/api/v1/sandbox/replays')!;
 const quote = POSTS[8]!;
 const execute = POSTS[9]!;
 const deposit = POSTS[10]!;
@@ -564,6 +567,35 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     cases: [
       ...bodyShapeCases(ladder),
       ...fieldCases(ladder, 'action', [['missing', undefined], ['skip_ahead', 'skip_ahead'], ['in upper case', 'GO_LIVE'], ['a number', 1], ['null', null]]),
+    ],
+  },
+  {
+    endpoint: 'POST /api/v1/sandbox/replays',
+    cases: [
+      ...bodyShapeCases(replay),
+      ...fieldCases(replay, 'file', [['missing', undefined], ['empty', ''], ['a number', 7], ['null', null], ['of 501 characters', 'a'.repeat(501)], ['an array', ['scenarios/failover.yaml']]]),
+      { name: 'a live key', method: 'post', path: replay.path, body: VALID.replay, auth: 'live', expect: { status: 403, code: 'forbidden' } },
+      ...authCases('post', replay.path, VALID.replay),
+    ],
+  },
+  {
+    endpoint: 'GET /api/v1/trades/quotes',
+    cases: [
+      ...(
+        [
+          ['page_size=0', 'page_size=0', 'query.page_size'],
+          ['page_size=101, above the maximum', 'page_size=101', 'query.page_size'],
+          ['page_size=abc', 'page_size=abc', 'query.page_size'],
+          ['a cursor the API never issued', 'cursor=zzz', 'query.cursor'],
+          ['an unknown status', 'status=open', 'query.status'],
+          ['a status in upper case', 'status=CREATED', 'query.status'],
+          ['an unknown side', 'side=hold', 'query.side'],
+          ['an unknown asset', 'asset=BTC', 'query.asset'],
+          ['a created_from that is no time', 'created_from=yesterday', 'query.created_from'],
+          ['an unknown query parameter', 'limit=10', 'query.limit'],
+        ] as const
+      ).map(([label, qs, field]): Case => ({ name: label, method: 'get', path: `/api/v1/trades/quotes?${qs}`, expect: bad(field) })),
+      ...authCases('get', '/api/v1/trades/quotes'),
     ],
   },
   {

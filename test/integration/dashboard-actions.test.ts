@@ -1,14 +1,20 @@
 // Each dashboard action is an API call: posting the dashboard's form changes what the public API
 // shows, and an API refusal (a role, a missing signing secret) comes back as an announced message
 // that changed nothing. The browser test covers the main journey; this covers the other forms.
+import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
+import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 let sb: TestSandbox;
+const ROOT = resolve(import.meta.dirname, '../..');
 
 beforeAll(async () => {
-  sb = await startTestSandbox();
+  // Two scripted files to replay from the Sandbox page: one passes, one fails at step 3.
+  const scripted = loadScenarios(['pass/charge-success.yaml', 'fail/wrong-expectation.yaml'].map((f) => resolve(ROOT, 'test/fixtures/replay', f)), ROOT);
+  sb = await startTestSandbox({}, undefined, [], { replays: new SandboxReplays(() => scripted.files, { cwd: ROOT }) });
 });
 afterAll(async () => {
   await sb?.close();
@@ -175,6 +181,95 @@ describe('sandbox actions', () => {
     const rule = /<tr><td>\d+<\/td><td>momo number 0551234987 succeeds<\/td>.*?<span class="count">(\d+)<\/span>/.exec(page.text);
     expect(Number(rule?.[1])).toBeGreaterThan(0);
     expect(page.text).toContain('momo number 0551234989 times out at the primary');
+  });
+});
+
+describe('replays on the Sandbox page', () => {
+  const PASSING = 'test/fixtures/replay/pass/charge-success.yaml';
+  const FAILING = 'test/fixtures/replay/fail/wrong-expectation.yaml';
+
+  it('offers the scripted files, runs one in a sandbox of its own, and shows its steps and timeline', async () => {
+    const d = await dashboardAs();
+    const page = await d.get('/dashboard/sandbox');
+    expect(page.text).toContain(`<option value="${PASSING}">`);
+    expect(page.text).toContain(`<option value="${FAILING}">`);
+    const clock = (await sb.get('/api/v1/sandbox/clock')).body.data.now;
+
+    const next = await d.follow(await d.post('/dashboard/sandbox/replays', { file: PASSING }));
+    expect(next.kind).toBe('ok');
+    expect(next.message).toContain(`The replay of ${PASSING} passed`);
+    expect(next.page.text).toContain('data-replay-status="passed"');
+    const steps = /<table id="replay-steps">[\s\S]*?<\/table>/.exec(next.page.text)![0];
+    expect(steps.match(/data-status="passed"/g)).toHaveLength(5);
+    const timeline = /<table id="replay-timeline">[\s\S]*?<\/table>/.exec(next.page.text)![0];
+    expect(timeline).toContain('POST /api/v1/charges');
+    expect(timeline).toMatch(/callback chg_\w+: success -&gt; settled/);
+    // This sandbox did not move.
+    expect((await sb.get('/api/v1/sandbox/clock')).body.data.now).toBe(clock);
+  });
+
+  it('shows a failing replay failed, naming the step and why', async () => {
+    const d = await dashboardAs();
+    const next = await d.follow(await d.post('/dashboard/sandbox/replays', { file: FAILING }));
+    expect(next.kind).toBe('error');
+    expect(next.message).toMatch(/failed at step 3/);
+    expect(next.page.text).toContain('data-replay-status="failed"');
+    expect(next.page.text).toMatch(/class="flash error replay-failure"><strong>step 3[^<]*:<\/strong>/);
+    expect(next.page.text).toContain('1 later step not run.');
+  });
+
+  it("announces the API's refusal of a file it does not know, and runs nothing", async () => {
+    const d = await dashboardAs();
+    const next = await d.follow(await d.post('/dashboard/sandbox/replays', { file: 'scenarios/nope.yaml' }));
+    expect(next.kind).toBe('error');
+    expect(next.message).toMatch(/not_found/);
+    expect(next.page.text).not.toContain('id="replay-result"');
+  });
+
+  it('refuses the run without the CSRF token', async () => {
+    const d = await dashboardAs();
+    const res = await d.agent.post('/dashboard/sandbox/replays').type('form').send({ file: PASSING });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('the Quotes list on the Objects page', () => {
+  it('lists quotes newest first, filters them by status and side, pages, and opens a quote with its timeline', async () => {
+    const quotes: string[] = [];
+    for (const side of ['buy', 'sell', 'buy'] as const) {
+      const res = await sb.post('/api/v1/trades/quote', { side, asset: 'USDT', network: 'TRC20', fiat_amount: 50_000 });
+      expect(res.status).toBe(201);
+      quotes.push(res.body.data.reference);
+    }
+    const d = await dashboardAs();
+    const all = await d.get('/dashboard/objects?kind=quotes');
+    expect(all.text).toContain('id="kind-quotes" aria-current="page"');
+    const listed = [...all.text.matchAll(/<a href="\/dashboard\/objects\/(qt_\w+)">/g)].map((m) => m[1]);
+    expect(listed.slice(0, 3)).toEqual([...quotes].reverse());
+
+    const sells = await d.get('/dashboard/objects?kind=quotes&side=sell');
+    expect(sells.text).toContain(quotes[1]);
+    expect(sells.text).not.toContain(quotes[0]);
+    expect(sells.text).toContain('<option value="sell" selected>');
+    expect((await d.get('/dashboard/objects?kind=quotes&status=expired')).text).toContain('No quotes with status expired.');
+
+    // Twenty per page: the next page keeps the filter and holds the rest.
+    for (let i = 0; i < 20; i++) expect((await sb.post('/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 50_000 })).status).toBe(201);
+    const first = await d.get('/dashboard/objects?kind=quotes&side=buy');
+    const nextHref = /id="next-page" href="([^"]+)"/.exec(first.text)?.[1]?.replace(/&amp;/g, '&');
+    expect(nextHref).toContain('side=buy');
+    const second = await d.get(nextHref!);
+    const ids = (text: string) => [...text.matchAll(/<a href="\/dashboard\/objects\/(qt_\w+)">/g)].map((m) => m[1]);
+    expect(ids(first.text)).toHaveLength(20);
+    expect(ids(second.text)).toEqual([quotes[2], quotes[0]]);
+
+    const object = await d.get(`/dashboard/objects/${quotes[0]}`);
+    expect(object.status).toBe(200);
+    expect(object.text).toContain(`<code>${quotes[0]}</code>`);
+    expect(object.text).toContain('id="timeline"');
+    // Read by GET /api/v1/trades/quotes/:reference: the quote's facts, and no trade yet.
+    expect(object.text).toMatch(/<dt>Side<\/dt><dd>buy<\/dd>/);
+    expect(object.text).toMatch(/<dt>Trade<\/dt><dd>—<\/dd>/);
   });
 });
 

@@ -96,7 +96,7 @@ describe('Paystack in failover', () => {
     expect(res.body.data.provider).toBe('mtn-momo');
     await sb.advance(3);
     expect(await chargeStatus(res.body.data.id)).toMatchObject({ status: 'success', provider: 'mtn-momo' });
-    const attempts = await sb.ry.store.all<{ provider: string; outcome: string }>("SELECT provider, outcome FROM rail_attempts WHERE ref_type = 'charge' ORDER BY rowid");
+    const attempts = await sb.ry.store.all<{ provider: string; outcome: string }>("SELECT provider, outcome FROM rail_attempts WHERE ref_type = 'charge' ORDER BY seq");
     expect(attempts.map((a) => `${a.provider} ${a.outcome}`)).toEqual([`paystack ${behaviour.respond === 'timeout' ? 'timeout' : 'server'}`, 'mtn-momo accepted']);
     expectBalanced(await sb.trialBalance());
   });

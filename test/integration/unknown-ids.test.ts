@@ -9,6 +9,7 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   getCharge: { object: 'charge' },
   getTransfer: { object: 'transfer' },
   getTrade: { object: 'trade' },
+  getQuote: { object: 'quote' },
   sandboxReviewTrade: { object: 'trade', body: { decision: 'approve' } },
   sandboxReverseTrade: { object: 'trade' },
   getWebhookEndpoint: { object: 'webhook endpoint' },

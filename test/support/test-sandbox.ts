@@ -2,12 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
-import { createApp, type Railyard } from '../../src/app.ts';
+import { createApp, type AppOptions, type Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/auth/request-signature.ts';
 import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
+import { processPostgresCluster } from './postgres-cluster.ts';
 
 export const SANDBOX_SCENARIOS = resolve(import.meta.dirname, '../../scenarios/sandbox.yaml');
 
@@ -51,16 +52,19 @@ export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
   wallets: readonly Wallet[] = [],
+  appOptions: Pick<AppOptions, 'replays'> = {},
 ): Promise<TestSandbox> {
+  // RAILYARD_TEST_DB=postgres: a sandbox that names no db of its own gets a fresh PostgreSQL database.
+  const pgDatabase = overrides.db === undefined && process.env.RAILYARD_TEST_DB === 'postgres' ? await (await processPostgresCluster()).createDatabase() : undefined;
   const config = buildConfig({
-    db: ':memory:',
+    db: pgDatabase ?? ':memory:',
     clock: 'virtual',
     seed: 7,
     log_requests: false,
     ...overrides,
     rails: { timeout_ms: 250, max_hold_ms: 3_000, poll_after_seconds: 60, poll_interval_seconds: 60, default_callback_seconds: 3, ...(overrides.rails as object) },
   });
-  const ry = await createApp(config, { rules, wallets });
+  const ry = await createApp(config, { rules, wallets, ...appOptions });
   const server = createServer(ry.app);
   server.on('clientError', answerClientError);
   await new Promise<void>((done) => server.listen((overrides.port as number | undefined) ?? 0, '127.0.0.1', done));
@@ -116,6 +120,7 @@ export async function startTestSandbox(
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await ry.close();
+      if (pgDatabase) await (await processPostgresCluster()).dropDatabase(pgDatabase);
     },
   };
   return sandbox;

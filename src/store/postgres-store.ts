@@ -1,0 +1,233 @@
+import pg from 'pg';
+import { ValidationError } from '../kernel/errors.ts';
+import type { Db, Row, SqlValue, Store } from './db.ts';
+import { MIGRATIONS } from './migrations.ts';
+import { POSTGRES_MIGRATIONS } from './migrations-postgres.ts';
+import { parseInteger, toPositional } from './postgres-sql.ts';
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const BOOL = 16;
+
+/** Types as SQLite shows them: integers are numbers, a boolean expression is 1 or 0. */
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === INT8 || oid === NUMERIC) return parseInteger;
+    if (oid === BOOL) return (text: string) => (text === 't' ? 1 : 0);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** serialization_failure and deadlock_detected: the transaction was rolled back and may simply run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 10;
+/** The advisory lock migrations hold: instances starting together migrate one after the other. */
+const MIGRATION_LOCK = 0x7261696c; // 'rail'
+
+function retryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && RETRYABLE.has((error as { code?: string }).code ?? '');
+}
+
+function pause(attempt: number): Promise<void> {
+  // Jittered, growing backoff so two instances that collided do not collide again in step. (Timing
+  // only: no business value depends on it, so the seeded random of a virtual sandbox is not needed.)
+  const ms = Math.min(200, 2 ** attempt) * (0.5 + Math.random());
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+function values(params: SqlValue[]): (string | number | null)[] {
+  return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
+}
+
+export interface PostgresStoreOptions {
+  /** Connections in this process's pool (default 10). */
+  poolSize?: number;
+}
+
+/**
+ * The shared store: PostgreSQL through a `pg` pool. Several railyard processes may use one database.
+ *
+ * What each method promises:
+ * - Within one process, operations keep SQLite's order: a transaction starts once every operation
+ *   asked for before it has finished, and nothing asked for after it starts before it commits or
+ *   rolls back. Plain run/get/all calls between two transactions run concurrently, each in its own
+ *   autocommitted statement. So a caller sees exactly what SqliteStore would show it.
+ * - Across processes, concurrency is real: each transaction is SERIALIZABLE, so a read-check-write
+ *   (a balance check, a limit check) holds as if the fleet ran transactions one at a time. When
+ *   PostgreSQL aborts one for a serialization failure or a deadlock, the whole `work` closure runs
+ *   again on a fresh transaction (up to 10 attempts): `work` must therefore only touch `tx`, which it
+ *   must anyway.
+ * - A failed statement inside a transaction aborts that transaction (PostgreSQL has no per-statement
+ *   rollback): the rejection reaches `work`, and the transaction rejects even if `work` caught it
+ *   (with a conflict, it runs again), never committing a part of it silently.
+ * - run() answers `changes` = rowCount; BIGINT, NUMERIC and COUNT come back as numbers, a boolean as 1 or 0.
+ * - A parameter with a NUL character: a read finds nothing, a write is a ValidationError (below).
+ * - close() lets what is already asked for finish, then ends the pool; later calls reject.
+ */
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  private readonly pool: pg.Pool;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  /** Settles when the latest transaction asked for has finished. */
+  private lastTransaction: Promise<void> = Promise.resolve();
+  /** Plain statements asked for since then, still running: the next transaction waits for them. */
+  private readonly running = new Set<Promise<unknown>>();
+
+  private constructor(readonly url: string, options: PostgresStoreOptions) {
+    // application_name shows railyard's connections in pg_stat_activity (a URL's own setting wins).
+    this.pool = new pg.Pool({ application_name: 'railyard', connectionString: url, max: options.poolSize ?? 10, types });
+    // An idle client that loses its connection (a restarted server) is dropped, not fatal.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Connects and brings the schema up to date (every migration not yet applied, in order). */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const store = new PostgresStore(url, options);
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      try {
+        await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)');
+        const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+        for (const m of MIGRATIONS) {
+          if (applied.has(m.version)) continue;
+          const sql = POSTGRES_MIGRATIONS[m.version];
+          if (sql === undefined) throw new Error(`migration ${m.version} (${m.name}) has no PostgreSQL form in migrations-postgres.ts`);
+          await client.query('BEGIN');
+          try {
+            await client.query(sql);
+            await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK');
+            throw error;
+          }
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  private async query(on: pg.Pool | pg.PoolClient, sql: string, params: SqlValue[], reads: boolean): Promise<pg.QueryResult> {
+    if (params.some((p) => typeof p === 'string' && p.includes('\u0000'))) {
+      // PostgreSQL text cannot hold U+0000 (SQLite's can): no stored value equals one that has it,
+      // so a lookup by it finds nothing, as it would on SQLite; a write of it is refused as bad input.
+      if (reads) return { rows: [], rowCount: 0 } as unknown as pg.QueryResult;
+      throw new ValidationError('Text cannot contain a NUL character (U+0000)');
+    }
+    const { text } = toPositional(sql);
+    return on.query({ text, values: values(params) });
+  }
+
+  /** A plain statement: after every transaction asked for before it; retried if it deadlocked (it rolled back). */
+  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[], reads: boolean): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const done = this.lastTransaction.then(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return read(await this.query(this.pool, sql, params, reads));
+        } catch (error) {
+          if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
+          await pause(attempt);
+        }
+      }
+    });
+    const tracked = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(tracked);
+    void tracked.then(() => this.running.delete(tracked));
+    return done;
+  }
+
+  run(sql: string, params: SqlValue[] = []) {
+    return this.statement((r) => ({ changes: r.rowCount ?? 0 }), sql, params, false);
+  }
+  get<T = Row>(sql: string, params: SqlValue[] = []) {
+    return this.statement((r) => r.rows[0] as T | undefined, sql, params, true);
+  }
+  all<T = Row>(sql: string, params: SqlValue[] = []) {
+    return this.statement((r) => r.rows as T[], sql, params, true);
+  }
+
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const before = Promise.all([this.lastTransaction, ...this.running]);
+    this.running.clear();
+    const done = before.then(() => this.runTransaction(work));
+    this.lastTransaction = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  }
+
+  private async runTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        // The first statement that failed: PostgreSQL aborted the transaction there, even if `work` caught it.
+        let failed: { error: unknown } | undefined;
+        const query = async (sql: string, params: SqlValue[], reads: boolean) => {
+          try {
+            return await this.query(client, sql, params, reads);
+          } catch (error) {
+            failed ??= { error };
+            throw error;
+          }
+        };
+        const tx: Db = {
+          run: async (sql, params = []) => ({ changes: (await query(sql, params, false)).rowCount ?? 0 }),
+          get: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows[0] as R | undefined,
+          all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows as R[],
+        };
+        try {
+          const value = await work(tx);
+          // On SQLite a caught failure leaves the rest of the transaction standing; here COMMIT would
+          // quietly roll all of it back. Say so instead (or run again, if it was a conflict).
+          if (failed) {
+            throw retryable(failed.error)
+              ? failed.error
+              : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: failed.error });
+          }
+          await client.query('COMMIT');
+          return value;
+        } catch (error) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true; // the connection itself failed: do not hand it back to the pool
+            throw error;
+          }
+          if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
+          await pause(attempt);
+        }
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.closing ??= Promise.all([this.lastTransaction, ...this.running]).then(() => this.pool.end());
+    return this.closing;
+  }
+}
