@@ -83,12 +83,12 @@ function invalid(field: string, message: string): ValidationError {
 export class BillService {
   /** A bill's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<BillRow, Bill>;
-  private readonly bills = new BillRepository();
+  private readonly bills = new BillRepository<BillRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<BillRow, Bill>(deps, {
       object: 'bill',
-      table: 'bills',
+      records: this.bills,
       idPrefix: 'bil',
       operation: 'payout',
       pendingStatus: 'pending',

@@ -103,7 +103,7 @@ export class CollectionService {
    * (card_details_unavailable) when the processor never took it.
    */
   private readonly cardNumbers = new Map<string, string>();
-  private readonly collections = new CollectionRepository();
+  private readonly collections = new CollectionRepository<CollectionRow>();
 
   constructor(
     private readonly deps: WalletDeps,
@@ -111,7 +111,7 @@ export class CollectionService {
   ) {
     this.settlement = new SettlementMachine<CollectionRow, Collection>(deps, {
       object: 'collection',
-      table: 'collections',
+      records: this.collections,
       idPrefix: 'col',
       operation: 'collect',
       pendingStatus: 'pending_approval',

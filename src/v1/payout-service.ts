@@ -84,12 +84,12 @@ function itemClaim(claim: IdempotencyClaim, index: number): IdempotencyClaim {
 export class PayoutService {
   /** A payout's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<PayoutRow, Payout>;
-  private readonly payouts = new PayoutRepository();
+  private readonly payouts = new PayoutRepository<PayoutRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<PayoutRow, Payout>(deps, {
       object: 'payout',
-      table: 'payouts',
+      records: this.payouts,
       idPrefix: 'po',
       operation: 'payout',
       pendingStatus: 'pending',

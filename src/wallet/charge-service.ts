@@ -71,12 +71,12 @@ export const CHARGE_INITIATED = 'Charge initiated: wait for the provider callbac
 export class ChargeService {
   /** A charge's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<ChargeRow, Charge>;
-  private readonly charges = new ChargeRepository();
+  private readonly charges = new ChargeRepository<ChargeRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<ChargeRow, Charge>(deps, {
       object: 'charge',
-      table: 'charges',
+      records: this.charges,
       idPrefix: 'chg',
       operation: 'collect',
       pendingStatus: 'pending_provider',

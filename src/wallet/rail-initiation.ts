@@ -7,7 +7,7 @@ import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import { RailError, type RailAccepted } from '../rails/provider-port.ts';
 import type { Db, Store } from '../store/db.ts';
-import { RailRecordRepository, type RailRecordTable } from '../store/repositories/rail-record-repository.ts';
+import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
 import { RailRepository } from '../store/repositories/rail-repository.ts';
 import { failureReason } from './failure-reason.ts';
 
@@ -22,8 +22,8 @@ export interface InitiationDeps {
 
 export interface Initiation<T extends { id: string; status: string }> {
   object: string;
-  /** The table its record lives in. */
-  table: RailRecordTable;
+  /** The repository of its record's table. */
+  records: Pick<RailRecordRepository, 'recordAcceptance'>;
   /** The event of an accepted initiation (`charge.pending`). */
   pendingEvent: string;
   id: string;
@@ -61,7 +61,7 @@ export async function runInitiation<T extends { id: string; status: string }>(de
   try {
     const { provider, result } = await spec.route();
     return await finish(async (tx) => {
-      await new RailRecordRepository(spec.table).recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
+      await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
       const record = await spec.present(tx);
       // A callback may already have settled it while the provider's answer was on its way.
       if (record.status === spec.pendingStatus) {

@@ -17,7 +17,7 @@ import {
 } from '../rails/settlement-target.ts';
 import type { Db } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
-import { RailRecordRepository, type RailRecordTable } from '../store/repositories/rail-record-repository.ts';
+import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
 import { TransactionRepository } from '../store/repositories/transaction-repository.ts';
 import { recordRailNotice } from '../rails/rail-notice.ts';
 import { failureReason } from './failure-reason.ts';
@@ -54,7 +54,8 @@ export interface RailRecordEvents {
 /** What tells a charge from a transfer (or a /v1 collection, payout or bill); the machine does the rest. */
 export interface RailRecordKind<Row extends RailRecordRow, T extends { id: string; status: string }> {
   object: string;
-  table: RailRecordTable;
+  /** The repository of its table (the charge's, the transfer's, ...). */
+  records: RailRecordRepository<Row>;
   idPrefix: string;
   operation: StatusQuery['operation'];
   /** The status a record keeps until the provider's final word. */
@@ -99,7 +100,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     this.operation = kind.operation;
     this.events = kind.events ?? { pending: `${kind.object}.pending`, success: `${kind.object}.success`, failed: `${kind.object}.failed` };
     this.successStatus = kind.successStatus ?? 'success';
-    this.records = new RailRecordRepository<Row>(kind.table);
+    this.records = kind.records;
   }
 
   row(db: Db, id: string): Promise<Row | undefined> {
@@ -167,7 +168,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     const { id } = row;
     return {
       object: this.kind.object,
-      table: this.kind.table,
+      records: this.records,
       pendingEvent: this.events.pending,
       id,
       environment: row.environment,

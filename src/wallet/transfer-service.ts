@@ -67,12 +67,12 @@ export const TRANSFER_INITIATED = 'Transfer initiated: amount plus fees reserved
 export class TransferService {
   /** A transfer's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<TransferRow, Transfer>;
-  private readonly transfers = new TransferRepository();
+  private readonly transfers = new TransferRepository<TransferRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<TransferRow, Transfer>(deps, {
       object: 'transfer',
-      table: 'transfers',
+      records: this.transfers,
       idPrefix: 'trf',
       operation: 'payout',
       pendingStatus: 'pending',

@@ -1,8 +1,8 @@
 import type { Db } from '../db.ts';
-import { RailRecordRepository } from './rail-record-repository.ts';
+import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** /v1 bills (airtime, data, utilities): inserts and the vend's receipt; settling in RailRecordRepository. */
-export class BillRepository extends RailRecordRepository {
+export class BillRepository<Row extends RailRecordColumns = RailRecordColumns> extends RailRecordRepository<Row> {
   constructor() {
     super('bills');
   }

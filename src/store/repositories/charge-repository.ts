@@ -1,8 +1,8 @@
 import type { Db } from '../db.ts';
-import { RailRecordRepository } from './rail-record-repository.ts';
+import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** Charges (momo collections into the wallet): their insert here, their settling in RailRecordRepository. */
-export class ChargeRepository extends RailRecordRepository {
+export class ChargeRepository<Row extends RailRecordColumns = RailRecordColumns> extends RailRecordRepository<Row> {
   constructor() {
     super('charges');
   }

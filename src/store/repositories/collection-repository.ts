@@ -1,5 +1,5 @@
 import type { Db } from '../db.ts';
-import { RailRecordRepository } from './rail-record-repository.ts';
+import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** The customer columns of a collection: a phone, a card or a bank account, the others null. */
 export interface CollectionCustomerColumns {
@@ -13,7 +13,7 @@ export interface CollectionCustomerColumns {
 }
 
 /** /v1 collections (momo, card, bank debit): inserts and their own columns; settling in RailRecordRepository. */
-export class CollectionRepository extends RailRecordRepository {
+export class CollectionRepository<Row extends RailRecordColumns = RailRecordColumns> extends RailRecordRepository<Row> {
   constructor() {
     super('collections');
   }

@@ -1,5 +1,5 @@
 import type { Db, Row } from '../db.ts';
-import { RailRecordRepository } from './rail-record-repository.ts';
+import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** A payout_bulks row: one batch of payouts and the items it refused, as JSON. */
 export interface PayoutBulkRow {
@@ -12,7 +12,7 @@ export interface PayoutBulkRow {
 }
 
 /** /v1 payouts, single and in bulk batches; settling in RailRecordRepository. */
-export class PayoutRepository extends RailRecordRepository {
+export class PayoutRepository<Row extends RailRecordColumns = RailRecordColumns> extends RailRecordRepository<Row> {
   constructor() {
     super('payouts');
   }

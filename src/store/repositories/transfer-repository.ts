@@ -1,8 +1,8 @@
 import type { Db } from '../db.ts';
-import { RailRecordRepository } from './rail-record-repository.ts';
+import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** Transfers (wallet payouts, momo or bank): their insert here, their settling in RailRecordRepository. */
-export class TransferRepository extends RailRecordRepository {
+export class TransferRepository<Row extends RailRecordColumns = RailRecordColumns> extends RailRecordRepository<Row> {
   constructor() {
     super('transfers');
   }
