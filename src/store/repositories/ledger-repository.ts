@@ -171,4 +171,14 @@ export class LedgerRepository {
   readonly entries = ledgerEntries;
   readonly balancesBefore = balancesBefore;
   readonly activeDays = activeDays;
+
+  /** A trade's settlement journals not yet reversed, oldest first. */
+  settlementJournalIds(db: Db, tradeId: string): Promise<{ id: string }[]> {
+    return db.all<{ id: string }>("SELECT id FROM ledger_journals WHERE ref_type = 'trade' AND ref_id = ? AND kind = 'trade.settled' AND reverses IS NULL ORDER BY seq", [tradeId]);
+  }
+
+  /** Whether the treasury inventory `ref` (asset:network) was seeded in the environment. */
+  async treasurySeeded(db: Db, environment: string, ref: string): Promise<boolean> {
+    return (await db.get("SELECT 1 AS x FROM ledger_journals WHERE environment = ? AND kind = 'treasury.seed' AND ref_id = ?", [environment, ref])) !== undefined;
+  }
 }
