@@ -160,8 +160,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const apiKeys = new ApiKeyService({ clock, ids });
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
   const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots() });
-  const health = new ProviderHealth();
+  const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
+  if (store.kind === 'postgres') scenarios.share(store);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
@@ -270,9 +271,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
   }
 
-  // Business time is the fleet's on a shared database: each request starts on the shared clock.
+  // On a shared database each request starts on the fleet's clock and outages.
   app.use(async (_req, _res, next) => {
     await scheduler.syncClock();
+    await health.sync();
     next();
   });
   app.get('/healthz', async (_req, res) => {
@@ -297,7 +299,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     serviceBaseUrl: baseUrl,
     explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
-  for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
+  // On a shared database a mock reads its books again first: another instance may have taken a transaction.
+  const refreshBooks = async (_req: Request, _res: unknown, next: () => void) => {
+    if (store.kind === 'postgres') await mockCtx.books.refresh();
+    next();
+  };
+  for (const registered of PROVIDERS) app.use(mockPath(registered.name), refreshBooks, recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));

@@ -41,7 +41,10 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
       sandboxOnly: true,
       response: { status: 200, description: 'The files in load order', schema: envelopeOf(z.array(fileSchema)) },
       errors: ['forbidden'],
-      handler: async () => ({
+      handler: async () => {
+        // Match counts as the fleet has them, where several instances share the database.
+        await deps.scenarios.sync();
+        return {
         status: 200,
         body: ok(
           'Scenarios',
@@ -59,7 +62,8 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
             })),
           })),
         ),
-      }),
+        };
+      },
     }),
   ];
 }

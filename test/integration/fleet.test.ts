@@ -2,6 +2,9 @@
 // Every test starts two or three apps on one fresh database of a throwaway cluster, as a fleet
 // behind a load balancer would run them.
 import express from 'express';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -9,8 +12,10 @@ import { createApp, type Railyard } from '../../src/app.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import { VirtualClock } from '../../src/kernel/clock.ts';
 import { JOB_LEASE_MS } from '../../src/scheduler/scheduler.ts';
+import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
-import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 let cluster: Promise<PostgresCluster> | undefined;
 const postgres = () => (cluster ??= startPostgresCluster());
@@ -23,10 +28,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** `n` served sandboxes started together on one fresh database. */
-async function fleet(n: number, overrides: Record<string, unknown> = {}): Promise<TestSandbox[]> {
+/** `n` served sandboxes started together on one fresh database (with the sandbox scenarios, or `rules`). */
+async function fleet(n: number, rules?: readonly ScenarioRule[]): Promise<TestSandbox[]> {
   const db = await (await postgres()).createDatabase();
-  const sandboxes = await Promise.all(Array.from({ length: n }, () => startTestSandbox({ trading: { market: { volatility_bps: 0 } }, ...overrides, db })));
+  const sandboxes = await Promise.all(Array.from({ length: n }, () => startTestSandbox({ trading: { market: { volatility_bps: 0 } }, db }, rules)));
   for (const sb of sandboxes) cleanups.push(() => sb.close());
   return sandboxes;
 }
@@ -211,5 +216,78 @@ describe('one virtual clock for the fleet', () => {
     await c!.scheduler.stop();
     await b!.scheduler.runDue();
     expect(b!.clock.now()).toBe(start + 10_000);
+  });
+});
+
+/** The sandbox scenarios with `yaml`'s rules first. */
+function rulesWith(yaml: string): ScenarioRule[] {
+  const dir = mkdtempSync(join(tmpdir(), 'railyard-fleet-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'fleet.yaml'), yaml);
+  return loadScenarios([join(dir, 'fleet.yaml'), SANDBOX_SCENARIOS]).rules;
+}
+
+describe('scenario state, outages and mock transactions across instances', () => {
+  it('continues a scenario sequence advanced on one instance on the next, whichever serves the call', async () => {
+    const rules = rulesWith(`version: 1
+name: fleet
+rules:
+  - name: a number that answers a new name each call
+    match: { msisdn: "0241110001" }
+    resolve:
+      any: [{ name: Ama First }, { name: Ama Second }, { name: Ama Third }]
+`);
+    const [a, b, c] = await fleet(3, rules);
+    const names: string[] = [];
+    for (const sb of [a!, b!, c!, a!]) {
+      const res = await sb.post('/api/v1/resolve/momo-name', { msisdn: '0241110001' });
+      expect(res.status).toBe(200);
+      names.push(res.body.data.name);
+    }
+    expect(names).toEqual(['Ama First', 'Ama Second', 'Ama Third', 'Ama Third']);
+    // Every instance counts the calls the fleet made.
+    const listed = (await c!.get('/api/v1/sandbox/scenarios')).body.data[0].rules[0];
+    expect(listed).toMatchObject({ name: 'a number that answers a new name each call', matched_count: 4 });
+  });
+
+  it('takes each step of a sequence once when instances answer calls at the same time', async () => {
+    const rules = rulesWith(`version: 1
+name: fleet
+rules:
+  - name: a number that answers a new name each call
+    match: { msisdn: "0241110002" }
+    resolve:
+      any: [{ name: Step One }, { name: Step Two }, { name: Step Three }, { name: Step Four }, { name: Step Five }, { name: Step Six }]
+`);
+    const sandboxes = await fleet(3, rules);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => sandboxes[i % 3]!.post('/api/v1/resolve/momo-name', { msisdn: '0241110002' })));
+    expect(answers.map((r) => r.body.data.name).sort()).toEqual(['Step Five', 'Step Four', 'Step One', 'Step Six', 'Step Three', 'Step Two']);
+  });
+
+  it('sees an outage set on one instance on the others, and its end too', async () => {
+    const [a, b, c] = await fleet(3);
+    expect((await a!.post('/api/v1/sandbox/providers/mtn-momo/outage', { down: true })).status).toBe(200);
+    const statusOn = async (sb: TestSandbox) => (await sb.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo').status;
+    expect(await statusOn(b!)).toBe('down');
+    expect(await statusOn(c!)).toBe('down');
+    // B routes around the outage A declared: the name enquiry fails over to the next provider.
+    const resolved = await b!.post('/api/v1/resolve/momo-name', { msisdn: '0551234987' });
+    expect(resolved.body.data).toMatchObject({ name: 'Kwame Mensah' });
+    expect(resolved.body.data.provider).not.toBe('mtn-momo');
+    expect((await c!.post('/api/v1/sandbox/providers/mtn-momo/outage', { down: false })).status).toBe(200);
+    expect(await statusOn(a!)).toBe('up');
+  });
+
+  it("knows at one instance's mock a transaction another instance's mock took", async () => {
+    const [a, b] = await fleet(2);
+    const books = (ry: Railyard) => (ry as unknown as { store: { all(sql: string): Promise<unknown[]> } }).store;
+    const charge = await a!.charge({ amount: 10_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
+    expect(charge.status).toBe(201);
+    expect((await books(a!.ry).all('SELECT reference FROM mock_transactions')).length).toBeGreaterThan(0);
+    // B's mock settles it: the callback is due on the shared clock and B's scheduler runs it.
+    const advanced = await b!.post('/api/v1/sandbox/clock/advance', { seconds: 30 });
+    expect(advanced.status).toBe(200);
+    const settled = await b!.get(`/api/v1/charges/${charge.body.data.id}`);
+    expect(settled.body.data.status).toBe('success');
   });
 });
