@@ -142,8 +142,8 @@ interface MockTransaction {
   callbackUrl?: string;
 }
 
+/** A token as kept: under its hash, so neither memory nor the store holds the token itself. */
 interface IssuedToken {
-  token: string;
   product: Product;
   expiresAt: number;
 }
@@ -182,8 +182,9 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   const router = express.Router();
   // Sandbox-provisioned API users (POST /v1_0/apiuser); the configured user lives outside them.
   const users = new Map<string, { providerCallbackHost: string; apiKey?: string }>();
-  // Keyed by the token's hash so a lookup compares no secrets; the token itself is checked with safeEqual.
-  const tokens = new Map<string, IssuedToken>();
+  // Keyed by the token's hash (a lookup compares no secrets), in a persisted book: a token one
+  // instance issued is good at every instance sharing the database, and after a restart.
+  const tokens = ctx.books.open<IssuedToken>(PROVIDER, 'tokens');
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
   const transactions = {
     collection: engine.book('collection', TRANSACTIONS),
@@ -232,7 +233,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
 
   for (const product of ['collection', 'disbursement'] as const) {
     // ---- Token ----
-    router.post(`/${product}/token`, (req, res) => {
+    router.post(`/${product}/token`, async (req, res) => {
       if (!safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(product))) {
         return void res.status(401).json({
           error: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
@@ -240,7 +241,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       }
       const apiUser = basicAuthUser(req.get('authorization'));
       if (!apiUser) return void res.status(401).json({ error: 'login_failed' });
-      res.json(issueToken(product, apiUser));
+      res.json(await issueToken(product, apiUser));
     });
 
     // ---- Account holder and balance ----
@@ -373,9 +374,8 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     return safeEqual(key, provisioned.apiKey) ? user : undefined;
   }
 
-  function issueToken(product: Product, apiUser: string) {
+  async function issueToken(product: Product, apiUser: string) {
     const now = ctx.clock.now();
-    for (const [hash, issued] of tokens) if (issued.expiresAt <= now) tokens.delete(hash);
     const expiresAt = now + TOKEN_SECONDS * 1000;
     // Shaped like MTN's JWT (clientId, expires, sessionId); the signature is random bytes.
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -384,7 +384,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       part({ clientId: apiUser, expires: new Date(expiresAt).toISOString(), sessionId: randomBytes(16).toString('hex') }),
       randomBytes(32).toString('base64url'),
     ].join('.');
-    tokens.set(sha256Hex(token), { token, product, expiresAt });
+    await tokens.set(sha256Hex(token), { product, expiresAt });
     return { access_token: token, token_type: 'access_token', expires_in: TOKEN_SECONDS };
   }
 
@@ -396,8 +396,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
     const issued = tokens.get(sha256Hex(bearer));
-    const valid =
-      issued !== undefined && safeEqual(bearer, issued.token) && issued.product === product && issued.expiresAt > ctx.clock.now();
+    const valid = issued !== undefined && issued.product === product && issued.expiresAt > ctx.clock.now();
     if (!valid) {
       unauthorised(res, 'Access token is missing, invalid or expired.');
       return false;

@@ -278,16 +278,31 @@ rules:
     expect(await statusOn(a!)).toBe('up');
   });
 
-  it("knows at one instance's mock a transaction another instance's mock took", async () => {
+  it("knows at one instance's mock a transaction another instance's mock took, and takes the token another issued", async () => {
     const [a, b] = await fleet(2);
-    const books = (ry: Railyard) => (ry as unknown as { store: { all(sql: string): Promise<unknown[]> } }).store;
     const charge = await a!.charge({ amount: 10_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
     expect(charge.status).toBe(201);
-    expect((await books(a!.ry).all('SELECT reference FROM mock_transactions')).length).toBeGreaterThan(0);
-    // B's mock settles it: the callback is due on the shared clock and B's scheduler runs it.
-    const advanced = await b!.post('/api/v1/sandbox/clock/advance', { seconds: 30 });
-    expect(advanced.status).toBe(200);
-    const settled = await b!.get(`/api/v1/charges/${charge.body.data.id}`);
-    expect(settled.body.data.status).toBe('success');
+    const taken = await a!.ry.store.get<{ reference: string }>("SELECT reference FROM mock_transactions WHERE provider = 'mtn-momo' AND book = 'collection'");
+    expect(taken).toBeDefined();
+    // A client of the MTN mock gets its token from A and asks B about the transaction A took.
+    const mtn = (await a!.get('/api/v1/sandbox/providers')).body.data.find((p: { name: string }) => p.name === 'mtn-momo').mock;
+    const credential = (name: string) => mtn.credentials.find((c: { name: string }) => c.name === name).value as string;
+    const token = await fetch(`${a!.baseUrl}/mocks/mtn-momo/collection/token/`, {
+      method: 'POST',
+      headers: {
+        'Ocp-Apim-Subscription-Key': credential('collection subscription key'),
+        Authorization: `Basic ${Buffer.from(`${credential('API user')}:${credential('API key')}`).toString('base64')}`,
+      },
+    });
+    expect(token.status).toBe(200);
+    const status = await fetch(`${b!.baseUrl}/mocks/mtn-momo/collection/v1_0/requesttopay/${taken!.reference}`, {
+      headers: {
+        'Ocp-Apim-Subscription-Key': credential('collection subscription key'),
+        Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
+        'X-Target-Environment': credential('target environment'),
+      },
+    });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ status: 'PENDING' });
   });
 });
