@@ -234,6 +234,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stream = new EventStream();
   const endpoints = new WebhookEndpointService({ store, clock, ids, config });
   const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline });
+  // On a shared database every instance's stream follows the outbox, so it carries every instance's events.
+  if (store.kind === 'postgres') dispatcher.followOutbox();
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
 
   const routes: RouteSpec[] = [
@@ -365,6 +367,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       stream.close();
+      dispatcher.stopFollowing();
       await scheduler.stop();
       await scheduler.leave();
       await store.close();

@@ -182,9 +182,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   const router = express.Router();
   // Sandbox-provisioned API users (POST /v1_0/apiuser); the configured user lives outside them.
   const users = new Map<string, { providerCallbackHost: string; apiKey?: string }>();
-  // Keyed by the token's hash (a lookup compares no secrets), in a persisted book: a token one
-  // instance issued is good at every instance sharing the database, and after a restart.
-  const tokens = ctx.books.open<IssuedToken>(PROVIDER, 'tokens');
+  // Keyed by the token's hash (a lookup compares no secrets). Where instances share the database
+  // (PostgreSQL) they go in a persisted book, so a token one instance issued is good at all; one
+  // process alone keeps them in memory.
+  const issued = new Map<string, IssuedToken>();
+  const tokens =
+    ctx.store.kind === 'postgres'
+      ? ctx.books.open<IssuedToken>(PROVIDER, 'tokens')
+      : { get: (hash: string) => issued.get(hash), set: async (hash: string, token: IssuedToken) => void issued.set(hash, token) };
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
   const transactions = {
     collection: engine.book('collection', TRANSACTIONS),
@@ -376,6 +381,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
 
   async function issueToken(product: Product, apiUser: string) {
     const now = ctx.clock.now();
+    for (const [hash, token] of issued) if (token.expiresAt <= now) issued.delete(hash);
     const expiresAt = now + TOKEN_SECONDS * 1000;
     // Shaped like MTN's JWT (clientId, expires, sessionId); the signature is random bytes.
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

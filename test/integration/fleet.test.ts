@@ -306,3 +306,31 @@ rules:
     expect(await status.json()).toMatchObject({ status: 'PENDING' });
   });
 });
+
+describe('the event stream across instances', () => {
+  it('shows a listener on one instance the events written on the others, each once', async () => {
+    const [a, b, c] = await fleet(3);
+    const heardOnA: string[] = [];
+    const heardOnB: string[] = [];
+    const stopA = a!.ry.stream.subscribe((p) => heardOnA.push(p.event.id));
+    const stopB = b!.ry.stream.subscribe((p) => heardOnB.push(p.event.id));
+    cleanups.push(async () => {
+      stopA();
+      stopB();
+    });
+    // Let the followers note where the outbox ends before anything is written.
+    await new Promise((done) => setTimeout(done, 500));
+    const written: string[] = [];
+    for (const sb of [a!, b!, c!, c!]) {
+      const quote = await sb.post('/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 });
+      expect(quote.status).toBe(201);
+      written.push(...(await sb.ry.outbox.forObject(sb.ry.store, quote.body.data.reference)).map((e) => e.id));
+    }
+    // Fanning out (on any instance) publishes nothing more on a shared database.
+    await Promise.all([a!.ry.scheduler.runDue(), b!.ry.scheduler.runDue(), c!.ry.scheduler.runDue()]);
+    await expect.poll(() => heardOnB.length).toBe(4);
+    await expect.poll(() => heardOnA.length).toBe(4);
+    expect(heardOnB).toEqual(written);
+    expect(heardOnA).toEqual(written);
+  });
+});

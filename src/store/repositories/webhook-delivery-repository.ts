@@ -48,6 +48,16 @@ export class WebhookDeliveryRepository {
     return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [limit]);
   }
 
+  /** Committed events after `seq`, in seq order (the event stream follows the outbox with it). */
+  eventsAfter(db: Db, seq: number, limit: number): Promise<OutboxEventRow[]> {
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?', [seq, limit]);
+  }
+
+  /** The seq of the latest event written, 0 on an empty outbox. */
+  async lastEventSeq(db: Db): Promise<number> {
+    return (await db.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM outbox_events'))?.seq ?? 0;
+  }
+
   /** Every undispatched event up to `seq` is dispatched: one statement for a chunk. */
   async markDispatchedThrough(db: Db, seq: number, now: number): Promise<void> {
     await db.run('UPDATE outbox_events SET dispatched_at = ? WHERE seq <= ? AND dispatched_at IS NULL', [now, seq]);
