@@ -235,7 +235,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const endpoints = new WebhookEndpointService({ store, clock, ids, config });
   const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline });
   // On a shared database every instance's stream follows the outbox, so it carries every instance's events.
-  if (store.kind === 'postgres') dispatcher.followOutbox();
+  if (store.kind === 'postgres') await dispatcher.followOutbox();
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
 
   const routes: RouteSpec[] = [

@@ -122,20 +122,19 @@ export class WebhookDispatcher {
    * where the outbox ends. A transaction that commits after a later-numbered one is still caught:
    * each look goes back LOOKBACK events and skips the ids already published.
    */
-  followOutbox(intervalMs = 200): void {
+  async followOutbox(intervalMs = 200): Promise<void> {
     if (this.following) return;
     const LOOKBACK = 100;
     const CHUNK = 500;
     /** Ids published, by seq, within the look-back window. */
     const published = new Map<string, number>();
     /** The newest seq seen, and where the outbox ended when the current listeners began: history. */
-    let last = 0;
-    let floor = 0;
-    let started = false;
+    // What is in the outbox now is history: a listener sees what is written from here on.
+    let last = await this.repo.lastEventSeq(this.deps.store);
+    let floor = last;
     const look = async () => {
       const { store, stream } = this.deps;
-      if (!started || !stream.listening()) {
-        started = true;
+      if (!stream.listening()) {
         last = floor = await this.repo.lastEventSeq(store);
         published.clear();
         return;
