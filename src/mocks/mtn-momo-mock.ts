@@ -142,6 +142,12 @@ interface MockTransaction {
   callbackUrl?: string;
 }
 
+/** A sandbox-provisioned API user. */
+interface ApiUser {
+  providerCallbackHost: string;
+  apiKey?: string;
+}
+
 /** A token as kept: under its hash, so neither memory nor the store holds the token itself. */
 interface IssuedToken {
   product: Product;
@@ -181,7 +187,12 @@ export const mtnMomoMock = defineMock({
 export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
   const router = express.Router();
   // Sandbox-provisioned API users (POST /v1_0/apiuser); the configured user lives outside them.
-  const users = new Map<string, { providerCallbackHost: string; apiKey?: string }>();
+  // Where instances share the database (PostgreSQL) they go in a persisted book, as tokens do.
+  const provisioned = new Map<string, ApiUser>();
+  const users =
+    ctx.store.kind === 'postgres'
+      ? ctx.books.open<ApiUser>(PROVIDER, 'apiusers')
+      : { has: (id: string) => provisioned.has(id), get: (id: string) => provisioned.get(id), set: async (id: string, user: ApiUser) => void provisioned.set(id, user) };
   // Keyed by the token's hash (a lookup compares no secrets). Where instances share the database
   // (PostgreSQL) they go in a persisted book, so a token one instance issued is good at all; one
   // process alone keeps them in memory.
@@ -209,14 +220,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
 
   // ---- Sandbox provisioning ----
 
-  router.post('/v1_0/apiuser', (req, res) => {
+  router.post('/v1_0/apiuser', async (req, res) => {
     if (!anySubscriptionKey(req)) return void unauthorised(res);
     const id = req.get('x-reference-id') ?? '';
     if (!UUID.test(id)) return void badRequest(res, 'X-Reference-Id must be a UUID.');
     const host = (req.body as { providerCallbackHost?: unknown } | undefined)?.providerCallbackHost;
     if (typeof host !== 'string' || host === '') return void badRequest(res, 'providerCallbackHost is required.');
     if (users.has(id) || id === credentials.apiUser) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
-    users.set(id, { providerCallbackHost: host });
+    await users.set(id, { providerCallbackHost: host });
     res.status(201).end();
   });
 
@@ -227,13 +238,15 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     res.json({ providerCallbackHost: user.providerCallbackHost, targetEnvironment: credentials.targetEnvironment });
   });
 
-  router.post('/v1_0/apiuser/:id/apikey', (req, res) => {
+  router.post('/v1_0/apiuser/:id/apikey', async (req, res) => {
     if (!anySubscriptionKey(req)) return void unauthorised(res);
-    const user = users.get(String(req.params.id));
+    const id = String(req.params.id);
+    const user = users.get(id);
     if (!user) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
     // A new key replaces the old one, as in MTN's sandbox.
-    user.apiKey = randomBytes(16).toString('hex');
-    res.status(201).json({ apiKey: user.apiKey });
+    const apiKey = randomBytes(16).toString('hex');
+    await users.set(id, { ...user, apiKey });
+    res.status(201).json({ apiKey });
   });
 
   for (const product of ['collection', 'disbursement'] as const) {
@@ -374,9 +387,9 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     const user = decoded.slice(0, colon);
     const key = decoded.slice(colon + 1);
     if (safeEqual(user, credentials.apiUser)) return safeEqual(key, credentials.apiKey) ? user : undefined;
-    const provisioned = users.get(user);
-    if (!provisioned?.apiKey) return undefined;
-    return safeEqual(key, provisioned.apiKey) ? user : undefined;
+    const known = users.get(user);
+    if (!known?.apiKey) return undefined;
+    return safeEqual(key, known.apiKey) ? user : undefined;
   }
 
   async function issueToken(product: Product, apiUser: string) {
