@@ -204,6 +204,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
   for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
   idempotency.registerRecovery('pob', (id) => payouts.resumeBulk(id));
+  // In a fleet, what an instance that died left in flight is finished by a survivor, without waiting for a start.
+  scheduler.onSweep(() => idempotency.recoverOrphans(store));
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 

@@ -4,7 +4,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
-import { liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
+import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
@@ -47,10 +47,12 @@ const CLAIM_CHUNK = 32;
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly tickHooks: (() => Promise<void>)[] = [];
+  private readonly sweeps: (() => Promise<unknown>)[] = [];
+  private sweeping = false;
   private running: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private readonly repo: JobRepository;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private beating: NodeJS.Timeout | undefined;
   /** Several processes may share the database (PostgreSQL): claims are leased and renewed. */
   private readonly shared: boolean;
 
@@ -167,12 +169,12 @@ export class Scheduler {
   async join(): Promise<number> {
     const { store, boot } = this.deps;
     if (!this.shared) return this.repo.releaseClaimsNotOf(store, [boot]);
-    await this.beat();
-    if (!this.heartbeat) {
-      this.heartbeat = setInterval(() => {
-        this.beat().catch((err) => this.deps.logger.error('heartbeat failed', { error: String(err) }));
+    await this.heartbeat();
+    if (!this.beating) {
+      this.beating = setInterval(() => {
+        this.heartbeat().catch((err) => this.deps.logger.error('heartbeat failed', { error: String(err) }));
       }, HEARTBEAT_MS);
-      this.heartbeat.unref();
+      this.beating.unref();
     }
     return this.repo.releaseClaimsNotOf(store, [boot, ...(await this.liveBoots())]);
   }
@@ -189,18 +191,34 @@ export class Scheduler {
 
   /** Leaves a shared database on a clean stop: the heartbeat ends and the jobs it held are free at once. */
   async leave(): Promise<void> {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
+    if (this.beating) clearInterval(this.beating);
+    this.beating = undefined;
     if (!this.shared) return;
     await removeHeartbeat(this.deps.store, this.deps.boot);
     await this.repo.releaseClaimsOf(this.deps.store, this.deps.boot);
   }
 
-  private async beat(): Promise<void> {
-    const { store, boot, wallClock } = this.deps;
+  /**
+   * Work for one instance of the fleet to do every heartbeat or so, such as recovering what dead
+   * instances left in flight. Only on a shared database; one instance at a time does it.
+   */
+  onSweep(work: () => Promise<unknown>): void {
+    this.sweeps.push(work);
+  }
+
+  /** Proves this instance alive (renewing its leases), and takes the sweep when it is free. */
+  async heartbeat(): Promise<void> {
+    const { store, boot, wallClock, logger } = this.deps;
     const now = wallClock.now();
     await saveHeartbeat(store, boot, now);
     await this.repo.extendLeases(store, boot, now + JOB_LEASE_MS);
+    if (this.sweeping || this.sweeps.length === 0 || !(await claimSweep(store, now, now + HEARTBEAT_MS - 1))) return;
+    this.sweeping = true;
+    try {
+      for (const sweep of this.sweeps) await sweep().catch((err) => logger.error('sweep failed', { error: String(err) }));
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /** Polls for due jobs in the background (the served sandbox; tests drive runDue/advanceBy). */

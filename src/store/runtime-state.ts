@@ -62,3 +62,15 @@ export async function liveBoots(db: Db, sinceWallMs: number): Promise<number[]> 
   const rows = await db.all<{ name: string }>("SELECT name FROM runtime_state WHERE name LIKE 'heartbeat:%' AND value >= ?", [sinceWallMs]);
   return rows.map((r) => Number(r.name.slice(HEARTBEAT.length)));
 }
+
+/**
+ * Takes the fleet's sweep turn until `leaseUntil` (wall-clock ms) if nobody holds it at `wallMs`:
+ * true for the one instance that got it. Work every instance could do, done by one at a time.
+ */
+export async function claimSweep(db: Db, wallMs: number, leaseUntil: number): Promise<boolean> {
+  const r = await db.run(
+    "INSERT INTO runtime_state (name, value) VALUES ('sweep_lease', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE runtime_state.value < ?",
+    [leaseUntil, wallMs],
+  );
+  return r.changes > 0;
+}

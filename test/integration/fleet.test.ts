@@ -121,6 +121,30 @@ describe('several instances on one PostgreSQL database', () => {
     expect(await b.recoverInterrupted()).toBe(1);
   });
 
+  it('finishes, on a surviving instance, a charge whose initiation a dead instance left in flight', async () => {
+    const [a, b] = await fleet(2);
+    await a!.fund(50_000);
+    const charge = await a!.charge({ amount: 10_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'cut-off' });
+    expect(charge.status).toBe(201);
+    const id = charge.body.data.id as string;
+    // As if boot 999 claimed the key and died before the provider answered: no heartbeat of its own.
+    await a!.ry.store.run('UPDATE charges SET provider = NULL, provider_reference = NULL WHERE id = ?', [id]);
+    await a!.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = 999, response_status = NULL, response_body = NULL WHERE resource_id = ?", [id]);
+    await a!.ry.store.run('DELETE FROM rail_attempts WHERE ref_id = ?', [id]);
+    const keyState = async () => (await a!.ry.store.get<{ state: string }>('SELECT state FROM idempotency_keys WHERE resource_id = ?', [id]))!.state;
+    // A heartbeat of B's that takes the fleet's sweep turn recovers it (one instance sweeps at a time).
+    await expect
+      .poll(
+        async () => {
+          await b!.ry.scheduler.heartbeat();
+          return keyState();
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe('done');
+    expect((await b!.get(`/api/v1/charges/${id}`)).body.data).toMatchObject({ id, provider: 'mtn-momo', status: 'pending_provider' });
+  });
+
   it('frees the claims of an instance that stops cleanly at once', async () => {
     const db = await (await postgres()).createDatabase();
     const wall = new VirtualClock(Date.UTC(2026, 10, 25));
