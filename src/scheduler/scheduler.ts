@@ -206,8 +206,9 @@ export class Scheduler {
     this.sweeps.push(work);
   }
 
-  /** Proves this instance alive (renewing its leases), and takes the sweep when it is free. */
+  /** Proves this instance alive (renewing its leases), and takes the sweep when it is free (a shared database only). */
   async heartbeat(): Promise<void> {
+    if (!this.shared) return;
     const { store, boot, wallClock, logger } = this.deps;
     const now = wallClock.now();
     await saveHeartbeat(store, boot, now);
