@@ -35,7 +35,7 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
       operationId: 'sandboxListScenarios',
       summary: 'The scenario files loaded, with their rules and how many provider calls each rule answered',
       description:
-        'Test keys only. Rules are tried in file order; the first that matches a call (and speaks for its operation and provider) answers it and its matched_count goes up. Counts live in memory: they restart when the files are reloaded or the process restarts.',
+        'Test keys only. Rules are tried in file order; the first that matches a call (and speaks for its operation and provider) answers it and its matched_count goes up. Counts restart when the files are reloaded, and on SQLite when the process restarts; on PostgreSQL the instances sharing the database share them, and they outlive a restart.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
