@@ -14,6 +14,7 @@ import type { Compliance } from './compliance.ts';
 import { legAgeSeconds, type Asset, type Benchmark, type PriceFeed } from './price-feed.ts';
 import { applyBps, assetForFiat, fiatForAsset, formatRate, rateToNumber } from './rate-math.ts';
 import type { TradingLimits } from './trading-limits.ts';
+import { orderListFilter } from './order-list-filter.ts';
 import type { ListedQuote, Quote, QuoteBody } from './trading.schemas.ts';
 
 export interface QuoteRow {
@@ -179,20 +180,7 @@ export class QuoteService {
   async list(db: Db, auth: AuthContext, query: QuoteListQuery): Promise<{ items: ListedQuote[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const rows = (await this.repo.list(
-      db,
-      {
-        environment: auth.environment,
-        merchantId: auth.merchantId,
-        before,
-        status: query.status,
-        side: query.side,
-        asset: query.asset,
-        createdFrom: query.created_from ? Date.parse(query.created_from) : undefined,
-        createdTo: query.created_to ? Date.parse(query.created_to) : undefined,
-      },
-      pageSize + 1,
-    )) as (QuoteRow & { seq: number })[];
+    const rows = (await this.repo.list(db, orderListFilter(auth, query, before), pageSize + 1)) as (QuoteRow & { seq: number })[];
     const { items, nextCursor } = page(rows, pageSize);
     return { items: items.map((r) => ({ ...presentQuote(r), trade_reference: r.trade_id })), nextCursor };
   }

@@ -24,6 +24,7 @@ import type { Asset, PriceFeed } from './price-feed.ts';
 import type { QuoteService } from './quote-service.ts';
 import { fiatForAsset, rateToNumber } from './rate-math.ts';
 import type { TradingLimits } from './trading-limits.ts';
+import { orderListFilter } from './order-list-filter.ts';
 import type { ExecuteBody, Trade } from './trading.schemas.ts';
 
 type Status = Trade['status'];
@@ -170,20 +171,7 @@ export class TradeService {
   async list(db: Db, auth: AuthContext, query: TradeListQuery): Promise<{ items: Trade[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const rows = (await this.repo.list(
-      db,
-      {
-        environment: auth.environment,
-        merchantId: auth.merchantId,
-        before,
-        status: query.status,
-        side: query.side,
-        asset: query.asset,
-        createdFrom: query.created_from ? Date.parse(query.created_from) : undefined,
-        createdTo: query.created_to ? Date.parse(query.created_to) : undefined,
-      },
-      pageSize + 1,
-    )) as TradeRow[];
+    const rows = (await this.repo.list(db, orderListFilter(auth, query, before), pageSize + 1)) as TradeRow[];
     const { items, nextCursor } = page(rows, pageSize);
     return { items: await Promise.all(items.map((r) => this.present(db, r))), nextCursor };
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { marketOrderWhere, type MarketOrderFilter } from './market-order-filter.ts';
 
 /** A quotes row as stored; rates are decimal strings of fixed-point integers. */
 export interface QuoteRecord {
@@ -20,17 +21,7 @@ export interface QuoteRecord {
   created_at: number;
 }
 
-export interface QuoteFilter {
-  environment: string;
-  merchantId: string;
-  /** Keyset cursor: rows below this seq. */
-  before?: number;
-  status?: string;
-  side?: string;
-  asset?: string;
-  createdFrom?: number;
-  createdTo?: number;
-}
+export type QuoteFilter = MarketOrderFilter;
 
 /** Quotes, from created to consumed by a trade or expired: the SQL of the quote aggregate. */
 export class QuoteRepository {
@@ -49,15 +40,8 @@ export class QuoteRepository {
 
   /** The merchant's quotes, newest first, below the cursor's seq; `limit` rows at most. */
   list(db: Db, filter: QuoteFilter, limit: number): Promise<(QuoteRecord & { seq: number })[]> {
-    const where = ['environment = ?', 'merchant_id = ?'];
-    const params: (string | number)[] = [filter.environment, filter.merchantId];
-    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
-    if (filter.status) (where.push('status = ?'), params.push(filter.status));
-    if (filter.side) (where.push('side = ?'), params.push(filter.side));
-    if (filter.asset) (where.push('asset = ?'), params.push(filter.asset));
-    if (filter.createdFrom !== undefined) (where.push('created_at >= ?'), params.push(filter.createdFrom));
-    if (filter.createdTo !== undefined) (where.push('created_at < ?'), params.push(filter.createdTo));
-    return db.all<QuoteRecord & { seq: number }>(`SELECT * FROM quotes WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
+    const { where, params } = marketOrderWhere(filter);
+    return db.all<QuoteRecord & { seq: number }>(`SELECT * FROM quotes WHERE ${where} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
   }
 
   /** created -> consumed by the trade, only if still created; the number of rows changed (0 or 1). */

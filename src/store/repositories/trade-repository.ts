@@ -1,4 +1,5 @@
 import type { Db, SqlValue } from '../db.ts';
+import { marketOrderWhere, type MarketOrderFilter } from './market-order-filter.ts';
 
 /** A trades row as stored; rates are decimal strings of fixed-point integers. */
 export interface TradeRecord {
@@ -34,17 +35,7 @@ export interface TradeStatusRecord {
   note: string | null;
 }
 
-export interface TradeFilter {
-  environment: string;
-  merchantId: string;
-  /** Keyset cursor: rows below this seq. */
-  before?: number;
-  status?: string;
-  side?: string;
-  asset?: string;
-  createdFrom?: number;
-  createdTo?: number;
-}
+export type TradeFilter = MarketOrderFilter;
 
 // Trades that count toward limits: everything not failed or reversed.
 const COUNTED = "status NOT IN ('failed', 'reversed')";
@@ -97,15 +88,8 @@ export class TradeRepository {
 
   /** The merchant's trades, newest first, below the cursor's seq; `limit` rows at most. */
   list(db: Db, filter: TradeFilter, limit: number): Promise<TradeRecord[]> {
-    const where = ['environment = ?', 'merchant_id = ?'];
-    const params: (string | number)[] = [filter.environment, filter.merchantId];
-    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
-    if (filter.status) (where.push('status = ?'), params.push(filter.status));
-    if (filter.side) (where.push('side = ?'), params.push(filter.side));
-    if (filter.asset) (where.push('asset = ?'), params.push(filter.asset));
-    if (filter.createdFrom !== undefined) (where.push('created_at >= ?'), params.push(filter.createdFrom));
-    if (filter.createdTo !== undefined) (where.push('created_at < ?'), params.push(filter.createdTo));
-    return db.all<TradeRecord>(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
+    const { where, params } = marketOrderWhere(filter);
+    return db.all<TradeRecord>(`SELECT * FROM trades WHERE ${where} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
   }
 
   /** The cedis of the merchant's trades created since `since` that count toward limits. */
