@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Ajv2019 from 'ajv/dist/2019.js';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
