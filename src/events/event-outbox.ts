@@ -2,6 +2,7 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { EventOutboxRepository } from '../store/repositories/event-outbox-repository.ts';
 
 export interface EventInput {
   environment: Environment;
@@ -26,6 +27,8 @@ export interface RailyardEvent {
  * Delivery reads from here after commit.
  */
 export class EventOutbox {
+  private readonly repo = new EventOutboxRepository();
+
   constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
 
   async emit(tx: Db, input: EventInput): Promise<RailyardEvent> {
@@ -37,15 +40,20 @@ export class EventOutbox {
       livemode: input.environment === 'live',
       data: { object: input.object },
     };
-    await tx.run(
-      'INSERT INTO outbox_events (id, environment, merchant_id, type, object_type, object_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [event.id, input.environment, input.merchantId, input.type, input.objectType, String(input.object.id ?? input.object.reference), JSON.stringify(event), now],
-    );
+    await this.repo.insert(tx, {
+      id: event.id,
+      environment: input.environment,
+      merchantId: input.merchantId,
+      type: input.type,
+      objectType: input.objectType,
+      objectId: String(input.object.id ?? input.object.reference),
+      payload: JSON.stringify(event),
+      createdAt: now,
+    });
     return event;
   }
 
   async forObject(db: Db, objectId: string): Promise<RailyardEvent[]> {
-    const rows = await db.all<{ payload: string }>('SELECT payload FROM outbox_events WHERE object_id = ? ORDER BY seq', [objectId]);
-    return rows.map((r) => JSON.parse(r.payload) as RailyardEvent);
+    return (await this.repo.payloadsForObject(db, objectId)).map((p) => JSON.parse(p) as RailyardEvent);
   }
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ValidationError } from '../kernel/errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -16,22 +15,6 @@ export const pageQuery = {
     .describe(`Items per page, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}`),
 };
 
-// Keyset pagination on an insertion sequence, newest first. A cursor names the last row seen,
-// so rows inserted meanwhile (always above it) never shift a page: nothing skipped or repeated.
-export function encodeCursor(seq: number): string {
-  return Buffer.from(`v1:${seq}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string | undefined): number | undefined {
-  if (cursor === undefined) return undefined;
-  const match = /^v1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new ValidationError('cursor is not one this API issued', [{ field: 'query.cursor', message: 'invalid cursor' }]);
-  return Number(match[1]);
-}
-
-/** Given rows fetched with LIMIT pageSize + 1, the page and the next cursor. */
-export function page<T extends { seq: number }>(rows: T[], pageSize: number): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, pageSize);
-  const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > pageSize && last ? encodeCursor(last.seq) : null };
-}
+// Cursor encoding and the page cut live with the repositories (one keyset-paging helper);
+// re-exported here so routes and services keep one import for paging.
+export { decodeCursor, encodeCursor, keysetPage as page } from '../store/repositories/keyset-page.ts';

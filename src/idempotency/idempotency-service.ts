@@ -3,6 +3,7 @@ import { IdempotencyConflictError, IdempotencyKeyReusedError, ValidationError } 
 import { sha256Hex } from '../kernel/secrets.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { IdempotencyRepository, type IdempotencyKeyRow } from '../store/repositories/idempotency-repository.ts';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -36,6 +37,10 @@ export function requestHash(method: string, path: string, body: unknown): string
   return sha256Hex(JSON.stringify([method.toUpperCase(), path, canonical(body)]));
 }
 
+function keyId(claim: IdempotencyClaim) {
+  return { environment: claim.scope.environment, merchantId: claim.scope.merchantId, key: claim.key };
+}
+
 export function parseIdempotencyKey(header: string | undefined): string {
   if (header === undefined || header === '') {
     throw new ValidationError('The Idempotency-Key header is required on this endpoint', [
@@ -53,15 +58,7 @@ export function parseIdempotencyKey(header: string | undefined): string {
 /** Finishes an Idempotency-Key a stopped process left in flight, given the resource it claimed for. */
 export type Recovery = (resourceId: string) => Promise<void>;
 
-interface KeyRow {
-  request_hash: string;
-  state: string;
-  boot: number | null;
-  resource_id: string | null;
-  response_status: number | null;
-  response_body: string | null;
-  expires_at: number;
-}
+type KeyRow = IdempotencyKeyRow;
 
 /**
  * Formance-style idempotency: the key, a hash of the request and the response are stored in the
@@ -76,6 +73,7 @@ interface KeyRow {
 export class IdempotencyService {
   private readonly recoveries = new Map<string, Recovery>();
   private readonly running = new Map<string, Promise<void>>();
+  private readonly repo = new IdempotencyRepository();
 
   constructor(private readonly deps: { clock: Clock; boot: number }) {}
 
@@ -98,28 +96,22 @@ export class IdempotencyService {
   }
 
   private async read(db: Db, claim: IdempotencyClaim): Promise<KeyRow | undefined> {
-    const row = await db.get<KeyRow>(
-      'SELECT request_hash, state, boot, resource_id, response_status, response_body, expires_at FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?',
-      [claim.scope.environment, claim.scope.merchantId, claim.key],
-    );
+    const row = await this.repo.find(db, keyId(claim));
     return row && row.expires_at > this.deps.clock.now() ? row : undefined;
   }
 
   /** Marks the key in flight for this boot, inside the transaction that creates the resource. */
   async claim(tx: Db, claim: IdempotencyClaim, resourceId: string): Promise<void> {
     const now = this.deps.clock.now();
-    await tx.run('DELETE FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ? AND expires_at <= ?', [
-      claim.scope.environment,
-      claim.scope.merchantId,
-      claim.key,
-      now,
-    ]);
-    const inserted = await tx.run(
-      `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at)
-       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      [claim.scope.environment, claim.scope.merchantId, claim.key, claim.requestHash, resourceId, this.deps.boot, now, now + IDEMPOTENCY_RETENTION_MS],
-    );
-    if (inserted.changes === 0) {
+    await this.repo.deleteExpired(tx, keyId(claim), now);
+    const inserted = await this.repo.insertInFlight(tx, keyId(claim), {
+      requestHash: claim.requestHash,
+      resourceId,
+      boot: this.deps.boot,
+      createdAt: now,
+      expiresAt: now + IDEMPOTENCY_RETENTION_MS,
+    });
+    if (!inserted) {
       // Lost a race with a concurrent request that used the same key: a different request is
       // idempotency_key_reused; otherwise the other one is, or just was, in flight.
       const row = await this.read(tx, claim);
@@ -130,24 +122,17 @@ export class IdempotencyService {
 
   /** Stores the response in the transaction that finishes the effect. */
   async complete(tx: Db, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    await tx.run(
-      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
-       WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?`,
-      [response.status, JSON.stringify(response.body), claim.scope.environment, claim.scope.merchantId, claim.key],
-    );
+    await this.repo.complete(tx, keyId(claim), response.status, JSON.stringify(response.body));
   }
 
   /** Completes whichever key is still in flight for a resource (crash recovery). */
   async completeForResource(tx: Db, resourceId: string, response: StoredResponse): Promise<void> {
-    await tx.run(
-      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE resource_id = ? AND state = 'in_flight'`,
-      [response.status, JSON.stringify(response.body), resourceId],
-    );
+    await this.repo.completeForResource(tx, resourceId, response.status, JSON.stringify(response.body));
   }
 
   /** Where the key that created a resource stands: in flight in this process, orphaned by a stop, or neither. */
   async claimState(db: Db, resourceId: string): Promise<'in_flight_here' | 'orphaned' | 'settled'> {
-    const row = await db.get<{ boot: number | null }>("SELECT boot FROM idempotency_keys WHERE resource_id = ? AND state = 'in_flight'", [resourceId]);
+    const row = await this.repo.inFlightForResource(db, resourceId);
     if (!row) return 'settled';
     return row.boot === this.deps.boot ? 'in_flight_here' : 'orphaned';
   }
@@ -165,15 +150,12 @@ export class IdempotencyService {
 
   /** Recovers every key earlier boots left in flight, a few at a time; returns how many. */
   async recoverOrphans(db: Db, concurrency = 8): Promise<number> {
-    const rows = await db.all<{ resource_id: string }>(
-      "SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot <> ?) ORDER BY created_at",
-      [this.deps.boot],
-    );
-    const queue = rows.map((r) => r.resource_id);
+    const queue = await this.repo.orphanedResources(db, this.deps.boot);
+    const total = queue.length;
     const worker = async () => {
       for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.recover(id);
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
-    return rows.length;
+    return total;
   }
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/clock.ts';
 import { InsufficientFundsError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Db } from '../store/db.ts';
+import { LedgerRepository } from '../store/repositories/ledger-repository.ts';
 import { accounts, isNonNegativeAccount } from './accounts.ts';
 import { assertBalanced, reversePostings, type Posting } from './journal.ts';
 
@@ -38,6 +39,8 @@ export interface WalletBalance {
  * in the same transaction as the postings (so reading one costs a lookup, not a SUM over its history).
  */
 export class Ledger {
+  private readonly repo = new LedgerRepository();
+
   constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
 
   /**
@@ -60,35 +63,29 @@ export class Ledger {
     }
     const id = this.deps.ids.next('jrn');
     const now = this.deps.clock.now();
-    await tx.run(
-      'INSERT INTO ledger_journals (id, environment, merchant_id, kind, ref_type, ref_id, reverses, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, input.environment, journalMerchant(input), input.kind, input.refType, input.refId, reverses ?? null, input.memo, now],
-    );
+    await this.repo.insertJournal(tx, {
+      id,
+      environment: input.environment,
+      merchantId: journalMerchant(input),
+      kind: input.kind,
+      refType: input.refType,
+      refId: input.refId,
+      reverses: reverses ?? null,
+      memo: input.memo,
+      createdAt: now,
+    });
     for (const p of input.postings) {
-      await tx.run('INSERT INTO ledger_postings (journal_id, environment, account, currency, amount) VALUES (?, ?, ?, ?, ?)', [
-        id,
-        input.environment,
-        p.account,
-        p.currency,
-        p.amount,
-      ]);
-      await tx.run(
-        `INSERT INTO ledger_balances (environment, account, currency, balance) VALUES (?, ?, ?, ?)
-         ON CONFLICT (environment, account, currency) DO UPDATE SET balance = ledger_balances.balance + excluded.balance`,
-        [input.environment, p.account, p.currency, p.amount],
-      );
+      await this.repo.insertPosting(tx, id, input.environment, p);
+      await this.repo.addToBalance(tx, input.environment, p);
     }
     return id;
   }
 
   /** Posts the reversing journal of `journalId`. */
   async reverse(tx: Db, journalId: string, kind: string, memo: string): Promise<string> {
-    const journal = await tx.get<{ environment: Environment; merchant_id: string | null; ref_type: string; ref_id: string }>(
-      'SELECT environment, merchant_id, ref_type, ref_id FROM ledger_journals WHERE id = ?',
-      [journalId],
-    );
+    const journal = await this.repo.findJournal(tx, journalId);
     if (!journal) throw new Error(`no journal ${journalId}`);
-    const postings = await tx.all<Posting>('SELECT account, currency, amount FROM ledger_postings WHERE journal_id = ? ORDER BY seq', [journalId]);
+    const postings: Posting[] = await this.repo.postingsOf(tx, journalId);
     return this.post(
       tx,
       {
@@ -106,12 +103,7 @@ export class Ledger {
 
   /** The running sum of the account's postings, kept with them in each journal's transaction. */
   async balance(db: Db, environment: Environment, account: string, currency: string): Promise<number> {
-    const row = await db.get<{ balance: number }>('SELECT balance FROM ledger_balances WHERE environment = ? AND account = ? AND currency = ?', [
-      environment,
-      account,
-      currency,
-    ]);
-    return Number(row?.balance ?? 0);
+    return this.repo.balance(db, environment, account, currency);
   }
 
   async wallet(db: Db, environment: Environment, merchantId: string): Promise<WalletBalance> {
@@ -124,10 +116,6 @@ export class Ledger {
 
   /** Per-currency sums over every posting of an environment: all zero when the books balance. */
   async trialBalance(db: Db, environment: Environment): Promise<Record<string, number>> {
-    const rows = await db.all<{ currency: string; total: number }>(
-      'SELECT currency, SUM(amount) AS total FROM ledger_postings WHERE environment = ? GROUP BY currency',
-      [environment],
-    );
-    return Object.fromEntries(rows.map((r) => [r.currency, Number(r.total)]));
+    return this.repo.trialBalance(db, environment);
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.ts';
+import { RailRepository } from '../store/repositories/rail-repository.ts';
 import type { SettlementSource } from './settlement-target.ts';
 
 /** A provider's word on a record, as it arrived: by callback or by our status poll. */
@@ -15,13 +16,22 @@ export interface RailNotice {
   at: number;
 }
 
+const rails = new RailRepository();
+
 /**
  * Keeps one callback or poll for the object's timeline. Called in the transaction that handles
  * it, so the record and what it changed commit together.
  */
 export async function recordRailNotice(db: Db, notice: RailNotice): Promise<void> {
-  await db.run(
-    'INSERT INTO rail_notices (environment, object_type, object_id, provider, source, status, reason, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [notice.environment, notice.objectType, notice.objectId, notice.provider, notice.source, notice.status, notice.reason, notice.result, notice.at],
-  );
+  await rails.insertNotice(db, {
+    environment: notice.environment,
+    objectType: notice.objectType,
+    objectId: notice.objectId,
+    provider: notice.provider,
+    source: notice.source,
+    status: notice.status,
+    reason: notice.reason,
+    result: notice.result,
+    createdAt: notice.at,
+  });
 }

@@ -6,6 +6,7 @@ import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Timeline } from '../kernel/timeline.ts';
 import type { Store } from '../store/db.ts';
+import { RailRepository } from '../store/repositories/rail-repository.ts';
 import type { ProviderHealth } from './provider-health.ts';
 import { RailError, type Channel, type RailProvider } from './provider-port.ts';
 
@@ -38,6 +39,8 @@ export interface AttemptRecord {
  * request on its merits ends the routing: the same request would be refused elsewhere too.
  */
 export class RailRouter {
+  private readonly attempts = new RailRepository();
+
   constructor(
     private readonly registered: RegisteredProvider[],
     private readonly deps: { health: ProviderHealth; store: Store; clock: Clock; logger: Logger; timeline: Timeline },
@@ -95,9 +98,17 @@ export class RailRouter {
 
   private async record(request: RouteRequest, attempt: AttemptRecord, providerReference?: string): Promise<void> {
     this.deps.timeline.record('railyard', attempt.provider, `${request.operation} ${request.refId}: ${attempt.outcome.replace('_', ' ')}`);
-    await this.deps.store.run(
-      'INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [request.environment, request.refType, request.refId, attempt.provider, request.operation, attempt.outcome, providerReference ?? null, attempt.detail ?? null, attempt.latencyMs ?? null, this.deps.clock.now()],
-    );
+    await this.attempts.insertAttempt(this.deps.store, {
+      environment: request.environment,
+      refType: request.refType,
+      refId: request.refId,
+      provider: attempt.provider,
+      operation: request.operation,
+      outcome: attempt.outcome,
+      providerReference: providerReference ?? null,
+      detail: attempt.detail ?? null,
+      latencyMs: attempt.latencyMs ?? null,
+      createdAt: this.deps.clock.now(),
+    });
   }
 }

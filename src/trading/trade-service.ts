@@ -14,8 +14,10 @@ import type { Posting } from '../ledger/journal.ts';
 import type { Environment, Ledger } from '../ledger/ledger.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
+import { LedgerRepository } from '../store/repositories/ledger-repository.ts';
 import { QuoteRepository } from '../store/repositories/quote-repository.ts';
 import { TradeRepository } from '../store/repositories/trade-repository.ts';
+import { TransactionRepository } from '../store/repositories/transaction-repository.ts';
 import { addressProblem, makeAddress, makeTransactionId } from './assets.ts';
 import type { Compliance } from './compliance.ts';
 import type { Asset, PriceFeed } from './price-feed.ts';
@@ -91,6 +93,8 @@ export interface TradeListQuery {
 export class TradeService {
   private readonly repo = new TradeRepository();
   private readonly quoteRepo = new QuoteRepository();
+  private readonly transactions = new TransactionRepository();
+  private readonly journals = new LedgerRepository();
 
   constructor(private readonly deps: TradeDeps) {
     deps.scheduler.register('trade.confirm', (p: { id: string }) => this.confirmDeposit(p.id));
@@ -243,7 +247,7 @@ export class TradeService {
         deliveryAddress: body.delivery_address ?? null,
         now,
       });
-      await this.repo.insertTransactionEntry(tx, auth.environment, auth.merchantId, id, now);
+      await this.transactions.insert(tx, { environment: auth.environment, merchantId: auth.merchantId, objectType: 'trade', objectId: id, createdAt: now });
       await this.transition(tx, id, 'created');
 
       let response: RouteResult;
@@ -365,7 +369,7 @@ export class TradeService {
       if (trade.status !== 'settled') {
         throw new ValidationError(`Only a settled trade can be reversed; ${trade.id} is ${trade.status}`, [{ field: 'reference', message: 'not settled' }]);
       }
-      const journals = await this.repo.settlementJournalIds(tx, trade.id);
+      const journals = await this.journals.settlementJournalIds(tx, trade.id);
       for (const j of journals) await this.deps.ledger.reverse(tx, j.id, 'trade.reversed', `reverse ${trade.side} ${trade.id}`);
       return this.present(tx, await this.transition(tx, trade.id, 'reversed', {}, 'reversed by the sandbox'));
     });
@@ -396,7 +400,7 @@ export class TradeService {
           for (const [network, amount] of Object.entries(networks)) {
             if (amount <= 0) continue;
             const ref = `${asset}:${network}`;
-            if (await this.repo.treasurySeeded(tx, environment, ref)) continue;
+            if (await this.journals.treasurySeeded(tx, environment, ref)) continue;
             await this.deps.ledger.post(tx, {
               environment,
               kind: 'treasury.seed',

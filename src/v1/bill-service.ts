@@ -7,6 +7,7 @@ import { toMajorString } from '../kernel/money.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { BillRepository } from '../store/repositories/bill-repository.ts';
 import { resolveNetwork } from '../wallet/charge-service.ts';
 import { feeFor } from '../wallet/fees.ts';
 import { reservedPayoutJournals, reservePayout } from '../wallet/reserved-payout.ts';
@@ -82,11 +83,12 @@ function invalid(field: string, message: string): ValidationError {
 export class BillService {
   /** A bill's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<BillRow, Bill>;
+  private readonly bills = new BillRepository<BillRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<BillRow, Bill>(deps, {
       object: 'bill',
-      table: 'bills',
+      records: this.bills,
       idPrefix: 'bil',
       operation: 'payout',
       pendingStatus: 'pending',
@@ -116,7 +118,7 @@ export class BillService {
       // The token (and its units) of a prepaid vend is kept with the bill, so bill.settled carries it.
       onSettled: async (tx, row, outcome) => {
         if (!outcome.receipt) return;
-        await tx.run('UPDATE bills SET token = ?, units = ? WHERE id = ?', [outcome.receipt.token ?? null, outcome.receipt.units ?? null, row.id]);
+        await this.bills.setReceipt(tx, row.id, outcome.receipt.token ?? null, outcome.receipt.units ?? null);
       },
     });
   }
@@ -129,11 +131,10 @@ export class BillService {
     const now = clock.now();
     await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
-      await tx.run(
-        `INSERT INTO bills (id, environment, merchant_id, status, category, biller, product, customer, amount, currency, fees, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, 'GHS', ?, ?, ?)`,
-        [id, auth.environment, auth.merchantId, order.category, order.biller, order.product, order.customer, order.amount, fees, now, now],
-      );
+      await this.bills.insert(tx, {
+        id, environment: auth.environment, merchantId: auth.merchantId, category: order.category, biller: order.biller, product: order.product,
+        customer: order.customer, amount: order.amount, fees, now,
+      });
       await reservePayout(tx, ledger, {
         object: 'bill', id, environment: auth.environment, merchantId: auth.merchantId, amount: order.amount, fees, memo: `reserve ${order.biller} ${order.category}`,
       });

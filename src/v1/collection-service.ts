@@ -10,6 +10,7 @@ import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import { RailError, type Channel, type CollectRequest, type RailAccepted, type RailNextAction, type RailOutcome, type RailProvider } from '../rails/provider-port.ts';
 import type { Db } from '../store/db.ts';
+import { CollectionRepository } from '../store/repositories/collection-repository.ts';
 import { resolveNetwork } from '../wallet/charge-service.ts';
 import { feeFor } from '../wallet/fees.ts';
 import { SettlementMachine } from '../wallet/settlement-machine.ts';
@@ -102,6 +103,7 @@ export class CollectionService {
    * (card_details_unavailable) when the processor never took it.
    */
   private readonly cardNumbers = new Map<string, string>();
+  private readonly collections = new CollectionRepository<CollectionRow>();
 
   constructor(
     private readonly deps: WalletDeps,
@@ -109,7 +111,7 @@ export class CollectionService {
   ) {
     this.settlement = new SettlementMachine<CollectionRow, Collection>(deps, {
       object: 'collection',
-      table: 'collections',
+      records: this.collections,
       idPrefix: 'col',
       operation: 'collect',
       pendingStatus: 'pending_approval',
@@ -150,15 +152,10 @@ export class CollectionService {
     try {
       await store.transaction(async (tx) => {
         await idempotency.claim(tx, claim, id);
-        await tx.run(
-          `INSERT INTO collections (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network, card_brand, card_last4, card_token,
-             account_number, bank_code, payment_link_id, description, created_at, updated_at)
-           VALUES (?, ?, ?, 'pending_approval', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [
-            id, auth.environment, auth.merchantId, input.amount, fees, input.channel, customer.msisdn, customer.network, customer.cardBrand, customer.cardLast4,
-            customer.cardToken, customer.accountNumber, customer.bankCode, options.paymentLinkId ?? null, input.description ?? null, now, now,
-          ],
-        );
+        await this.collections.insert(tx, {
+          id, environment: auth.environment, merchantId: auth.merchantId, amount: input.amount, fees, channel: input.channel, customer,
+          paymentLinkId: options.paymentLinkId ?? null, description: input.description ?? null, now,
+        });
         await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
       });
       return await this.settlement.initiate(id, claim);
@@ -247,7 +244,7 @@ export class CollectionService {
       (p) => p.collect(request),
     );
     if (routed.result.nextAction) {
-      await store.run('UPDATE collections SET next_action = ?, updated_at = ? WHERE id = ?', [JSON.stringify(routed.result.nextAction), clock.now(), row.id]);
+      await this.collections.setNextAction(store, row.id, JSON.stringify(routed.result.nextAction), clock.now());
     }
     return routed;
   }

@@ -1,11 +1,12 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from '../http/pagination.ts';
+import { DEFAULT_PAGE_SIZE } from '../http/pagination.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { accounts } from '../ledger/accounts.ts';
 import { activeDays, balancesBefore, DAY_MS, ledgerEntries, type LedgerEntryRow } from '../ledger/ledger-entries.ts';
 import type { Db } from '../store/db.ts';
+import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
 import type { LedgerEntry, Settlement, SettlementLine, SettlementSummary } from './ledger.schemas.ts';
 
 const SETTLEMENT_ID = /^stl_(\d{4})(\d{2})(\d{2})$/;
@@ -63,9 +64,8 @@ export class LedgerReportService {
       ...(query.cursor !== undefined ? { before: decodeCursor(query.cursor)! } : {}),
       limit: pageSize + 1,
     });
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
-    return { items: items.map((row) => this.presentEntry(auth, row)), nextCursor: rows.length > pageSize && last ? encodeCursor(last.seq) : null };
+    const { items, nextCursor } = keysetPage(rows, pageSize);
+    return { items: items.map((row) => this.presentEntry(auth, row)), nextCursor };
   }
 
   /** Reports of the days the wallet moved, newest first; the cursor names the last day seen. */
@@ -79,13 +79,14 @@ export class LedgerReportService {
       ...(beforeDay !== undefined ? { beforeDay } : {}),
       limit: pageSize + 1,
     });
+    // Days are the sequence here: the cursor names the last day seen.
+    const page = keysetPage(days.map((day) => ({ seq: day })), pageSize);
     const items: SettlementSummary[] = [];
-    for (const day of days.slice(0, pageSize)) {
+    for (const { seq: day } of page.items) {
       const { lines: _lines, ...summary } = await this.report(db, auth, day);
       items.push(summary);
     }
-    const last = days[pageSize - 1];
-    return { items, nextCursor: days.length > pageSize && last !== undefined ? encodeCursor(last) : null };
+    return { items, nextCursor: page.nextCursor };
   }
 
   /** One day's report; a day the wallet did not move has none (404, as its absence from the list says). */

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { noSuch } from '../http/find-by-id.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
+import { DEFAULT_PAGE_SIZE } from '../http/pagination.ts';
 import type { RouteResult } from '../http/route.ts';
 import { requestHash, type IdempotencyClaim, type IdempotencyService } from '../idempotency/idempotency-service.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
@@ -11,30 +11,15 @@ import { toMajorString } from '../kernel/money.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import { ok } from '../http/envelope.ts';
 import { fieldIssues } from '../http/route.ts';
-import type { Db, SqlValue, Store } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
+import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
+import { CollectionRepository } from '../store/repositories/collection-repository.ts';
+import { PaymentLinkRepository, type PaymentLinkRow } from '../store/repositories/payment-link-repository.ts';
 import type { CollectionRow, CollectionService } from './collection-service.ts';
 import { createCollectionBody, type Collection } from './collections.schemas.ts';
 import type { CheckoutCollection, PayLinkInput, PaymentLink, PaymentLinkInput, PaymentLinkState } from './payment-links.schemas.ts';
 
-/** A row of the payment_links table. */
-export interface PaymentLinkRow {
-  seq: number;
-  id: string;
-  slug: string;
-  environment: Environment;
-  merchant_id: string;
-  amount: number | null;
-  min_amount: number | null;
-  max_amount: number | null;
-  currency: 'GHS';
-  description: string;
-  expires_at: number | null;
-  usage_limit: number | null;
-  completed_count: number;
-  status: 'active' | 'deactivated' | 'completed';
-  created_at: number;
-  updated_at: number;
-}
+export type { PaymentLinkRow };
 
 /** What the hosted page shows about a link, and whether it takes payments. */
 export interface CheckoutView {
@@ -65,6 +50,9 @@ export const PAYMENT_LINK_CREATED = 'Payment link created: share its url';
  * reached). Each payment on its page is a real /v1 collection in the link's merchant.
  */
 export class PaymentLinkService {
+  private readonly links = new PaymentLinkRepository();
+  private readonly collectionRows = new CollectionRepository();
+
   constructor(private readonly deps: PaymentLinkServiceDeps) {}
 
   /** The collections service, once wired (it is built after this one, with onSettled). */
@@ -82,14 +70,10 @@ export class PaymentLinkService {
     const slug = this.slug();
     const result = await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
-      await tx.run(
-        `INSERT INTO payment_links (id, slug, environment, merchant_id, amount, min_amount, max_amount, currency, description, expires_at, usage_limit, completed_count, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'GHS', ?, ?, ?, 0, 'active', ?, ?)`,
-        [
-          id, slug, auth.environment, auth.merchantId, input.amount ?? null, input.min_amount ?? null, input.max_amount ?? null, input.description,
-          input.expires_at ?? null, input.usage_limit ?? null, now, now,
-        ],
-      );
+      await this.links.insert(tx, {
+        id, slug, environment: auth.environment, merchantId: auth.merchantId, amount: input.amount ?? null, minAmount: input.min_amount ?? null,
+        maxAmount: input.max_amount ?? null, description: input.description, expiresAt: input.expires_at ?? null, usageLimit: input.usage_limit ?? null, now,
+      });
       const response = { status: 201, body: ok(PAYMENT_LINK_CREATED, this.present((await this.row(tx, id))!)) };
       await idempotency.complete(tx, claim, response);
       return response;
@@ -98,7 +82,7 @@ export class PaymentLinkService {
   }
 
   async get(db: Db, auth: AuthContext, id: string): Promise<PaymentLink> {
-    const row = await db.get<PaymentLinkRow>('SELECT * FROM payment_links WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    const row = await this.links.findOwned(db, auth, id);
     if (!row) throw noSuch('payment link', id);
     return this.present(row);
   }
@@ -107,25 +91,15 @@ export class PaymentLinkService {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
     const now = this.deps.clock.now();
-    const where = ['environment = ?', 'merchant_id = ?'];
-    const args: SqlValue[] = [auth.environment, auth.merchantId];
-    if (before !== undefined) {
-      where.push('seq < ?');
-      args.push(before);
-    }
-    // expired is not stored: it is an active link whose time has passed.
-    if (query.status === 'active') {
-      where.push("status = 'active' AND (expires_at IS NULL OR expires_at > ?)");
-      args.push(now);
-    } else if (query.status === 'expired') {
-      where.push("status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?");
-      args.push(now);
-    } else if (query.status) {
-      where.push('status = ?');
-      args.push(query.status);
-    }
-    const rows = await db.all<PaymentLinkRow>(`SELECT * FROM payment_links WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, pageSize + 1]);
-    const { items, nextCursor } = page(rows, pageSize);
+    const rows = await this.links.list(db, {
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      ...(before !== undefined ? { before } : {}),
+      ...(query.status ? { status: query.status } : {}),
+      now,
+      limit: pageSize + 1,
+    });
+    const { items, nextCursor } = keysetPage(rows, pageSize);
     return { items: items.map((r) => this.present(r)), nextCursor };
   }
 
@@ -138,7 +112,7 @@ export class PaymentLinkService {
     return store.transaction(async (tx) => {
       const link = await this.get(tx, auth, id);
       if (link.status === 'active' || link.status === 'expired') {
-        await tx.run("UPDATE payment_links SET status = 'deactivated', updated_at = ? WHERE id = ?", [clock.now(), id]);
+        await this.links.deactivate(tx, id, clock.now());
       }
       return this.present((await this.row(tx, id))!);
     });
@@ -146,10 +120,7 @@ export class PaymentLinkService {
 
   /** The link behind a hosted page, and its merchant's display name. */
   async checkout(slug: string): Promise<CheckoutView> {
-    const row = await this.deps.store.get<PaymentLinkRow & { merchant_name: string | null }>(
-      'SELECT l.*, m.name AS merchant_name FROM payment_links l LEFT JOIN merchants m ON m.id = l.merchant_id WHERE l.slug = ?',
-      [slug],
-    );
+    const row = await this.links.findBySlug(this.deps.store, slug);
     if (!row) throw new NotFoundError(`No such payment link: '${slug}'`, { slug });
     return { link: this.present(row), merchantName: row.merchant_name ?? 'Merchant' };
   }
@@ -223,12 +194,9 @@ export class PaymentLinkService {
   async onSettled(tx: Db, collection: CollectionRow): Promise<void> {
     if (!collection.payment_link_id) return;
     const now = this.deps.clock.now();
-    await tx.run('UPDATE payment_links SET completed_count = completed_count + 1, updated_at = ? WHERE id = ?', [now, collection.payment_link_id]);
-    const completed = await tx.run(
-      "UPDATE payment_links SET status = 'completed' WHERE id = ? AND status = 'active' AND usage_limit IS NOT NULL AND completed_count >= usage_limit",
-      [collection.payment_link_id],
-    );
-    if (completed.changes === 0) return;
+    await this.links.countUse(tx, collection.payment_link_id, now);
+    const completed = await this.links.completeIfUsedUp(tx, collection.payment_link_id);
+    if (!completed) return;
     const link = this.present((await this.row(tx, collection.payment_link_id))!);
     await this.deps.outbox.emit(tx, { environment: collection.environment, merchantId: collection.merchant_id, type: 'payment_link.completed', objectType: 'payment_link', object: link });
   }
@@ -268,7 +236,7 @@ export class PaymentLinkService {
   }
 
   private async collectionOf(link: PaymentLinkRow, collectionId: string): Promise<CheckoutCollection> {
-    const row = await this.deps.store.get<{ payment_link_id: string | null }>('SELECT payment_link_id FROM collections WHERE id = ?', [collectionId]);
+    const row = await this.collectionRows.paymentLinkOf(this.deps.store, collectionId);
     if (!row || row.payment_link_id !== link.id) throw noSuch('collection', collectionId);
     return checkoutView(await this.collections().get(this.deps.store, this.authOf(link), collectionId));
   }
@@ -284,7 +252,7 @@ export class PaymentLinkService {
   }
 
   private row(db: Db, id: string): Promise<PaymentLinkRow | undefined> {
-    return db.get<PaymentLinkRow>('SELECT * FROM payment_links WHERE id = ?', [id]);
+    return this.links.find(db, id);
   }
 
   private slug(): string {

@@ -9,6 +9,7 @@ import { ValidationError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Db } from '../store/db.ts';
+import { PayoutRepository, type PayoutBulkRow } from '../store/repositories/payout-repository.ts';
 import { resolveNetwork } from '../wallet/charge-service.ts';
 import { feeFor } from '../wallet/fees.ts';
 import { reservedPayoutJournals, reservePayout, routeWalletPayout, type WalletPayoutRow } from '../wallet/reserved-payout.ts';
@@ -35,14 +36,7 @@ interface PayoutRow extends WalletPayoutRow {
   updated_at: number;
 }
 
-interface BulkRow {
-  id: string;
-  environment: 'test' | 'live';
-  merchant_id: string;
-  item_count: number;
-  rejections: string;
-  created_at: number;
-}
+type BulkRow = PayoutBulkRow;
 
 type Rejection = Extract<BulkItem, { status: 'rejected' }>;
 
@@ -90,11 +84,12 @@ function itemClaim(claim: IdempotencyClaim, index: number): IdempotencyClaim {
 export class PayoutService {
   /** A payout's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<PayoutRow, Payout>;
+  private readonly payouts = new PayoutRepository<PayoutRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<PayoutRow, Payout>(deps, {
       object: 'payout',
-      table: 'payouts',
+      records: this.payouts,
       idPrefix: 'po',
       operation: 'payout',
       pendingStatus: 'pending',
@@ -164,9 +159,9 @@ export class PayoutService {
         await idempotency.claim(tx, own, id);
         accepted.push({ id, claim: own });
       }
-      await tx.run('INSERT INTO payout_bulks (id, environment, merchant_id, item_count, rejections, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-        bulkId, auth.environment, auth.merchantId, body.items.length, JSON.stringify(rejections), clock.now(),
-      ]);
+      await this.payouts.insertBulk(tx, {
+        id: bulkId, environment: auth.environment, merchantId: auth.merchantId, itemCount: body.items.length, rejections: JSON.stringify(rejections), createdAt: clock.now(),
+      });
     });
     // One at a time, in index order: the upstream calls then come in the same order on every run,
     // so replays and contracts stay deterministic (the items are durable already; a slow batch
@@ -181,22 +176,22 @@ export class PayoutService {
    */
   async resumeBulk(bulkId: string): Promise<void> {
     const { store, idempotency } = this.deps;
-    const items = await store.all<{ id: string }>('SELECT id FROM payouts WHERE bulk_id = ? ORDER BY bulk_index', [bulkId]);
-    for (const item of items) {
-      if ((await idempotency.claimState(store, item.id)) === 'orphaned') await idempotency.recover(item.id);
+    const items = await this.payouts.idsOfBulk(store, bulkId);
+    for (const id of items) {
+      if ((await idempotency.claimState(store, id)) === 'orphaned') await idempotency.recover(id);
     }
     await this.answerBulk(bulkId, (tx, response) => idempotency.completeForResource(tx, bulkId, response));
   }
 
   async getBulk(db: Db, auth: AuthContext, id: string): Promise<PayoutBulk> {
-    const row = await db.get<BulkRow>('SELECT * FROM payout_bulks WHERE id = ? AND environment = ? AND merchant_id = ?', [id, auth.environment, auth.merchantId]);
+    const row = await this.payouts.findOwnedBulk(db, auth, id);
     if (!row) throw noSuch('payout_bulk', id);
     return this.presentBulk(db, row);
   }
 
   private async answerBulk(bulkId: string, complete: (tx: Db, response: StoredResponse) => Promise<void>): Promise<RouteResult> {
     return this.deps.store.transaction(async (tx) => {
-      const row = (await tx.get<BulkRow>('SELECT * FROM payout_bulks WHERE id = ?', [bulkId]))!;
+      const row = (await this.payouts.findBulk(tx, bulkId))!;
       const bulk = await this.presentBulk(tx, row);
       const message = `Bulk payout accepted: ${bulk.accepted_count} of ${bulk.item_count} items became payouts, ${bulk.rejected_count} refused; each settles on its own (payout.settled or payout.failed)`;
       const response = { status: 201, body: ok(message, bulk) };
@@ -206,7 +201,7 @@ export class PayoutService {
   }
 
   private async presentBulk(db: Db, row: BulkRow): Promise<PayoutBulk> {
-    const payouts = (await db.all<PayoutRow>('SELECT * FROM payouts WHERE bulk_id = ? ORDER BY bulk_index', [row.id])).map(presentPayout);
+    const payouts = (await this.payouts.payoutsOfBulk<PayoutRow>(db, row.id)).map(presentPayout);
     const rejections = JSON.parse(row.rejections) as Rejection[];
     const items: BulkItem[] = [...payouts.map((payout): BulkItem => ({ index: payout.bulk_index!, status: 'accepted', payout })), ...rejections];
     items.sort((a, b) => a.index - b.index);
@@ -262,13 +257,11 @@ export class PayoutService {
   ): Promise<void> {
     const now = this.deps.clock.now();
     const fees = this.feeOf(body);
-    await tx.run(
-      `INSERT INTO payouts (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network,
-         account_number, bank_code, bank_account_name, narration, bulk_id, bulk_index, created_at, updated_at)
-       VALUES (?, ?, ?, 'pending', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, auth.environment, auth.merchantId, body.amount, fees, body.channel, recipient.msisdn, recipient.network ?? null,
-        recipient.account_number, recipient.bank_code, recipient.account_name, body.narration ?? null, bulk?.id ?? null, bulk?.index ?? null, now, now],
-    );
+    await this.payouts.insert(tx, {
+      id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, channel: body.channel, msisdn: recipient.msisdn,
+      network: recipient.network ?? null, accountNumber: recipient.account_number, bankCode: recipient.bank_code, bankAccountName: recipient.account_name,
+      narration: body.narration ?? null, bulk, now,
+    });
     await reservePayout(tx, this.deps.ledger, {
       object: 'payout', id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, memo: `reserve ${body.channel} payout`,
     });

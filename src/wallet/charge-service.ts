@@ -7,6 +7,7 @@ import { inferNetwork, normaliseMsisdn, type Network } from '../kernel/msisdn.ts
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { ChargeRepository } from '../store/repositories/charge-repository.ts';
 import { feeFor } from './fees.ts';
 import { SettlementMachine } from './settlement-machine.ts';
 import type { WalletDeps } from './wallet-deps.ts';
@@ -70,11 +71,12 @@ export const CHARGE_INITIATED = 'Charge initiated: wait for the provider callbac
 export class ChargeService {
   /** A charge's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<ChargeRow, Charge>;
+  private readonly charges = new ChargeRepository<ChargeRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<ChargeRow, Charge>(deps, {
       object: 'charge',
-      table: 'charges',
+      records: this.charges,
       idPrefix: 'chg',
       operation: 'collect',
       pendingStatus: 'pending_provider',
@@ -113,11 +115,7 @@ export class ChargeService {
     const now = clock.now();
     await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
-      await tx.run(
-        `INSERT INTO charges (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending_provider', ?, 'GHS', ?, 'momo', ?, ?, ?, ?)`,
-        [id, auth.environment, auth.merchantId, body.amount, fees, msisdn, network, now, now],
-      );
+      await this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now });
       await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
     });
     return this.settlement.initiate(id, claim);

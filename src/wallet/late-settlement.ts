@@ -4,6 +4,9 @@ import type { Logger } from '../kernel/logger.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment, Ledger } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { RailRepository } from '../store/repositories/rail-repository.ts';
+
+const rails = new RailRepository();
 
 /**
  * Reconciles a success from a provider the service abandoned after a timeout (or a malformed
@@ -29,12 +32,9 @@ export async function reconcileLateSuccess(
     snapshot: Record<string, unknown>;
   },
 ): Promise<'reversed' | 'ignored'> {
-  const abandoned = await tx.get<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM rail_attempts WHERE ref_id = ? AND provider = ? AND outcome IN ('timeout', 'connection', 'server', 'protocol')",
-    [input.id, input.provider],
-  );
-  if (!abandoned?.n) return 'ignored'; // that provider was never asked, or refused outright
-  const already = await tx.get('SELECT 1 AS x FROM late_settlements WHERE object_type = ? AND object_id = ? AND provider = ?', [input.object, input.id, input.provider]);
+  const abandoned = await rails.abandonedAttempts(tx, input.id, input.provider);
+  if (!abandoned) return 'ignored'; // that provider was never asked, or refused outright
+  const already = await rails.lateSettlementExists(tx, input.object, input.id, input.provider);
   if (already) return 'ignored';
 
   // A collection brings money in from the provider; a payout sends it out through the provider.
@@ -52,10 +52,17 @@ export async function reconcileLateSuccess(
     ],
   });
   const reversal = await deps.ledger.reverse(tx, journal, `${input.object}.late_success_reversed`, `reverse the late ${input.operation === 'collect' ? 'collection' : 'payout'} by ${input.provider}`);
-  await tx.run(
-    'INSERT INTO late_settlements (environment, object_type, object_id, provider, amount, journal_id, reversal_journal_id, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [input.environment, input.object, input.id, input.provider, input.amount, journal, reversal, input.source, deps.clock.now()],
-  );
+  await rails.insertLateSettlement(tx, {
+    environment: input.environment,
+    objectType: input.object,
+    objectId: input.id,
+    provider: input.provider,
+    amount: input.amount,
+    journalId: journal,
+    reversalJournalId: reversal,
+    source: input.source,
+    createdAt: deps.clock.now(),
+  });
   await deps.outbox.emit(tx, {
     environment: input.environment,
     merchantId: input.merchantId,

@@ -7,7 +7,11 @@ import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import { RailError, type RailAccepted } from '../rails/provider-port.ts';
 import type { Db, Store } from '../store/db.ts';
+import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
+import { RailRepository } from '../store/repositories/rail-repository.ts';
 import { failureReason } from './failure-reason.ts';
+
+const rails = new RailRepository();
 
 export interface InitiationDeps {
   store: Store;
@@ -18,8 +22,8 @@ export interface InitiationDeps {
 
 export interface Initiation<T extends { id: string; status: string }> {
   object: string;
-  /** The table its record lives in. */
-  table: string;
+  /** The repository of its record's table. */
+  records: Pick<RailRecordRepository, 'recordAcceptance'>;
   /** The event of an accepted initiation (`charge.pending`). */
   pendingEvent: string;
   id: string;
@@ -57,12 +61,7 @@ export async function runInitiation<T extends { id: string; status: string }>(de
   try {
     const { provider, result } = await spec.route();
     return await finish(async (tx) => {
-      await tx.run(`UPDATE ${spec.table} SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ?`, [
-        provider.name,
-        result.providerReference,
-        deps.clock.now(),
-        spec.id,
-      ]);
+      await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
       const record = await spec.present(tx);
       // A callback may already have settled it while the provider's answer was on its way.
       if (record.status === spec.pendingStatus) {
@@ -110,10 +109,7 @@ export async function resumeInitiation<T extends { id: string; status: string }>
     });
     return;
   }
-  const accepted = await deps.store.get<{ provider: string; provider_reference: string | null }>(
-    "SELECT provider, provider_reference FROM rail_attempts WHERE ref_type = ? AND ref_id = ? AND outcome = 'accepted' ORDER BY seq DESC LIMIT 1",
-    [spec.object, spec.id],
-  );
+  const accepted = await rails.lastAccepted(deps.store, spec.object, spec.id);
   if (accepted?.provider_reference) {
     const recorded = { provider: { name: accepted.provider }, result: { providerReference: accepted.provider_reference } };
     await runInitiation(deps, { ...spec, route: async () => recorded });

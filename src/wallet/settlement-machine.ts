@@ -1,6 +1,6 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import { noSuch } from '../http/find-by-id.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
+import { DEFAULT_PAGE_SIZE } from '../http/pagination.ts';
 import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
@@ -16,6 +16,9 @@ import {
   type SettlementView,
 } from '../rails/settlement-target.ts';
 import type { Db } from '../store/db.ts';
+import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
+import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
+import { TransactionRepository } from '../store/repositories/transaction-repository.ts';
 import { recordRailNotice } from '../rails/rail-notice.ts';
 import { failureReason } from './failure-reason.ts';
 import { reconcileLateSuccess } from './late-settlement.ts';
@@ -51,7 +54,8 @@ export interface RailRecordEvents {
 /** What tells a charge from a transfer (or a /v1 collection, payout or bill); the machine does the rest. */
 export interface RailRecordKind<Row extends RailRecordRow, T extends { id: string; status: string }> {
   object: string;
-  table: string;
+  /** The repository of its table (the charge's, the transfer's, ...). */
+  records: RailRecordRepository<Row>;
   idPrefix: string;
   operation: StatusQuery['operation'];
   /** The status a record keeps until the provider's final word. */
@@ -84,6 +88,8 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   readonly operation: StatusQuery['operation'];
   readonly events: RailRecordEvents;
   private readonly successStatus: string;
+  private readonly records: RailRecordRepository<Row>;
+  private readonly transactions = new TransactionRepository();
 
   constructor(
     private readonly deps: WalletDeps,
@@ -94,10 +100,11 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     this.operation = kind.operation;
     this.events = kind.events ?? { pending: `${kind.object}.pending`, success: `${kind.object}.success`, failed: `${kind.object}.failed` };
     this.successStatus = kind.successStatus ?? 'success';
+    this.records = kind.records;
   }
 
   row(db: Db, id: string): Promise<Row | undefined> {
-    return db.get<Row>(`SELECT * FROM ${this.kind.table} WHERE id = ?`, [id]);
+    return this.records.find(db, id);
   }
 
   async view(db: Db, id: string): Promise<SettlementView | undefined> {
@@ -107,11 +114,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
 
   /** A merchant's own record, or not_found. */
   async get(db: Db, auth: AuthContext, id: string): Promise<T> {
-    const row = await db.get<Row>(`SELECT * FROM ${this.kind.table} WHERE id = ? AND environment = ? AND merchant_id = ?`, [
-      id,
-      auth.environment,
-      auth.merchantId,
-    ]);
+    const row = await this.records.findOwned(db, auth, id);
     if (!row) throw noSuch(this.kind.object, id);
     return this.kind.present(row);
   }
@@ -123,16 +126,15 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: T[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const where = ['t.environment = ?', 't.merchant_id = ?', 't.object_type = ?'];
-    const params: (string | number)[] = [auth.environment, auth.merchantId, this.kind.object];
-    if (before !== undefined) (where.push('t.seq < ?'), params.push(before));
-    if (query.status !== undefined) (where.push('r.status = ?'), params.push(query.status));
-    const rows = await db.all<Row & { seq: number }>(
-      `SELECT t.seq, r.* FROM transactions t JOIN ${this.kind.table} r ON r.id = t.object_id
-        WHERE ${where.join(' AND ')} ORDER BY t.seq DESC LIMIT ?`,
-      [...params, pageSize + 1],
-    );
-    const { items, nextCursor } = page(rows, pageSize);
+    const rows = await this.records.listByTransaction(db, {
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      objectType: this.kind.object,
+      ...(before !== undefined ? { before } : {}),
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      limit: pageSize + 1,
+    });
+    const { items, nextCursor } = keysetPage(rows, pageSize);
     return { items: items.map((row) => this.kind.present(row)), nextCursor };
   }
 
@@ -142,9 +144,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    * we crash mid-call), the poll settles it.
    */
   async track(tx: Db, record: { id: string; environment: Environment; merchantId: string }, now: number): Promise<void> {
-    await tx.run('INSERT INTO transactions (environment, merchant_id, object_type, object_id, created_at) VALUES (?, ?, ?, ?, ?)', [
-      record.environment, record.merchantId, this.kind.object, record.id, now,
-    ]);
+    await this.transactions.insert(tx, { environment: record.environment, merchantId: record.merchantId, objectType: this.kind.object, objectId: record.id, createdAt: now });
     const payload: PollPayload = { object: this.kind.object, id: record.id, polls: 0 };
     await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload });
   }
@@ -168,7 +168,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     const { id } = row;
     return {
       object: this.kind.object,
-      table: this.kind.table,
+      records: this.records,
       pendingEvent: this.events.pending,
       id,
       environment: row.environment,
@@ -221,7 +221,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     source: SettlementSource,
   ): Promise<SettlementResult> {
     const { clock, ledger, outbox, logger } = this.deps;
-    const { object, table, pendingStatus } = this.kind;
+    const { object, pendingStatus } = this.kind;
     const { id } = row;
     const late = () =>
       reconcileLateSuccess(tx, this.deps, {
@@ -238,14 +238,14 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
       return 'ignored';
     }
     if (outcome.status === 'success') {
-      await tx.run(`UPDATE ${table} SET status = ?, provider = ?, updated_at = ? WHERE id = ?`, [this.successStatus, providerName, clock.now(), id]);
+      await this.records.markSettled(tx, id, this.successStatus, providerName, clock.now());
       const journal = this.kind.settledJournal(row, providerName);
       await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
       await this.kind.onSettled?.(tx, row, outcome);
       const settled = this.kind.present((await this.row(tx, id))!);
       await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.success, objectType: object, object: settled });
     } else {
-      await tx.run(`UPDATE ${table} SET provider = ? WHERE id = ?`, [providerName, id]);
+      await this.records.setProvider(tx, id, providerName);
       await this.fail(tx, id, failureReason(outcome.reason), outcome.reason);
     }
     return 'settled';
@@ -263,12 +263,9 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
 
   /** pending -> failed, with its failure journal if any and its failed event (`<object>.failed`). */
   async fail(tx: Db, id: string, reason: string, providerReason: string | null): Promise<void> {
-    const { object, table, pendingStatus } = this.kind;
-    const changed = await tx.run(
-      `UPDATE ${table} SET status = 'failed', failure_reason = ?, provider_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
-      [reason, providerReason, this.deps.clock.now(), id, pendingStatus],
-    );
-    if (changed.changes === 0) return;
+    const { object, pendingStatus } = this.kind;
+    const changed = await this.records.markFailed(tx, id, pendingStatus, reason, providerReason, this.deps.clock.now());
+    if (!changed) return;
     const row = (await this.row(tx, id))!;
     const journal = this.kind.failedJournal(row, reason);
     if (journal) {

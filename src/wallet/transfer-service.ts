@@ -6,6 +6,7 @@ import { iso } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
 import type { Db } from '../store/db.ts';
+import { TransferRepository } from '../store/repositories/transfer-repository.ts';
 import { resolveNetwork } from './charge-service.ts';
 import { feeFor } from './fees.ts';
 import { reservedPayoutJournals, reservePayout, routeWalletPayout } from './reserved-payout.ts';
@@ -66,11 +67,12 @@ export const TRANSFER_INITIATED = 'Transfer initiated: amount plus fees reserved
 export class TransferService {
   /** A transfer's life once recorded: what the rails settle and recovery resumes. */
   readonly settlement: SettlementMachine<TransferRow, Transfer>;
+  private readonly transfers = new TransferRepository<TransferRow>();
 
   constructor(private readonly deps: WalletDeps) {
     this.settlement = new SettlementMachine<TransferRow, Transfer>(deps, {
       object: 'transfer',
-      table: 'transfers',
+      records: this.transfers,
       idPrefix: 'trf',
       operation: 'payout',
       pendingStatus: 'pending',
@@ -96,13 +98,11 @@ export class TransferService {
     const now = clock.now();
     await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
-      await tx.run(
-        `INSERT INTO transfers (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network,
-           account_number, bank_code, bank_account_name, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, auth.environment, auth.merchantId, body.amount, fees, body.channel, recipient.msisdn, recipient.network ?? null,
-          recipient.account_number, recipient.bank_code, recipient.bank_account_name, now, now],
-      );
+      await this.transfers.insert(tx, {
+        id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, channel: body.channel,
+        msisdn: recipient.msisdn, network: recipient.network ?? null, accountNumber: recipient.account_number, bankCode: recipient.bank_code,
+        bankAccountName: recipient.bank_account_name, now,
+      });
       await reservePayout(tx, ledger, {
         object: 'transfer', id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, memo: `reserve ${body.channel} payout`,
       });

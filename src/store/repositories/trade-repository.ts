@@ -68,9 +68,6 @@ export class TradeRepository {
   }
 
   /** The trade's entry in the merchant's transaction list. */
-  async insertTransactionEntry(db: Db, environment: string, merchantId: string, tradeId: string, now: number): Promise<void> {
-    await db.run('INSERT INTO transactions (environment, merchant_id, object_type, object_id, created_at) VALUES (?, ?, ?, ?, ?)', [environment, merchantId, 'trade', tradeId, now]);
-  }
 
   find(db: Db, id: string): Promise<TradeRecord | undefined> {
     return db.get<TradeRecord>('SELECT * FROM trades WHERE id = ?', [id]);
@@ -118,15 +115,5 @@ export class TradeRepository {
       [environment, merchantId, since],
     );
     return Number(row?.total ?? 0);
-  }
-
-  /** The trade's settlement journals not yet reversed, in order. */
-  settlementJournalIds(db: Db, tradeId: string): Promise<{ id: string }[]> {
-    return db.all<{ id: string }>("SELECT id FROM ledger_journals WHERE ref_type = 'trade' AND ref_id = ? AND kind = 'trade.settled' AND reverses IS NULL ORDER BY seq", [tradeId]);
-  }
-
-  /** Whether the treasury inventory `ref` (asset:network) was seeded in the environment. */
-  async treasurySeeded(db: Db, environment: string, ref: string): Promise<boolean> {
-    return (await db.get("SELECT 1 AS x FROM ledger_journals WHERE environment = ? AND kind = 'treasury.seed' AND ref_id = ?", [environment, ref])) !== undefined;
   }
 }

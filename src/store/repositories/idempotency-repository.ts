@@ -1,0 +1,82 @@
+import type { Db } from '../db.ts';
+
+/** An idempotency_keys row as the service reads it. */
+export interface IdempotencyKeyRow {
+  request_hash: string;
+  state: string;
+  boot: number | null;
+  resource_id: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  expires_at: number;
+}
+
+/** One key's scope: merchant, environment and the Idempotency-Key itself. */
+export interface IdempotencyKeyId {
+  environment: string;
+  merchantId: string;
+  key: string;
+}
+
+/** Idempotency-Keys per merchant and environment: the SQL of the idempotency aggregate. */
+export class IdempotencyRepository {
+  async find(db: Db, id: IdempotencyKeyId): Promise<IdempotencyKeyRow | undefined> {
+    return db.get<IdempotencyKeyRow>(
+      'SELECT request_hash, state, boot, resource_id, response_status, response_body, expires_at FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?',
+      [id.environment, id.merchantId, id.key],
+    );
+  }
+
+  async deleteExpired(db: Db, id: IdempotencyKeyId, now: number): Promise<void> {
+    await db.run('DELETE FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ? AND expires_at <= ?', [
+      id.environment,
+      id.merchantId,
+      id.key,
+      now,
+    ]);
+  }
+
+  /** Inserts the key in flight; false when a row for it already exists. */
+  async insertInFlight(
+    db: Db,
+    id: IdempotencyKeyId,
+    row: { requestHash: string; resourceId: string; boot: number; createdAt: number; expiresAt: number },
+  ): Promise<boolean> {
+    const inserted = await db.run(
+      `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at)
+       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [id.environment, id.merchantId, id.key, row.requestHash, row.resourceId, row.boot, row.createdAt, row.expiresAt],
+    );
+    return inserted.changes > 0;
+  }
+
+  async complete(db: Db, id: IdempotencyKeyId, status: number, body: string): Promise<void> {
+    await db.run(
+      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
+       WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?`,
+      [status, body, id.environment, id.merchantId, id.key],
+    );
+  }
+
+  async completeForResource(db: Db, resourceId: string, status: number, body: string): Promise<void> {
+    await db.run(`UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE resource_id = ? AND state = 'in_flight'`, [
+      status,
+      body,
+      resourceId,
+    ]);
+  }
+
+  /** The boot that claimed the key still in flight for a resource, if any. */
+  async inFlightForResource(db: Db, resourceId: string): Promise<{ boot: number | null } | undefined> {
+    return db.get<{ boot: number | null }>("SELECT boot FROM idempotency_keys WHERE resource_id = ? AND state = 'in_flight'", [resourceId]);
+  }
+
+  /** Resources whose keys another boot left in flight, oldest first. */
+  async orphanedResources(db: Db, boot: number): Promise<string[]> {
+    const rows = await db.all<{ resource_id: string }>(
+      "SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot <> ?) ORDER BY created_at",
+      [boot],
+    );
+    return rows.map((r) => r.resource_id);
+  }
+}

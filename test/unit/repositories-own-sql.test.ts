@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// Issue 15: services stop writing SQL, and routes stop touching the store. Outside src/store/
+// (the Store port, its adapters, the migrations and the repositories in store/repositories/)
+// no file holds a SQL statement or calls the Db itself, and no route opens a transaction.
+
+const SRC = resolve(import.meta.dirname, '../../src');
+// Upper case, as this code base writes SQL (so an HTML `<select>` … "from" in a page is not one).
+const STATEMENT = /\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+INTO|UPDATE\s+[\w${}.]+\s+SET|DELETE\s+FROM)\b/;
+const DB_CALL = /\b(tx|db|store)\.(run|get|all)\s*[<(]/;
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return files(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function offenders(paths: string[], checks: [RegExp, string][]): string[] {
+  return paths.flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    const found = checks.filter(([re]) => re.test(text)).map(([, what]) => what);
+    return found.length ? [`${relative(SRC, file)}: ${found.join(', ')}`] : [];
+  });
+}
+
+const judged = files(SRC).filter((f) => !relative(SRC, f).startsWith('store/'));
+
+describe('SQL lives in the repositories', () => {
+  it('judges every source file outside src/store/', () => {
+    const names = judged.map((f) => relative(SRC, f));
+    for (const file of ['app.ts', 'ledger/ledger.ts', 'wallet/settlement-machine.ts', 'webhooks/webhook-dispatcher.ts', 'scheduler/scheduler.ts', 'trading/trade-service.ts', 'mocks/engine/mock-transaction-book.ts', 'dashboard/dashboard-pages.ts']) {
+      expect(names).toContain(file);
+    }
+  });
+
+  it('the checks know a statement and a Db call when they see one', () => {
+    expect(STATEMENT.test("'SELECT balance FROM ledger_balances WHERE environment = ?'")).toBe(true);
+    expect(STATEMENT.test('`UPDATE ${this.table} SET provider = ?`')).toBe(true);
+    expect(STATEMENT.test("'INSERT INTO transactions (environment) VALUES (?)'")).toBe(true);
+    expect(STATEMENT.test("'DELETE FROM jobs WHERE id = ?'")).toBe(true);
+    expect(STATEMENT.test('select the rows from the page')).toBe(false);
+    expect(DB_CALL.test("await tx.run('…')")).toBe(true);
+    expect(DB_CALL.test('await store.get<Row>(sql)')).toBe(true);
+    expect(DB_CALL.test('await this.repo.find(db, id)')).toBe(false);
+  });
+
+  it('no file outside src/store/ runs SQL of its own', () => {
+    expect(offenders(judged, [[STATEMENT, 'a SQL statement'], [DB_CALL, 'a Db call']])).toEqual([]);
+  });
+
+  it('no route runs a statement or opens a transaction: it calls a service', () => {
+    const routes = judged.filter((f) => f.endsWith('.routes.ts'));
+    expect(routes.length).toBeGreaterThan(10);
+    expect(offenders(routes, [[/\bstore\.transaction\s*\(/, 'a transaction']])).toEqual([]);
+  });
+});
