@@ -277,7 +277,11 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   } finally {
     for (const s of servers) if (s) await s.kill('SIGKILL').catch(() => undefined);
     await receiver.close();
-    if (dbUrl) await o.cluster.dropDatabase(dbUrl).catch(() => undefined);
+    if (dbUrl) {
+      // A kept trial keeps the database's evidence too: the cluster goes with the run.
+      if ((o.keep && trialFailed(result)) || o.keepAll) await dumpTables(dbUrl, join(dir, 'database.json')).catch((err) => findings.warnings.push(`dumping the database failed: ${String(err)}`));
+      await o.cluster.dropDatabase(dbUrl).catch(() => undefined);
+    }
   }
 
   result.requests = ops.filter((op) => op.attempts.length > 0).length;
@@ -291,6 +295,23 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   if ((trialFailed(result) && o.keep) || o.keepAll) result.kept = true;
   else rmSync(dir, { recursive: true, force: true });
   return result;
+}
+
+const DUMPED_TABLES = ['charges', 'transfers', 'idempotency_keys', 'outbox_events', 'jobs', 'webhook_deliveries', 'webhook_attempts', 'ledger_journals', 'rail_attempts', 'late_settlements'];
+
+/** The tables a diagnosis needs, as JSON, for a kept trial. */
+async function dumpTables(dbUrl: string, file: string): Promise<void> {
+  const store = await openStore(dbUrl);
+  try {
+    const dump: Record<string, unknown[]> = {};
+    for (const table of DUMPED_TABLES) {
+      const order = ['charges', 'transfers', 'idempotency_keys'].includes(table) ? 'created_at' : 'seq';
+      dump[table] = await store.all(`SELECT * FROM ${table} ORDER BY ${order}`);
+    }
+    writeFileSync(file, JSON.stringify(dump, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 1));
+  } finally {
+    await store.close();
+  }
 }
 
 /** Waits (real time) until no delivery is pending and every event has been dispatched, or the time is up. */
