@@ -109,6 +109,8 @@ interface FleetClient {
   recordPort: number;
   t0: number;
   requestTimeoutMs: number;
+  /** The instance (port) that gave each request its answer: a replay goes to another one. */
+  answeredBy: Map<Operation, number>;
 }
 
 async function send(op: Operation, phase: Phase, port: number, c: FleetClient): Promise<Attempt & { port: number }> {
@@ -127,11 +129,11 @@ async function send(op: Operation, phase: Phase, port: number, c: FleetClient): 
  * a dead one), after 409 idempotency_conflict (the key is in flight, perhaps on a dead instance)
  * after a pause. Both bounded.
  */
-async function untilAnswered(op: Operation, first: Phase, c: FleetClient, deadline: number, avoid?: number): Promise<void> {
+async function untilAnswered(op: Operation, first: Phase, c: FleetClient, deadline: number): Promise<void> {
   let network = 0;
   let conflicts = 0;
   let phase = first;
-  let port = c.rr.take(avoid);
+  let port = c.rr.take(first === 'replay-sample' ? c.answeredBy.get(op) : undefined);
   while (Date.now() < deadline) {
     const a = await send(op, phase, port, c);
     phase = first === 'replay-sample' ? first : 'retry';
@@ -142,6 +144,7 @@ async function untilAnswered(op: Operation, first: Phase, c: FleetClient, deadli
       if (++conflicts >= 12) return;
       await sleep(250 * conflicts);
     } else {
+      if (!c.answeredBy.has(op)) c.answeredBy.set(op, port);
       return;
     }
     port = c.rr.take(port);
@@ -187,7 +190,7 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
 
     ops = planWorkload(rng, o.requests, o.trial, o.fundAmount);
     const rr = new RoundRobin(ports);
-    const client: FleetClient = { rr, recordPort: ports[0]!, t0, requestTimeoutMs: o.requestTimeoutMs };
+    const client: FleetClient = { rr, recordPort: ports[0]!, t0, requestTimeoutMs: o.requestTimeoutMs, answeredBy: new Map() };
     // Kill points spread over 15-85 % of the plan, one instance down at a time.
     const killPoints = Array.from({ length: o.kills }, () => rng.int(Math.max(1, Math.ceil(ops.length * 0.15)), Math.max(1, Math.floor(ops.length * 0.85)))).sort((a, b) => a - b);
     const killPlan = killPoints.map((at) => ({
