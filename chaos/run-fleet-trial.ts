@@ -124,6 +124,9 @@ async function send(op: Operation, phase: Phase, port: number, c: FleetClient): 
   return { ...record, port };
 }
 
+/** How long a client keeps re-sending a request answered 409 idempotency_conflict. */
+const CONFLICT_PATIENCE_MS = 90_000;
+
 /**
  * Sends one request until it is answered: after no answer to the next instance (a balancer skips
  * a dead one), after 409 idempotency_conflict (the key is in flight, perhaps on a dead instance)
@@ -132,6 +135,7 @@ async function send(op: Operation, phase: Phase, port: number, c: FleetClient): 
 async function untilAnswered(op: Operation, first: Phase, c: FleetClient, deadline: number): Promise<void> {
   let network = 0;
   let conflicts = 0;
+  let conflictsSince: number | undefined;
   let phase = first;
   let port = c.rr.take(first === 'replay-sample' ? c.answeredBy.get(op) : undefined);
   while (Date.now() < deadline) {
@@ -141,8 +145,11 @@ async function untilAnswered(op: Operation, first: Phase, c: FleetClient, deadli
       if (++network >= 12) return;
       await sleep(Math.min(2_000, 25 * 2 ** network));
     } else if (a.status === 409 && errorCode(a.body) === 'idempotency_conflict') {
-      if (++conflicts >= 12) return;
-      await sleep(250 * conflicts);
+      // A key held by a killed instance stays in flight until the fleet finds that instance dead
+      // (its lease runs out) and recovers the request: keep asking for a while, as a client would.
+      conflictsSince ??= Date.now();
+      if (Date.now() - conflictsSince > CONFLICT_PATIENCE_MS) return;
+      await sleep(Math.min(2_000, 250 * ++conflicts));
     } else {
       if (!c.answeredBy.has(op)) c.answeredBy.set(op, port);
       return;
