@@ -154,14 +154,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const wallClock = options.wallClock ?? new SystemClock();
   const ids = new IdGenerator(clock, random);
   const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot });
-  await scheduler.releaseEarlierClaims();
+  await scheduler.join();
   const ledger = new Ledger({ clock, ids });
   const outbox = new EventOutbox({ clock, ids });
   const apiKeys = new ApiKeyService({ clock, ids });
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
-  const idempotency = new IdempotencyService({ clock, boot });
-  const health = new ProviderHealth();
+  const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots() });
+  const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
+  if (store.kind === 'postgres') scenarios.share(store);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
@@ -203,6 +204,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // A charge or transfer whose initiation a stop cut off is resumed: see resumeInitiation.
   for (const target of targets) idempotency.registerRecovery(target.idPrefix, (id) => target.resume(id));
   idempotency.registerRecovery('pob', (id) => payouts.resumeBulk(id));
+  // In a fleet, what an instance that died left in flight is finished by a survivor, without waiting for a start.
+  scheduler.onSweep(() => idempotency.recoverOrphans(store));
   const nameEnquiry = new NameEnquiryService({ router, ids });
   const transactions = new TransactionService();
 
@@ -233,6 +236,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stream = new EventStream();
   const endpoints = new WebhookEndpointService({ store, clock, ids, config });
   const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline });
+  // On a shared database every instance's stream follows the outbox, so it carries every instance's events.
+  if (store.kind === 'postgres') await dispatcher.followOutbox();
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
 
   const routes: RouteSpec[] = [
@@ -270,6 +275,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
   }
 
+  // On a shared database each request starts on the fleet's clock and outages.
+  app.use(async (_req, _res, next) => {
+    await scheduler.syncClock();
+    await health.sync();
+    next();
+  });
   app.get('/healthz', async (_req, res) => {
     await probeStore(store);
     res.json({ status: 'ok', version: VERSION, clock: clock.kind });
@@ -292,7 +303,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     serviceBaseUrl: baseUrl,
     explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
-  for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
+  // On a shared database a mock reads its books again first: another instance may have taken a transaction.
+  const refreshBooks = async (_req: Request, _res: unknown, next: () => void) => {
+    if (store.kind === 'postgres') await mockCtx.books.refresh();
+    next();
+  };
+  for (const registered of PROVIDERS) app.use(mockPath(registered.name), refreshBooks, recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));
@@ -353,7 +369,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       stream.close();
+      dispatcher.stopFollowing();
       await scheduler.stop();
+      await scheduler.leave();
       await store.close();
     },
   };

@@ -62,7 +62,7 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
   const clock = new SystemClock();
   const ids = new IdGenerator(clock, new CryptoRandom());
   const scheduler = new Scheduler({ store, clock, ids, logger, wallClock: clock, boot });
-  await scheduler.releaseEarlierClaims();
+  await scheduler.join();
   const ctx: MockContext = {
     clock,
     scheduler,
@@ -93,6 +93,7 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     banner: () => ['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n') + '\n',
     async close() {
       await scheduler.stop();
+      await scheduler.leave();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeAllConnections();

@@ -66,16 +66,32 @@ type KeyRow = IdempotencyKeyRow;
  * other request: idempotency_key_reused. Same key while the first is in flight in this process:
  * idempotency_conflict. Keys live 24 hours per merchant and environment.
  *
- * Each claim records the boot that made it. A key still in flight from an earlier boot was
- * orphaned by a stop: it is recovered (at start-up, by the status poll, or by the retry that meets
- * it, whichever comes first, and only once), so a retry after a restart gets the real answer.
+ * Each claim records the boot that made it. A key still in flight from a boot that is not alive
+ * was orphaned by a stop: it is recovered (at start-up, by the status poll, or by the retry that
+ * meets it, whichever comes first, and only once), so a retry after a restart gets the real answer.
+ * A key in flight in another live process (several instances on one PostgreSQL database) is that
+ * process's own: a retry meets idempotency_conflict there, as it would in this process.
  */
 export class IdempotencyService {
   private readonly recoveries = new Map<string, Recovery>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly repo = new IdempotencyRepository();
 
-  constructor(private readonly deps: { clock: Clock; boot: number }) {}
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      boot: number;
+      /** The other boots alive on this database (none when one process owns it). */
+      liveBoots?: () => Promise<number[]>;
+    },
+  ) {}
+
+  /** Whether a key claimed by `boot` belongs to a stopped process. */
+  private async orphanedBy(boot: number | null): Promise<boolean> {
+    if (boot === this.deps.boot) return false;
+    if (boot === null || !this.deps.liveBoots) return true;
+    return !(await this.deps.liveBoots()).includes(boot);
+  }
 
   /** How orphaned keys of one kind of resource are finished, by the resource id's prefix (`chg`). */
   registerRecovery(prefix: string, recovery: Recovery): void {
@@ -87,7 +103,7 @@ export class IdempotencyService {
     let row = await this.read(db, claim);
     if (!row) return null;
     if (row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
-    if (row.state === 'in_flight' && row.boot !== this.deps.boot && row.resource_id) {
+    if (row.state === 'in_flight' && row.resource_id && (await this.orphanedBy(row.boot))) {
       await this.recover(row.resource_id);
       row = (await this.read(db, claim)) ?? row;
     }
@@ -130,11 +146,11 @@ export class IdempotencyService {
     await this.repo.completeForResource(tx, resourceId, response.status, JSON.stringify(response.body));
   }
 
-  /** Where the key that created a resource stands: in flight in this process, orphaned by a stop, or neither. */
-  async claimState(db: Db, resourceId: string): Promise<'in_flight_here' | 'orphaned' | 'settled'> {
+  /** Where the key that created a resource stands: in flight in a live process (this or another), orphaned by a stop, or neither. */
+  async claimState(db: Db, resourceId: string): Promise<'in_flight_live' | 'orphaned' | 'settled'> {
     const row = await this.repo.inFlightForResource(db, resourceId);
     if (!row) return 'settled';
-    return row.boot === this.deps.boot ? 'in_flight_here' : 'orphaned';
+    return (await this.orphanedBy(row.boot)) ? 'orphaned' : 'in_flight_live';
   }
 
   /** Recovers one orphaned key; every caller that asks while it runs waits for the same run. */
@@ -148,9 +164,10 @@ export class IdempotencyService {
     return run;
   }
 
-  /** Recovers every key earlier boots left in flight, a few at a time; returns how many. */
+  /** Recovers every key stopped boots left in flight (never a live process's), a few at a time; returns how many. */
   async recoverOrphans(db: Db, concurrency = 8): Promise<number> {
-    const queue = await this.repo.orphanedResources(db, this.deps.boot);
+    const keep = [this.deps.boot, ...((await this.deps.liveBoots?.()) ?? [])];
+    const queue = await this.repo.orphanedResources(db, keep);
     const total = queue.length;
     const worker = async () => {
       for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.recover(id);

@@ -142,8 +142,14 @@ interface MockTransaction {
   callbackUrl?: string;
 }
 
+/** A sandbox-provisioned API user. */
+interface ApiUser {
+  providerCallbackHost: string;
+  apiKey?: string;
+}
+
+/** A token as kept: under its hash, so neither memory nor the store holds the token itself. */
 interface IssuedToken {
-  token: string;
   product: Product;
   expiresAt: number;
 }
@@ -181,9 +187,20 @@ export const mtnMomoMock = defineMock({
 export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
   const router = express.Router();
   // Sandbox-provisioned API users (POST /v1_0/apiuser); the configured user lives outside them.
-  const users = new Map<string, { providerCallbackHost: string; apiKey?: string }>();
-  // Keyed by the token's hash so a lookup compares no secrets; the token itself is checked with safeEqual.
-  const tokens = new Map<string, IssuedToken>();
+  // Where instances share the database (PostgreSQL) they go in a persisted book, as tokens do.
+  const provisioned = new Map<string, ApiUser>();
+  const users =
+    ctx.store.kind === 'postgres'
+      ? ctx.books.open<ApiUser>(PROVIDER, 'apiusers')
+      : { has: (id: string) => provisioned.has(id), get: (id: string) => provisioned.get(id), set: async (id: string, user: ApiUser) => void provisioned.set(id, user) };
+  // Keyed by the token's hash (a lookup compares no secrets). Where instances share the database
+  // (PostgreSQL) they go in a persisted book, so a token one instance issued is good at all; one
+  // process alone keeps them in memory.
+  const issued = new Map<string, IssuedToken>();
+  const tokens =
+    ctx.store.kind === 'postgres'
+      ? ctx.books.open<IssuedToken>(PROVIDER, 'tokens')
+      : { get: (hash: string) => issued.get(hash), set: async (hash: string, token: IssuedToken) => void issued.set(hash, token) };
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
   const transactions = {
     collection: engine.book('collection', TRANSACTIONS),
@@ -203,14 +220,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
 
   // ---- Sandbox provisioning ----
 
-  router.post('/v1_0/apiuser', (req, res) => {
+  router.post('/v1_0/apiuser', async (req, res) => {
     if (!anySubscriptionKey(req)) return void unauthorised(res);
     const id = req.get('x-reference-id') ?? '';
     if (!UUID.test(id)) return void badRequest(res, 'X-Reference-Id must be a UUID.');
     const host = (req.body as { providerCallbackHost?: unknown } | undefined)?.providerCallbackHost;
     if (typeof host !== 'string' || host === '') return void badRequest(res, 'providerCallbackHost is required.');
     if (users.has(id) || id === credentials.apiUser) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
-    users.set(id, { providerCallbackHost: host });
+    await users.set(id, { providerCallbackHost: host });
     res.status(201).end();
   });
 
@@ -221,18 +238,20 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     res.json({ providerCallbackHost: user.providerCallbackHost, targetEnvironment: credentials.targetEnvironment });
   });
 
-  router.post('/v1_0/apiuser/:id/apikey', (req, res) => {
+  router.post('/v1_0/apiuser/:id/apikey', async (req, res) => {
     if (!anySubscriptionKey(req)) return void unauthorised(res);
-    const user = users.get(String(req.params.id));
+    const id = String(req.params.id);
+    const user = users.get(id);
     if (!user) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
     // A new key replaces the old one, as in MTN's sandbox.
-    user.apiKey = randomBytes(16).toString('hex');
-    res.status(201).json({ apiKey: user.apiKey });
+    const apiKey = randomBytes(16).toString('hex');
+    await users.set(id, { ...user, apiKey });
+    res.status(201).json({ apiKey });
   });
 
   for (const product of ['collection', 'disbursement'] as const) {
     // ---- Token ----
-    router.post(`/${product}/token`, (req, res) => {
+    router.post(`/${product}/token`, async (req, res) => {
       if (!safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(product))) {
         return void res.status(401).json({
           error: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
@@ -240,7 +259,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       }
       const apiUser = basicAuthUser(req.get('authorization'));
       if (!apiUser) return void res.status(401).json({ error: 'login_failed' });
-      res.json(issueToken(product, apiUser));
+      res.json(await issueToken(product, apiUser));
     });
 
     // ---- Account holder and balance ----
@@ -368,14 +387,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     const user = decoded.slice(0, colon);
     const key = decoded.slice(colon + 1);
     if (safeEqual(user, credentials.apiUser)) return safeEqual(key, credentials.apiKey) ? user : undefined;
-    const provisioned = users.get(user);
-    if (!provisioned?.apiKey) return undefined;
-    return safeEqual(key, provisioned.apiKey) ? user : undefined;
+    const known = users.get(user);
+    if (!known?.apiKey) return undefined;
+    return safeEqual(key, known.apiKey) ? user : undefined;
   }
 
-  function issueToken(product: Product, apiUser: string) {
+  async function issueToken(product: Product, apiUser: string) {
     const now = ctx.clock.now();
-    for (const [hash, issued] of tokens) if (issued.expiresAt <= now) tokens.delete(hash);
+    for (const [hash, token] of issued) if (token.expiresAt <= now) issued.delete(hash);
     const expiresAt = now + TOKEN_SECONDS * 1000;
     // Shaped like MTN's JWT (clientId, expires, sessionId); the signature is random bytes.
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -384,7 +403,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       part({ clientId: apiUser, expires: new Date(expiresAt).toISOString(), sessionId: randomBytes(16).toString('hex') }),
       randomBytes(32).toString('base64url'),
     ].join('.');
-    tokens.set(sha256Hex(token), { token, product, expiresAt });
+    await tokens.set(sha256Hex(token), { product, expiresAt });
     return { access_token: token, token_type: 'access_token', expires_in: TOKEN_SECONDS };
   }
 
@@ -396,8 +415,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
     const issued = tokens.get(sha256Hex(bearer));
-    const valid =
-      issued !== undefined && safeEqual(bearer, issued.token) && issued.product === product && issued.expiresAt > ctx.clock.now();
+    const valid = issued !== undefined && issued.product === product && issued.expiresAt > ctx.clock.now();
     if (!valid) {
       unauthorised(res, 'Access token is missing, invalid or expired.');
       return false;

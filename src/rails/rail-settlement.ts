@@ -95,7 +95,7 @@ export class RailSettlement {
       // routing off (resume it and answer its Idempotency-Key, even if a callback has settled
       // it since), or nothing can (fail it).
       const claim = await this.deps.idempotency.claimState(this.deps.store, payload.id);
-      if (claim === 'in_flight_here') return pending ? this.pollAgain(payload) : undefined;
+      if (claim === 'in_flight_live') return pending ? this.pollAgain(payload) : undefined;
       if (claim === 'orphaned') return this.deps.idempotency.recover(payload.id);
       if (!pending) return;
       await this.deps.store.transaction((tx) => target.abandon(tx, payload.id));

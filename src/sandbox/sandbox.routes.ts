@@ -175,7 +175,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, body }) => {
         if (!deps.router.get(params.name)) throw noSuch('provider', params.name);
-        deps.health.setDown(params.name, body.down);
+        await deps.health.setDown(params.name, body.down);
         return { status: 200, body: ok(body.down ? 'Provider is down' : 'Provider is up', providers().find((p) => p.name === params.name)!) };
       },
     }),

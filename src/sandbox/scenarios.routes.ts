@@ -35,13 +35,16 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
       operationId: 'sandboxListScenarios',
       summary: 'The scenario files loaded, with their rules and how many provider calls each rule answered',
       description:
-        'Test keys only. Rules are tried in file order; the first that matches a call (and speaks for its operation and provider) answers it and its matched_count goes up. Counts live in memory: they restart when the files are reloaded or the process restarts.',
+        'Test keys only. Rules are tried in file order; the first that matches a call (and speaks for its operation and provider) answers it and its matched_count goes up. Counts restart when the files are reloaded, and on SQLite when the process restarts; on PostgreSQL the instances sharing the database share them, and they outlive a restart.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
       response: { status: 200, description: 'The files in load order', schema: envelopeOf(z.array(fileSchema)) },
       errors: ['forbidden'],
-      handler: async () => ({
+      handler: async () => {
+        // Match counts as the fleet has them, where several instances share the database.
+        await deps.scenarios.sync();
+        return {
         status: 200,
         body: ok(
           'Scenarios',
@@ -59,7 +62,8 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
             })),
           })),
         ),
-      }),
+        };
+      },
     }),
   ];
 }

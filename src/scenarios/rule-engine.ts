@@ -1,8 +1,21 @@
 import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
+import type { Store } from '../store/db.ts';
+import { SharedStateRepository } from '../store/repositories/shared-state-repository.ts';
 import type { MatchBlock, Predicate, ScenarioRule, Wallet } from './scenario-schema.ts';
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from './scenario-types.ts';
 
 const START_STATE = 'Started';
+
+/** Where a fleet keeps its scenario state (one JSON value). */
+const SHARED_NAME = 'scenario_state';
+
+/** What a sequence of calls leaves behind: counts, named states and wallets. */
+interface ScenarioSnapshot {
+  calls: [string, number][];
+  matched: number[];
+  states: [string, string][];
+  wallets: [string, number][];
+}
 
 /** Numbers compare in their normalised 233XXXXXXXXX form, so QA may write any form. */
 function canonicalMsisdn(value: string): string {
@@ -59,6 +72,12 @@ export class RuleEngine implements ScenarioEngine {
   private matched: number[] = [];
   private states = new Map<string, string>();
   private wallets = new Map<string, number>();
+  /** The state as loaded or last reset: what a fleet starts from when the database holds none. */
+  private initial: ScenarioSnapshot;
+  private shared: Store | undefined;
+  /** A reset this instance made that the shared state has not taken yet. */
+  private resetPending = false;
+  private readonly repo = new SharedStateRepository();
 
   constructor(
     private rules: readonly ScenarioRule[],
@@ -66,6 +85,51 @@ export class RuleEngine implements ScenarioEngine {
     private sources: readonly RuleSource[] = [],
   ) {
     this.loadWallets(wallets);
+    this.initial = this.snapshot();
+  }
+
+  /**
+   * Keeps the counts, states and wallets in `store`, for the instances sharing it: each decision
+   * then reads and writes them in one (serializable) transaction, so a sequence advanced on one
+   * instance continues on the next, and two calls at once never take the same step.
+   */
+  share(store: Store): void {
+    this.shared = store;
+  }
+
+  /** Decides a call against the fleet's state when shared (see share), else as decide does. */
+  async decideShared(query: RailQuery): Promise<Decision | undefined> {
+    const store = this.shared;
+    if (!store) return this.decide(query);
+    const reset = this.resetPending;
+    const decision = await store.transaction(async (tx) => {
+      const saved = reset ? undefined : await this.repo.get(tx, SHARED_NAME);
+      // Every attempt starts from the stored state: one the store runs again forgets the last.
+      this.restore(saved ? (JSON.parse(saved) as ScenarioSnapshot) : this.initial);
+      const decision = this.decide(query);
+      await this.repo.put(tx, SHARED_NAME, JSON.stringify(this.snapshot()));
+      return decision;
+    });
+    if (reset) this.resetPending = false;
+    return decision;
+  }
+
+  /** Reads the fleet's state into memory, for the listings (a no-op unless shared). */
+  async sync(): Promise<void> {
+    if (!this.shared || this.resetPending) return;
+    const saved = await this.repo.get(this.shared, SHARED_NAME);
+    if (saved) this.restore(JSON.parse(saved) as ScenarioSnapshot);
+  }
+
+  private snapshot(): ScenarioSnapshot {
+    return { calls: [...this.calls], matched: [...this.matched], states: [...this.states], wallets: [...this.wallets] };
+  }
+
+  private restore(s: ScenarioSnapshot): void {
+    this.calls = new Map(s.calls);
+    this.matched = [...s.matched];
+    this.states = new Map(s.states);
+    this.wallets = new Map(s.wallets);
   }
 
   decide(query: RailQuery): Decision | undefined {
@@ -132,6 +196,9 @@ export class RuleEngine implements ScenarioEngine {
     this.states = new Map();
     this.wallets = new Map();
     this.loadWallets(wallets);
+    this.initial = this.snapshot();
+    // The next shared decision writes this fresh state for the fleet.
+    if (this.shared) this.resetPending = true;
   }
 
   private loadWallets(wallets: readonly Wallet[]): void {

@@ -68,4 +68,6 @@ export interface Decision {
 
 export interface ScenarioEngine {
   decide(query: RailQuery): Decision | undefined;
+  /** Decides against state shared by several instances, where the engine keeps it there. */
+  decideShared?(query: RailQuery): Promise<Decision | undefined>;
 }

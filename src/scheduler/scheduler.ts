@@ -4,7 +4,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
-import { saveVirtualTime } from '../store/runtime-state.ts';
+import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
@@ -15,8 +15,18 @@ export interface ScheduledJob {
   payload: unknown;
 }
 
-/** How long, in real time, a claimed job stays with the process that claimed it. */
-export const JOB_LEASE_MS = 60_000;
+/**
+ * How long, in real time, a claimed job stays with the process that claimed it. On a shared
+ * (PostgreSQL) database a live process renews its leases with every heartbeat, so this is also how
+ * long a crashed process's claims outlive it.
+ */
+export const JOB_LEASE_MS = 30_000;
+
+/** How often, in real time, a process on a shared database proves it is alive. */
+export const HEARTBEAT_MS = 5_000;
+
+/** How often, in real time, an advance looks again for due jobs other processes are running. */
+const FLEET_WAIT_MS = 20;
 
 /** How many jobs due at one instant a process claims in one write. */
 const CLAIM_CHUNK = 32;
@@ -37,9 +47,14 @@ const CLAIM_CHUNK = 32;
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly tickHooks: (() => Promise<void>)[] = [];
+  private readonly sweeps: (() => Promise<unknown>)[] = [];
+  private sweeping = false;
   private running: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
-  private readonly repo = new JobRepository();
+  private readonly repo: JobRepository;
+  private beating: NodeJS.Timeout | undefined;
+  /** Several processes may share the database (PostgreSQL): claims are leased and renewed. */
+  private readonly shared: boolean;
 
   constructor(
     private readonly deps: {
@@ -52,7 +67,10 @@ export class Scheduler {
       /** This process's boot: the owner of the jobs it claims. */
       boot: number;
     },
-  ) {}
+  ) {
+    this.shared = deps.store.kind === 'postgres';
+    this.repo = new JobRepository(this.shared);
+  }
 
   register(kind: string, handler: JobHandler): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} is already registered`);
@@ -75,29 +93,62 @@ export class Scheduler {
 
   /** Runs every job due at the current time, including ones that running jobs schedule. */
   runDue(): Promise<number> {
-    return this.exclusive(() => this.drain(this.deps.clock.now()));
+    return this.exclusive(async () => {
+      await this.syncClock();
+      return this.drain(this.deps.clock.now());
+    });
+  }
+
+  /**
+   * Brings a virtual clock up to the fleet's shared time (on a shared database; a no-op on SQLite,
+   * where this process's clock is the only one). Called at the start of every request and every
+   * look for due jobs, so an advance another instance finished is seen before the next timestamp.
+   */
+  async syncClock(): Promise<void> {
+    const clock = this.deps.clock;
+    if (!this.shared || !(clock instanceof VirtualClock)) return;
+    const shared = await readVirtualTime(this.deps.store);
+    if (shared !== null && shared > clock.now()) clock.set(shared);
   }
 
   /**
    * Moves a virtual clock forward, stopping at each job that falls due on the way so that every
    * job sees the time it was scheduled for, in order.
+   *
+   * On a shared database the clock is the fleet's: the advance starts from the shared time, raises
+   * it at each stop (other instances' schedulers help with the jobs due there, each claimed once),
+   * and answers only when every job due by the target is done, wherever it ran.
    */
   advanceBy(ms: number): Promise<number> {
     const clock = this.deps.clock;
     if (!(clock instanceof VirtualClock)) throw new Error('only a virtual clock can be advanced');
     return this.exclusive(async () => {
+      await this.syncClock();
       const target = clock.now() + ms;
       let ran = 0;
       for (;;) {
         const next = await this.nextDue(target);
-        if (!next) break;
-        if (next.run_at > clock.now()) clock.set(next.run_at);
-        await this.execute(next);
-        ran++;
+        if (next) {
+          if (next.run_at > clock.now()) {
+            if (this.shared) await raiseVirtualTime(this.deps.store, next.run_at);
+            clock.set(next.run_at);
+          }
+          await this.execute(next);
+          ran++;
+          continue;
+        }
+        // Nothing this process may claim: wait for the due jobs other instances are running.
+        if (!this.shared || (await this.repo.pendingThrough(this.deps.store, target)) === 0) break;
+        await new Promise((done) => setTimeout(done, FLEET_WAIT_MS));
       }
-      clock.set(target);
-      // A restart on this database resumes business time here.
-      await saveVirtualTime(this.deps.store, target);
+      if (this.shared) {
+        await raiseVirtualTime(this.deps.store, target);
+        await this.syncClock();
+      } else {
+        clock.set(target);
+        // A restart on this database resumes business time here.
+        await saveVirtualTime(this.deps.store, target);
+      }
       return ran;
     });
   }
@@ -109,11 +160,66 @@ export class Scheduler {
   }
 
   /**
-   * Frees the claims of earlier boots: on a database one process uses, they died with their
-   * process. (Processes sharing a database wait for the leases to run out instead.)
+   * Joins the database at start-up; the number of claims freed. On SQLite one process owns the
+   * database, so every earlier boot's claims died with it and are freed at once. On a shared
+   * (PostgreSQL) database this process starts its heartbeat and frees only the claims of boots
+   * whose heartbeat stopped: a live instance keeps its claims, and a crashed one's are taken over
+   * when its lease runs out (at most JOB_LEASE_MS after its last heartbeat).
    */
-  async releaseEarlierClaims(): Promise<number> {
-    return this.repo.releaseClaimsNotOf(this.deps.store, this.deps.boot);
+  async join(): Promise<number> {
+    const { store, boot } = this.deps;
+    if (!this.shared) return this.repo.releaseClaimsNotOf(store, [boot]);
+    await this.heartbeat();
+    if (!this.beating) {
+      this.beating = setInterval(() => {
+        this.heartbeat().catch((err) => this.deps.logger.error('heartbeat failed', { error: String(err) }));
+      }, HEARTBEAT_MS);
+      this.beating.unref();
+    }
+    return this.repo.releaseClaimsNotOf(store, [boot, ...(await this.liveBoots())]);
+  }
+
+  /**
+   * The other boots alive on a shared database (heartbeat within the lease): their claims and
+   * in-flight requests are theirs. Always none on SQLite, where one process owns the database.
+   */
+  async liveBoots(): Promise<number[]> {
+    if (!this.shared) return [];
+    const live = await liveBoots(this.deps.store, this.deps.wallClock.now() - JOB_LEASE_MS);
+    return live.filter((b) => b !== this.deps.boot);
+  }
+
+  /** Leaves a shared database on a clean stop: the heartbeat ends and the jobs it held are free at once. */
+  async leave(): Promise<void> {
+    if (this.beating) clearInterval(this.beating);
+    this.beating = undefined;
+    if (!this.shared) return;
+    await removeHeartbeat(this.deps.store, this.deps.boot);
+    await this.repo.releaseClaimsOf(this.deps.store, this.deps.boot);
+  }
+
+  /**
+   * Work for one instance of the fleet to do every heartbeat or so, such as recovering what dead
+   * instances left in flight. Only on a shared database; one instance at a time does it.
+   */
+  onSweep(work: () => Promise<unknown>): void {
+    this.sweeps.push(work);
+  }
+
+  /** Proves this instance alive (renewing its leases), and takes the sweep when it is free (a shared database only). */
+  async heartbeat(): Promise<void> {
+    if (!this.shared) return;
+    const { store, boot, wallClock, logger } = this.deps;
+    const now = wallClock.now();
+    await saveHeartbeat(store, boot, now);
+    await this.repo.extendLeases(store, boot, now + JOB_LEASE_MS);
+    if (this.sweeping || this.sweeps.length === 0 || !(await claimSweep(store, now, now + HEARTBEAT_MS - 1))) return;
+    this.sweeping = true;
+    try {
+      for (const sweep of this.sweeps) await sweep().catch((err) => logger.error('sweep failed', { error: String(err) }));
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /** Polls for due jobs in the background (the served sandbox; tests drive runDue/advanceBy). */

@@ -530,4 +530,10 @@ CREATE INDEX rail_attempts_provider_reference ON rail_attempts (provider_referen
   17: `
 CREATE INDEX quotes_merchant ON quotes (environment, merchant_id, seq);
 `,
+  18: `
+CREATE TABLE shared_state (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
 };

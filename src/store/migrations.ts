@@ -593,4 +593,16 @@ CREATE INDEX rail_attempts_provider_reference ON rail_attempts (provider_referen
 CREATE INDEX quotes_merchant ON quotes (environment, merchant_id, seq);
 `,
   },
+  {
+    version: 18,
+    name: 'shared-state',
+    // State that instances sharing one database keep together: scenario counters and states,
+    // provider outages. Text values (JSON), beside runtime_state's integers.
+    sql: `
+CREATE TABLE shared_state (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
+  },
 ];

@@ -21,9 +21,56 @@ export async function lastVirtualTime(db: Db): Promise<number | null> {
   return times.length ? Math.max(...times) : null;
 }
 
+/** The shared virtual clock of a fleet: the saved time, or null before the first advance. */
+export async function readVirtualTime(db: Db): Promise<number | null> {
+  const row = await db.get<{ value: number }>("SELECT value FROM runtime_state WHERE name = 'virtual_clock'");
+  return row?.value ?? null;
+}
+
+/** Moves the shared virtual clock to `epochMs` unless it already stands later: it never goes back. */
+export async function raiseVirtualTime(db: Db, epochMs: number): Promise<void> {
+  await db.run(
+    `INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value =
+       CASE WHEN excluded.value > runtime_state.value THEN excluded.value ELSE runtime_state.value END`,
+    [epochMs],
+  );
+}
+
 export async function saveVirtualTime(db: Db, epochMs: number): Promise<void> {
   await db.run(
     "INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
     [epochMs],
   );
+}
+
+// Heartbeats: each live boot on a shared database writes `heartbeat:<boot>` (wall-clock epoch ms)
+// every few seconds. A boot whose heartbeat is older than the job lease is dead: its claims and
+// in-flight requests may be taken over.
+
+const HEARTBEAT = 'heartbeat:';
+
+export async function saveHeartbeat(db: Db, boot: number, wallMs: number): Promise<void> {
+  await db.run('INSERT INTO runtime_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [HEARTBEAT + boot, wallMs]);
+}
+
+export async function removeHeartbeat(db: Db, boot: number): Promise<void> {
+  await db.run('DELETE FROM runtime_state WHERE name = ?', [HEARTBEAT + boot]);
+}
+
+/** The boots whose last heartbeat is at or after `sinceWallMs`. */
+export async function liveBoots(db: Db, sinceWallMs: number): Promise<number[]> {
+  const rows = await db.all<{ name: string }>("SELECT name FROM runtime_state WHERE name LIKE 'heartbeat:%' AND value >= ?", [sinceWallMs]);
+  return rows.map((r) => Number(r.name.slice(HEARTBEAT.length)));
+}
+
+/**
+ * Takes the fleet's sweep turn until `leaseUntil` (wall-clock ms) if nobody holds it at `wallMs`:
+ * true for the one instance that got it. Work every instance could do, done by one at a time.
+ */
+export async function claimSweep(db: Db, wallMs: number, leaseUntil: number): Promise<boolean> {
+  const r = await db.run(
+    "INSERT INTO runtime_state (name, value) VALUES ('sweep_lease', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE runtime_state.value < ?",
+    [leaseUntil, wallMs],
+  );
+  return r.changes > 0;
 }

@@ -51,6 +51,8 @@ interface AttemptRecord {
 export class WebhookDispatcher {
   private readonly repo = new WebhookDeliveryRepository();
   private readonly endpointRepo = new WebhookEndpointRepository();
+  /** The timer of followOutbox, when the stream follows the outbox. */
+  private following: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: {
@@ -75,9 +77,13 @@ export class WebhookDispatcher {
   async fanOut(): Promise<void> {
     const { store, clock, ids, scheduler } = this.deps;
     for (;;) {
-      const events = await this.repo.undispatchedEvents(store);
-      if (events.length === 0) return;
-      await store.transaction(async (tx) => {
+      // A cheap look first: most ticks find nothing.
+      if ((await this.repo.undispatchedEvents(store, 1)).length === 0) return;
+      // Read again and mark in one transaction: two instances fanning out at once conflict, and
+      // the loser (run again by the store) finds the events dispatched, so each event fans out once.
+      const events = await store.transaction(async (tx) => {
+        const events = await this.repo.undispatchedEvents(tx);
+        if (events.length === 0) return events;
         const now = clock.now();
         // One look per merchant and environment in the chunk, not one per event.
         const endpointsOf = new Map<string, EndpointRow[]>();
@@ -98,13 +104,66 @@ export class WebhookDispatcher {
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
         await this.repo.markDispatchedThrough(tx, events[events.length - 1]!.seq, now);
+        return events;
       });
-      if (this.deps.stream.listening()) {
+      // Where instances share the database the stream follows the outbox instead (followOutbox).
+      if (!this.following && this.deps.stream.listening()) {
         for (const event of events) {
           this.deps.stream.publish({ environment: event.environment, merchantId: event.merchant_id, event: JSON.parse(event.payload) as RailyardEvent });
         }
       }
     }
+  }
+
+  /**
+   * Feeds the live event stream from the outbox itself, so a listener on this instance sees the
+   * events every instance sharing the database writes (instead of those this one fans out). Every
+   * `intervalMs` it reads the events after the last it saw; while nobody listens it only notes
+   * where the outbox ends. A transaction that commits after a later-numbered one is still caught:
+   * each look goes back LOOKBACK events and skips the ids already published.
+   */
+  async followOutbox(intervalMs = 200): Promise<void> {
+    if (this.following) return;
+    const LOOKBACK = 100;
+    const CHUNK = 500;
+    /** Ids published, by seq, within the look-back window. */
+    const published = new Map<string, number>();
+    /** The newest seq seen, and where the outbox ended when the current listeners began: history. */
+    // What is in the outbox now is history: a listener sees what is written from here on.
+    let last = await this.repo.lastEventSeq(this.deps.store);
+    let floor = last;
+    const look = async () => {
+      const { store, stream } = this.deps;
+      if (!stream.listening()) {
+        last = floor = await this.repo.lastEventSeq(store);
+        published.clear();
+        return;
+      }
+      for (;;) {
+        const events = await this.repo.eventsAfter(store, Math.max(floor, last - LOOKBACK), CHUNK);
+        for (const event of events) {
+          if (published.has(event.id)) continue;
+          published.set(event.id, event.seq);
+          stream.publish({ environment: event.environment, merchantId: event.merchant_id, event: JSON.parse(event.payload) as RailyardEvent });
+        }
+        last = Math.max(last, events.at(-1)?.seq ?? 0);
+        for (const [id, seq] of published) if (seq <= last - LOOKBACK) published.delete(id);
+        if (events.length < CHUNK) return;
+      }
+    };
+    let busy = false;
+    this.following = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      look()
+        .catch((err) => this.deps.logger.error('event stream follow failed', { error: String(err) }))
+        .finally(() => (busy = false));
+    }, intervalMs);
+    this.following.unref();
+  }
+
+  stopFollowing(): void {
+    if (this.following) clearInterval(this.following);
   }
 
   private async deliverScheduled(deliveryId: string): Promise<void> {

@@ -109,7 +109,8 @@ describe('recovery from a stop in the middle of an initiation', () => {
     const retry = await sb.charge(momo(msisdn), { idempotencyKey: `orphan-${provider}` });
     expect(retry.status).toBe(201);
     expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_provider', provider });
-    const mockTransactions = await sb.ry.store.all('SELECT reference FROM mock_transactions WHERE provider = ?', [provider]);
+    // (On PostgreSQL the MTN mock also keeps its access tokens there, in a book of their own.)
+    const mockTransactions = await sb.ry.store.all("SELECT reference FROM mock_transactions WHERE provider = ? AND book <> 'tokens'", [provider]);
     expect(mockTransactions).toHaveLength(1);
     await sb.advance(10);
     expect((await sb.get(`/api/v1/charges/${first.body.data.id}`)).body.data.status).toBe('success');

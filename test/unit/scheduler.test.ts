@@ -83,7 +83,7 @@ describe('the scheduler', () => {
     await first.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'orphaned claim' } });
     await store.run('UPDATE jobs SET claimed_by = 1, lease_until = ?', [wall.now() + JOB_LEASE_MS]);
     const second = process(2);
-    expect(await second.scheduler.releaseEarlierClaims()).toBe(1);
+    expect(await second.scheduler.join()).toBe(1);
     expect(await second.scheduler.runDue()).toBe(1);
     expect(second.ran).toEqual(['orphaned claim']);
   });

@@ -76,9 +76,10 @@ export class MockEngine {
    * Stage 3: the first scenario rule that decides this call, if any. Which rule decided, or why
    * none did, goes on the response's locals (MOCK_MATCH_LOCAL) for the requests inspector.
    */
-  decide(query: MockQuery, exchange?: Exchange): ProviderBehaviour | undefined {
+  async decide(query: MockQuery, exchange?: Exchange): Promise<ProviderBehaviour | undefined> {
     const railQuery = { provider: this.options.provider, ...query };
-    const decision = this.ctx.scenarios.decide(railQuery);
+    const scenarios = this.ctx.scenarios;
+    const decision = scenarios.decideShared ? await scenarios.decideShared(railQuery) : scenarios.decide(railQuery);
     if (exchange && this.ctx.explainMatch) exchange.res.locals[MOCK_MATCH_LOCAL] = this.ctx.explainMatch(railQuery, decision);
     return decision?.behaviour;
   }
@@ -89,7 +90,7 @@ export class MockEngine {
    * sandbox answers) when the wire should answer, or to null when the engine has.
    */
   async lookup(exchange: Exchange, query: MockQuery): Promise<{ behaviour: ProviderBehaviour | undefined } | null> {
-    const behaviour = this.decide(query, exchange);
+    const behaviour = await this.decide(query, exchange);
     await pause(behaviour);
     if (behaviour && behaviour.respond !== 'accept') {
       await this.behaviours.answer(behaviour, exchange, query);
@@ -111,7 +112,7 @@ export class MockEngine {
       return null;
     }
 
-    const behaviour = this.decide(call.query, exchange) ?? call.sandboxBehaviour?.();
+    const behaviour = (await this.decide(call.query, exchange)) ?? call.sandboxBehaviour?.();
     await pause(behaviour);
     if (behaviour && !takesRequest(behaviour)) {
       await this.behaviours.answer(behaviour, exchange, call.query);

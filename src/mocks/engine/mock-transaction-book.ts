@@ -70,14 +70,33 @@ export class MockTransactionBooks {
   ) {}
 
   static async load(store: Store, clock: Clock): Promise<MockTransactionBooks> {
-    const loaded = new Map<string, Map<string, unknown>>();
-    const rows = await repo.all(store);
+    const books = new MockTransactionBooks(store, clock, new Map());
+    await books.refresh();
+    return books;
+  }
+
+  /**
+   * Reads every book again from the store, in place (the open books see it). Where several
+   * instances share the database this runs before each mock request, so a transaction another
+   * instance's mock took is known here too.
+   */
+  async refresh(): Promise<void> {
+    const rows = await repo.all(this.store);
+    const seen = new Map<string, Map<string, unknown>>();
     for (const row of rows) {
       const key = `${row.provider}/${row.book}`;
-      if (!loaded.has(key)) loaded.set(key, new Map());
-      loaded.get(key)!.set(row.reference, JSON.parse(row.body));
+      if (!seen.has(key)) seen.set(key, new Map());
+      seen.get(key)!.set(row.reference, JSON.parse(row.body));
     }
-    return new MockTransactionBooks(store, clock, loaded);
+    for (const [key, entries] of seen) {
+      const book = this.loaded.get(key);
+      if (!book) {
+        this.loaded.set(key, entries);
+        continue;
+      }
+      // Entries are only added or updated (a discarded one was never stored).
+      for (const [reference, body] of entries) book.set(reference, body);
+    }
   }
 
   open<T>(provider: string, name: string): MockTransactionBook<T> {

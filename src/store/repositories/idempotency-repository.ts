@@ -71,11 +71,11 @@ export class IdempotencyRepository {
     return db.get<{ boot: number | null }>("SELECT boot FROM idempotency_keys WHERE resource_id = ? AND state = 'in_flight'", [resourceId]);
   }
 
-  /** Resources whose keys another boot left in flight, oldest first. */
-  async orphanedResources(db: Db, boot: number): Promise<string[]> {
+  /** Resources whose keys a boot not in `keep` (this one and the live ones) left in flight, oldest first. */
+  async orphanedResources(db: Db, keep: readonly number[]): Promise<string[]> {
     const rows = await db.all<{ resource_id: string }>(
-      "SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot <> ?) ORDER BY created_at",
-      [boot],
+      `SELECT resource_id FROM idempotency_keys WHERE state = 'in_flight' AND resource_id IS NOT NULL AND (boot IS NULL OR boot NOT IN (${keep.map(() => '?').join(', ')})) ORDER BY created_at`,
+      [...keep],
     );
     return rows.map((r) => r.resource_id);
   }

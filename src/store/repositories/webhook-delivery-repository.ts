@@ -44,8 +44,18 @@ export interface WebhookAttemptRow {
  */
 export class WebhookDeliveryRepository {
   /** The oldest events not yet fanned out into deliveries. */
-  undispatchedEvents(db: Db): Promise<OutboxEventRow[]> {
-    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100');
+  undispatchedEvents(db: Db, limit = 100): Promise<OutboxEventRow[]> {
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [limit]);
+  }
+
+  /** Committed events after `seq`, in seq order (the event stream follows the outbox with it). */
+  eventsAfter(db: Db, seq: number, limit: number): Promise<OutboxEventRow[]> {
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?', [seq, limit]);
+  }
+
+  /** The seq of the latest event written, 0 on an empty outbox. */
+  async lastEventSeq(db: Db): Promise<number> {
+    return (await db.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM outbox_events'))?.seq ?? 0;
   }
 
   /** Every undispatched event up to `seq` is dispatched: one statement for a chunk. */

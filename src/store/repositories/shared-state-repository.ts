@@ -1,0 +1,20 @@
+import type { Db } from '../db.ts';
+
+/**
+ * Named text values that the instances sharing one database keep together (scenario counters
+ * and states, provider outages): the SQL of the shared-state aggregate.
+ */
+export class SharedStateRepository {
+  async get(db: Db, name: string): Promise<string | undefined> {
+    return (await db.get<{ value: string }>('SELECT value FROM shared_state WHERE name = ?', [name]))?.value;
+  }
+
+  /** Every value whose name starts with `prefix`. */
+  async withPrefix(db: Db, prefix: string): Promise<{ name: string; value: string }[]> {
+    return db.all<{ name: string; value: string }>('SELECT name, value FROM shared_state WHERE substr(name, 1, ?) = ?', [prefix.length, prefix]);
+  }
+
+  async put(db: Db, name: string, value: string): Promise<void> {
+    await db.run('INSERT INTO shared_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value]);
+  }
+}
