@@ -13,7 +13,8 @@ declare module 'autocannon' {
   }
 
   export interface Options {
-    url: string;
+    /** Several URLs: connection i goes to url[i % length] (round-robin by connection). */
+    url: string | string[];
     connections?: number;
     duration?: number;
     amount?: number;

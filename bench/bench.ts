@@ -21,13 +21,14 @@ import { coldStart } from './measures/cold-start.ts';
 import { dueCallbacks } from './measures/due-callbacks.ts';
 import { listPage } from './measures/list-page.ts';
 import { memory } from './measures/memory.ts';
+import { postgresFleet } from './measures/postgres-fleet.ts';
 import { quote } from './measures/quote.ts';
 import { signedTransfer } from './measures/signed-transfer.ts';
 import { simulatedDay } from './measures/simulated-day.ts';
 import { DatabaseCache } from './seed-database.ts';
 import { wholeNumberOption } from '../chaos/process-group.ts';
 
-export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart];
+export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, postgresFleet, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart];
 
 const USAGE = `npm run bench -- [options]
 

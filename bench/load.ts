@@ -2,7 +2,8 @@ import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import { round } from './stats.ts';
 
 export interface LoadSpec {
-  baseUrl: string;
+  /** Several base URLs (instances of one fleet): autocannon spreads the connections round-robin. */
+  baseUrl: string | string[];
   method: 'GET' | 'POST';
   path: string;
   headers?: Record<string, string>;
@@ -46,8 +47,10 @@ const MAX_FAILURE_SAMPLES = 5;
  * in whole milliseconds (its histogram's resolution); use sampleLatency for sub-millisecond p50s.
  */
 export function load(spec: LoadSpec): Promise<LoadResult> {
-  const url = new URL(spec.baseUrl);
-  if (url.hostname !== '127.0.0.1') throw new Error(`the bench only loads 127.0.0.1, not ${url.hostname}`);
+  for (const base of [spec.baseUrl].flat()) {
+    const url = new URL(base);
+    if (url.hostname !== '127.0.0.1') throw new Error(`the bench only loads 127.0.0.1, not ${url.hostname}`);
+  }
   const sampleFailures: string[] = [];
   const request: RequestSpec = {
     method: spec.method,

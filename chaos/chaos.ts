@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import type { FindingKind, Findings } from './reconcile.ts';
+import { runFleetTrial, type FleetTrialResult } from './run-fleet-trial.ts';
 import { runTrial, trialFailed, type TrialResult } from './run-trial.ts';
 import { freePort, killAllStarted, RailyardProcess, REPO_ROOT, SANDBOX_KEY, SANDBOX_SECRET } from './spawn-server.ts';
 import { wholeNumberOption } from './process-group.ts';
@@ -33,6 +34,10 @@ const USAGE = `npm run chaos -- [options]
   --fund N              pesewas put in the wallet before the load (default 50000000)
   --sample N            answered requests re-sent after the restart (default 20)
   --scenarios PATH      scenario file or dir for the servers (default scenarios/sandbox.yaml)
+  --instances N         fleet mode when N > 1: N servers on one PostgreSQL database (a throwaway
+                        cluster, or RAILYARD_TEST_PG_URL's server), requests round-robined across
+                        them, one killed and restarted at a time; adds webhook and job checks (default 1)
+  --kills N             fleet mode: kills (and restarts) per trial (default 1)
   -h, --help
 `;
 
@@ -63,6 +68,8 @@ function parseOptions() {
         fund: { type: 'string' },
         sample: { type: 'string' },
         scenarios: { type: 'string' },
+        instances: { type: 'string' },
+        kills: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -92,6 +99,8 @@ function parseOptions() {
     sampleSize: int('sample', v.sample, 20, 0, 5_000),
     scenarios: resolve(REPO_ROOT, v.scenarios ?? 'scenarios/sandbox.yaml'),
     requestTimeoutMs: 60_000,
+    instances: int('instances', v.instances, 1, 1, 8),
+    kills: int('kills', v.kills, 1, 0, 20),
   };
 }
 
@@ -122,9 +131,24 @@ const COLUMNS: Column[] = [
     total: (rs) => `${sum(rs, (r) => r.findings.conflictAnswers)} (${sum(rs, (r) => r.findings.conflictsAfterRestart.length)} keys)`,
   },
   ...counts([['401', 'unauthorized'], ['replay ≠', 'replayMismatches'], ['keys in flight', 'inFlightKeys'], ['never answered', 'unansweredAtEnd']]),
+  ...counts([['webhooks twice', 'webhookDuplicates'], ['jobs twice', 'jobsTwice']]),
   { title: 'ledger balanced', cell: (r) => (r.error ? '?' : r.findings.ledger.length ? `no (${r.findings.ledger.length})` : 'yes'), total: (rs) => (rs.every((r) => !r.error && !r.findings.ledger.length) ? 'yes' : 'no') },
   { title: 'result', cell: (r) => (r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'), total: (rs) => `${rs.filter(trialFailed).length} failed` },
 ];
+
+/** Fleet mode's own figures, one row per trial. */
+function fleetTable(results: FleetTrialResult[]): string {
+  const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  const kills = (r: FleetTrialResult) => r.fleet.kills.map((k) => `#${k.instance} ${k.signal === 'SIGKILL' ? 'KILL' : 'TERM'} @${(k.at / 1000).toFixed(1)}s down ${(k.downMs / 1000).toFixed(1)}s`).join(', ') || '-';
+  return [
+    row(['trial', 'instances', 'sends per instance', 'kills', 'events', 'webhooks received', 'at-least-once retries', 'webhooks twice', 'webhooks lost', 'undelivered events', 'jobs twice']),
+    row(Array(11).fill('---')),
+    ...results.map((r) =>
+      row([r.trial, r.fleet.instances, r.fleet.sendsPerInstance.join(' / '), kills(r), r.fleet.events, r.fleet.receipts, r.fleet.atLeastOnceRetries,
+        r.findings.webhookDuplicates.length, r.fleet.lostWebhooks, r.fleet.undeliveredEvents, r.findings.jobsTwice.length]),
+    ),
+  ].join('\n');
+}
 
 /** 409 answers after the restart, and how many requests (keys) got them. */
 function conflictCell(f: Findings): string {
@@ -148,7 +172,7 @@ function table(results: TrialResult[]): string {
 const LABELS: Record<FindingKind, string> = {
   lost: 'lost', duplicated: 'duplicated', orphaned: 'orphaned', serverErrors: '5xx', conflictsAfterRestart: '409 after restart',
   unauthorized: '401', replayMismatches: 'replay mismatch', inFlightKeys: 'keys left in flight', unansweredAtEnd: 'never answered',
-  ledger: 'ledger', warnings: 'warnings (not failures)',
+  ledger: 'ledger', webhookDuplicates: 'webhooks delivered twice', jobsTwice: 'work run twice (a job or an interrupted request recovered while it still ran)', warnings: 'warnings (not failures)',
 };
 const MAX_LINES = 8;
 
@@ -234,22 +258,28 @@ async function main(): Promise<void> {
   });
   process.on('exit', killAllStarted);
 
+  const fleetMode = o.instances > 1;
   process.stdout.write(
-    `# railyard chaos: ${o.trials} trial(s), ${o.clients} clients, ${o.requests} requests, seed ${o.seed}, SIGTERM ratio ${o.sigtermRatio}\n\n`,
+    `# railyard chaos: ${o.trials} trial(s), ${o.clients} clients, ${o.requests} requests, seed ${o.seed}, SIGTERM ratio ${o.sigtermRatio}` +
+      `${fleetMode ? `, fleet of ${o.instances} on PostgreSQL, ${o.kills} kill(s) per trial` : ''}\n\n`,
   );
+  // Fleet mode: one PostgreSQL cluster for the run, a fresh database per trial.
+  const cluster = fleetMode ? await (await import('../test/support/postgres-cluster.ts')).startPostgresCluster() : null;
   const results: TrialResult[] = [];
   for (let i = 1; i <= o.trials; i++) {
     const seed = o.seed + i - 1;
     process.stderr.write(`trial ${i}/${o.trials} (seed ${seed})… `);
-    const r = await runTrial({ ...o, trial: i, seed });
+    const r = cluster ? await runFleetTrial({ ...o, trial: i, seed, cluster, webhookTimeoutMs: 10_000 }) : await runTrial({ ...o, trial: i, seed });
     results.push(r);
     process.stderr.write(`${r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'} (${r.killedWith}, ${r.requests} requests, ${r.unansweredAtKill} unanswered at kill)${r.kept ? ` kept in ${r.dir}` : ''}\n`);
   }
   if (results.length) {
     process.stdout.write(table(results) + '\n');
+    if (fleetMode) process.stdout.write('\n' + fleetTable(results as FleetTrialResult[]) + '\n');
     const notable = results.filter((r) => trialFailed(r) || r.findings.warnings.length);
     if (notable.length) process.stdout.write('\n## findings\n\n' + notable.map(details).join('\n\n') + '\n');
   }
+  await cluster?.stop();
   const fuzzPassed = o.fuzz > 0 ? await fuzz(o.fuzz, o.seed, o.keep) : true;
   const failed = results.filter(trialFailed).length;
   process.stdout.write(`\n${failed ? `${failed} of ${results.length} trial(s) showed problems` : `${results.length} trial(s), no problems`}${o.fuzz ? `; fuzz ${fuzzPassed ? 'passed' : 'failed'}` : ''}\n`);

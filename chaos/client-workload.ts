@@ -8,7 +8,9 @@ import { sleep } from './spawn-server.ts';
 // person the same amount twice is legitimate and must create two objects).
 
 export type OperationKind = 'charge' | 'transfer';
-export type Phase = 'before-kill' | 'retry-after-restart' | 'fresh-after-restart' | 'replay-sample';
+export type Phase = 'before-kill' | 'retry-after-restart' | 'fresh-after-restart' | 'replay-sample'
+  // Fleet mode (chaos/run-fleet-trial.ts): a request's first send, and its re-sends after no answer or a 409.
+  | 'first-send' | 'retry';
 
 /**
  * Amounts are `n * AMOUNT_STRIDE + group`, so every body group has its own amount and the objects

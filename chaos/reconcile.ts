@@ -1,4 +1,4 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { Db } from '../src/store/db.ts';
 import { acknowledgedId, errorCode, type Operation } from './client-workload.ts';
 import { apiCall } from './recorded-request.ts';
 
@@ -23,6 +23,10 @@ export interface Findings {
   /** Requests that never got an answer, even after the retries. */
   unansweredAtEnd: string[];
   ledger: string[];
+  /** Fleet mode: a webhook received twice that no documented at-least-once retry explains. */
+  webhookDuplicates: string[];
+  /** Fleet mode: evidence that work ran twice: an event emitted twice for one object (a job, or a recovery of a request still running elsewhere), a delivery attempt recorded twice. */
+  jobsTwice: string[];
   /** Worth reading, not a failure of the trial. */
   warnings: string[];
 }
@@ -30,13 +34,13 @@ export interface Findings {
 export function emptyFindings(): Findings {
   return {
     lost: [], duplicated: [], orphaned: [], serverErrors: [], conflictsAfterRestart: [], conflictAnswers: 0, unauthorized: [],
-    replayMismatches: [], inFlightKeys: [], unansweredAtEnd: [], ledger: [], warnings: [],
+    replayMismatches: [], inFlightKeys: [], unansweredAtEnd: [], ledger: [], webhookDuplicates: [], jobsTwice: [], warnings: [],
   };
 }
 
 export const FAILURE_KINDS = [
   'lost', 'duplicated', 'orphaned', 'serverErrors', 'conflictsAfterRestart', 'unauthorized',
-  'replayMismatches', 'inFlightKeys', 'unansweredAtEnd', 'ledger',
+  'replayMismatches', 'inFlightKeys', 'unansweredAtEnd', 'ledger', 'webhookDuplicates', 'jobsTwice',
 ] as const satisfies readonly (keyof Findings)[];
 export type FindingKind = (typeof FAILURE_KINDS)[number] | 'warnings';
 
@@ -160,16 +164,15 @@ interface KeyRow {
   created_at: number;
 }
 
-/** Reads the SQLite file directly, after the server has stopped. */
-export function checkDatabase(dbPath: string, ops: Operation[], funded: number, api: ApiView, f: Findings): void {
-  const db = new DatabaseSync(dbPath);
-  try {
+/** Reads the store directly (SQLite file or PostgreSQL database), after the servers have stopped. */
+export async function checkDatabase(db: Db, ops: Operation[], funded: number, api: ApiView, f: Findings): Promise<void> {
+  {
     const objects: ObjectRow[] = [
-      ...(db.prepare("SELECT id, 'charge' AS kind, status, amount, fees, failure_reason, provider, created_at FROM charges WHERE environment = 'test'").all() as unknown as ObjectRow[]),
-      ...(db.prepare("SELECT id, 'transfer' AS kind, status, amount, fees, failure_reason, provider, created_at FROM transfers WHERE environment = 'test'").all() as unknown as ObjectRow[]),
+      ...((await db.all("SELECT id, 'charge' AS kind, status, amount, fees, failure_reason, provider, created_at FROM charges WHERE environment = 'test'")) as unknown as ObjectRow[]),
+      ...((await db.all("SELECT id, 'transfer' AS kind, status, amount, fees, failure_reason, provider, created_at FROM transfers WHERE environment = 'test'")) as unknown as ObjectRow[]),
     ];
     const byId = new Map(objects.map((o) => [o.id, o]));
-    const keys = db.prepare("SELECT idempotency_key, state, resource_id, response_status, response_body, created_at FROM idempotency_keys WHERE environment = 'test'").all() as unknown as KeyRow[];
+    const keys = (await db.all("SELECT idempotency_key, state, resource_id, response_status, response_body, created_at FROM idempotency_keys WHERE environment = 'test'")) as unknown as KeyRow[];
     const keyByName = new Map(keys.map((k) => [k.idempotency_key, k]));
     const keysByResource = new Map<string, KeyRow[]>();
     for (const k of keys) if (k.resource_id) keysByResource.set(k.resource_id, [...(keysByResource.get(k.resource_id) ?? []), k]);
@@ -249,14 +252,12 @@ export function checkDatabase(dbPath: string, ops: Operation[], funded: number, 
       }
     }
 
-    checkLedger(db, objects, funded, api, f);
+    await checkLedger(db, objects, funded, api, f);
 
     const pending = objects.filter((o) => o.status === 'pending' || o.status === 'pending_provider');
     if (pending.length) f.warnings.push(`${pending.length} object(s) still pending after settling: ${pending.slice(0, 10).map((o) => o.id).join(', ')}`);
-    const failedJobs = db.prepare("SELECT kind, last_error, COUNT(*) AS n FROM jobs WHERE state = 'failed' GROUP BY kind, last_error").all() as { kind: string; last_error: string; n: number }[];
+    const failedJobs = (await db.all("SELECT kind, last_error, COUNT(*) AS n FROM jobs WHERE state = 'failed' GROUP BY kind, last_error")) as { kind: string; last_error: string; n: number }[];
     for (const j of failedJobs) f.warnings.push(`${j.n} ${j.kind} job(s) failed: ${excerpt(j.last_error, 200)}`);
-  } finally {
-    db.close();
   }
 }
 
@@ -267,20 +268,18 @@ export function checkDatabase(dbPath: string, ops: Operation[], funded: number, 
  * reserved. Late successes of abandoned providers go through suspense and are reversed, so they
  * never touch the wallet and suspense nets to zero.
  */
-function checkLedger(db: DatabaseSync, objects: ObjectRow[], funded: number, api: ApiView, f: Findings): void {
-  const unbalanced = db
-    .prepare('SELECT journal_id, currency, SUM(amount) AS net FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0')
-    .all() as { journal_id: string; currency: string; net: number }[];
+async function checkLedger(db: Db, objects: ObjectRow[], funded: number, api: ApiView, f: Findings): Promise<void> {
+  const unbalanced = (await db.all('SELECT journal_id, currency, SUM(amount) AS net FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0')) as { journal_id: string; currency: string; net: number }[];
   for (const u of unbalanced) f.ledger.push(`journal ${u.journal_id} nets to ${u.net} ${u.currency}, not 0`);
-  const empty = db.prepare('SELECT j.id, j.kind FROM ledger_journals j LEFT JOIN ledger_postings p ON p.journal_id = j.id WHERE p.seq IS NULL').all() as { id: string; kind: string }[];
+  const empty = (await db.all('SELECT j.id, j.kind FROM ledger_journals j LEFT JOIN ledger_postings p ON p.journal_id = j.id WHERE p.seq IS NULL')) as { id: string; kind: string }[];
   for (const e of empty) f.ledger.push(`journal ${e.id} (${e.kind}) has no postings`);
 
-  const balance = (like: string) =>
-    (db.prepare("SELECT COALESCE(SUM(amount), 0) AS b FROM ledger_postings WHERE environment = 'test' AND currency = 'GHS' AND account LIKE ?").get(like) as { b: number }).b;
-  const available = balance('merchant:%:wallet:available');
-  const reserved = balance('merchant:%:wallet:reserved');
-  const fundedInDb = -balance('external:sandbox:funding');
-  const suspense = balance('suspense:late_settlements');
+  const balance = async (like: string) =>
+    ((await db.get("SELECT COALESCE(SUM(amount), 0) AS b FROM ledger_postings WHERE environment = 'test' AND currency = 'GHS' AND account LIKE ?", [like])) as { b: number }).b;
+  const available = await balance('merchant:%:wallet:available');
+  const reserved = await balance('merchant:%:wallet:reserved');
+  const fundedInDb = -(await balance('external:sandbox:funding'));
+  const suspense = await balance('suspense:late_settlements');
 
   let expectedAvailable = funded;
   let expectedReserved = 0;
@@ -300,18 +299,16 @@ function checkLedger(db: DatabaseSync, objects: ObjectRow[], funded: number, api
 
   // Each object's journals match its final state: one settlement at most, a reservation per
   // transfer, a refund exactly when it failed.
-  const journals = db.prepare("SELECT ref_id, kind, COUNT(*) AS n FROM ledger_journals WHERE ref_type IN ('charge', 'transfer') GROUP BY ref_id, kind").all() as { ref_id: string; kind: string; n: number }[];
+  const journals = (await db.all("SELECT ref_id, kind, COUNT(*) AS n FROM ledger_journals WHERE ref_type IN ('charge', 'transfer') GROUP BY ref_id, kind")) as { ref_id: string; kind: string; n: number }[];
   const count = new Map<string, number>();
   for (const j of journals) count.set(`${j.ref_id} ${j.kind}`, j.n);
   const n = (id: string, kind: string) => count.get(`${id} ${kind}`) ?? 0;
-  const effects = db
-    .prepare(
+  const effects = (await db.all(
       `SELECT j.ref_id, CASE WHEN p.account LIKE '%:wallet:available' THEN 'available' ELSE 'reserved' END AS side, SUM(p.amount) AS net
        FROM ledger_journals j JOIN ledger_postings p ON p.journal_id = j.id
        WHERE j.ref_type IN ('charge', 'transfer') AND p.currency = 'GHS' AND (p.account LIKE 'merchant:%:wallet:available' OR p.account LIKE 'merchant:%:wallet:reserved')
        GROUP BY j.ref_id, side`,
-    )
-    .all() as { ref_id: string; side: string; net: number }[];
+    )) as { ref_id: string; side: string; net: number }[];
   const walletEffect = new Map(effects.map((e) => [`${e.ref_id} ${e.side}`, e.net]));
   for (const o of objects) {
     const expected: Record<string, number> =

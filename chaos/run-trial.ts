@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acknowledgedId, planWorkload, runAfterRestart, runUntilKill, type ClientSettings, type Operation } from './client-workload.ts';
-import { checkAnswers, checkDatabase, checkViaApi, emptyFindings, FAILURE_KINDS, firstAcknowledged, type Findings } from './reconcile.ts';
+import { checkAnswers, checkDatabase, checkViaApi, emptyFindings, FAILURE_KINDS, firstAcknowledged, type FindingKind, type Findings } from './reconcile.ts';
 import { apiCall } from './recorded-request.ts';
+import { openStore } from '../src/store/open-store.ts';
 import { seededRandom } from './seeded-random.ts';
 import { freePort, RailyardProcess, SANDBOX_KEY, SANDBOX_SECRET } from './spawn-server.ts';
 
@@ -44,10 +45,12 @@ export interface TrialResult {
   logErrors: string[];
   /** The trial could not run to the end (the harness or the server broke). */
   error?: string;
+  /** Finding kinds shown but not failing this trial (fleet mode: a 409 while a dead instance holds the key). */
+  tolerated?: FindingKind[];
 }
 
 export function trialFailed(r: TrialResult): boolean {
-  return !!r.error || FAILURE_KINDS.some((k) => r.findings[k].length > 0);
+  return !!r.error || FAILURE_KINDS.some((k) => !r.tolerated?.includes(k) && r.findings[k].length > 0);
 }
 
 /**
@@ -129,7 +132,12 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
     if (stopped.code !== 0 || stopped.escalated) findings.warnings.push(`the final graceful stop did not exit cleanly: ${JSON.stringify(stopped)}`);
 
     checkAnswers(ops, findings);
-    checkDatabase(dbPath, ops, o.fundAmount, api, findings);
+    const store = await openStore(dbPath);
+    try {
+      await checkDatabase(store, ops, o.fundAmount, api, findings);
+    } finally {
+      await store.close();
+    }
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
   } finally {
@@ -149,7 +157,7 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
 }
 
 /** Distinct error-level lines of the server log (the request log itself holds no bodies). */
-function logErrors(logFile: string): string[] {
+export function logErrors(logFile: string): string[] {
   let text = '';
   try {
     text = readFileSync(logFile, 'utf8');

@@ -20,6 +20,10 @@ export interface ServerOptions {
   railTimeoutMs: number;
   scenarios: string;
   startTimeoutMs?: number;
+  /** RAILYARD_BASE_URL; this server's own loopback URL when not given. */
+  baseUrl?: string;
+  /** Written before each start, so several servers can share one log file and stay apart. */
+  name?: string;
 }
 
 export { freePort };
@@ -52,7 +56,7 @@ export class RailyardProcess {
   private constructor(readonly options: ServerOptions) {
     this.port = options.port;
     this.logFd = openSync(options.logFile, 'a');
-    writeSync(this.logFd, `\n===== chaos: starting railyard serve on port ${options.port} at ${new Date().toISOString()} =====\n`);
+    writeSync(this.logFd, `\n===== chaos: starting railyard serve${options.name ? ` ${options.name}` : ''} on port ${options.port} at ${new Date().toISOString()} =====\n`);
     this.child = spawn(TSX, ['src/main.ts', 'serve'], {
       cwd: REPO_ROOT,
       detached: true,
@@ -63,7 +67,7 @@ export class RailyardProcess {
         PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
         PORT: String(options.port),
         HOST: LOOPBACK,
-        RAILYARD_BASE_URL: `http://${LOOPBACK}:${options.port}`,
+        RAILYARD_BASE_URL: options.baseUrl ?? `http://${LOOPBACK}:${options.port}`,
         RAILYARD_DB: options.dbPath,
         RAILYARD_CLOCK: 'virtual',
         RAILYARD_SEED: String(options.seed),

@@ -1,0 +1,90 @@
+// The fleet mode of the chaos harness (chaos/run-fleet-trial.ts) judges what the webhook receiver
+// got and what the shared database recorded. These tests pin its judgement on made-up evidence,
+// without starting PostgreSQL or any server.
+import { describe, expect, it } from 'vitest';
+import { checkFleet, type FleetFigures } from '../../chaos/run-fleet-trial.ts';
+import { emptyFindings } from '../../chaos/reconcile.ts';
+import type { Db, Row } from '../../src/store/db.ts';
+
+function database(tables: { outbox_events?: Row[]; webhook_deliveries?: Row[]; webhook_attempts?: Row[] }): Db {
+  const rows = (sql: string) => {
+    if (sql.includes('FROM outbox_events')) return tables.outbox_events ?? [];
+    if (sql.includes('FROM webhook_deliveries')) return tables.webhook_deliveries ?? [];
+    if (sql.includes('FROM webhook_attempts')) return tables.webhook_attempts ?? [];
+    throw new Error(`unexpected query: ${sql}`);
+  };
+  return {
+    run: async () => ({ changes: 0 }),
+    get: async <T,>(sql: string) => rows(sql)[0] as T | undefined,
+    all: async <T,>(sql: string) => rows(sql) as T[],
+  };
+}
+
+function figures(killsAt: number[]): FleetFigures {
+  return {
+    instances: 3, kills: killsAt.map((at) => ({ instance: 2, signal: 'SIGKILL', at, downMs: 1_000 })), sendsPerInstance: [],
+    events: 0, receipts: 0, atLeastOnceRetries: 0, lostWebhooks: 0, undeliveredEvents: 0,
+  };
+}
+
+const event = (id: string, objectId = `chg_${id}`, type = 'charge.pending') => ({ id, type, object_id: objectId });
+const delivered = (id: string, eventId: string) => ({ id, event_id: eventId, status: 'delivered' });
+const attempt = (deliveryId: string, n: number, status: number | null) => ({ delivery_id: deliveryId, attempt: n, http_status: status });
+
+describe('the fleet checks of the chaos harness', () => {
+  it('a second receipt of a webhook in flight when an instance was killed is an at-least-once retry, not a duplicate', async () => {
+    const f = emptyFindings();
+    const fleet = figures([5_000]);
+    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
+    await checkFleet(db, [{ id: 'evt_1', type: 'charge.pending', at: 4_200 }, { id: 'evt_1', type: 'charge.pending', at: 6_500 }], fleet, 10_000, f);
+    expect(fleet.atLeastOnceRetries).toBe(1);
+    expect(f.webhookDuplicates).toEqual([]);
+    expect(fleet.receipts).toBe(2);
+  });
+
+  it('a second receipt with no kill shortly after the first is a webhook delivered twice', async () => {
+    const f = emptyFindings();
+    const fleet = figures([50_000]);
+    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
+    await checkFleet(db, [{ id: 'evt_1', type: 'charge.pending', at: 1_000 }, { id: 'evt_1', type: 'charge.pending', at: 1_050 }], fleet, 10_000, f);
+    expect(fleet.atLeastOnceRetries).toBe(0);
+    expect(f.webhookDuplicates).toHaveLength(1);
+    expect(f.webhookDuplicates[0]).toContain('evt_1');
+  });
+
+  it('two successful attempts of one delivery, or one attempt number recorded twice, mean its job ran twice', async () => {
+    const f = emptyFindings();
+    const db = database({
+      outbox_events: [event('evt_1'), event('evt_2', 'chg_2')],
+      webhook_deliveries: [delivered('whd_1', 'evt_1'), delivered('whd_2', 'evt_2')],
+      webhook_attempts: [attempt('whd_1', 1, 200), attempt('whd_1', 2, 200), attempt('whd_2', 1, 500), attempt('whd_2', 1, 500), attempt('whd_2', 2, 200)],
+    });
+    await checkFleet(db, [{ id: 'evt_1', type: 'charge.pending', at: 1 }, { id: 'evt_2', type: 'charge.pending', at: 2 }], figures([]), 10_000, f);
+    expect(f.jobsTwice).toEqual([
+      'delivery whd_1 of event evt_1 has 2 successful attempts recorded',
+      'delivery whd_2 of event evt_2 recorded attempt number(s) 1 more than once',
+    ]);
+  });
+
+  it('an event emitted twice for one object is work run twice', async () => {
+    const f = emptyFindings();
+    const db = database({ outbox_events: [event('evt_1', 'chg_9'), event('evt_2', 'chg_9'), event('evt_3', 'chg_9', 'charge.success')] });
+    await checkFleet(db, [], figures([]), 10_000, f);
+    expect(f.jobsTwice).toEqual(['event chg_9 charge.pending was emitted 2 times']);
+  });
+
+  it('a delivery the database calls delivered that never reached the receiver is lost; one not delivered yet is only counted', async () => {
+    const f = emptyFindings();
+    const fleet = figures([]);
+    const db = database({
+      outbox_events: [event('evt_1'), event('evt_2', 'chg_2')],
+      webhook_deliveries: [delivered('whd_1', 'evt_1'), { id: 'whd_2', event_id: 'evt_2', status: 'pending' }],
+      webhook_attempts: [attempt('whd_1', 1, 200)],
+    });
+    await checkFleet(db, [], fleet, 10_000, f);
+    expect(fleet.lostWebhooks).toBe(1);
+    expect(f.lost).toHaveLength(1);
+    expect(fleet.undeliveredEvents).toBe(1);
+    expect(f.warnings).toEqual(['1 of 2 event(s) not delivered after settling']);
+  });
+});
