@@ -159,7 +159,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const outbox = new EventOutbox({ clock, ids });
   const apiKeys = new ApiKeyService({ clock, ids });
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
-  const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots() });
+  const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots(), store });
   const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
   if (store.kind === 'postgres') scenarios.share(store);

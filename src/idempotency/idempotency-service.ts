@@ -83,6 +83,8 @@ export class IdempotencyService {
       boot: number;
       /** The other boots alive on this database (none when one process owns it). */
       liveBoots?: () => Promise<number[]>;
+      /** Where a recovery takes over an orphaned key, so one process in a fleet recovers it. */
+      store?: Db;
     },
   ) {}
 
@@ -103,7 +105,8 @@ export class IdempotencyService {
     let row = await this.read(db, claim);
     if (!row) return null;
     if (row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
-    if (row.state === 'in_flight' && row.resource_id && (await this.orphanedBy(row.boot))) {
+    // Orphaned, or being recovered here already (adopted: it carries this boot): wait for the answer.
+    if (row.state === 'in_flight' && row.resource_id && (this.running.has(row.resource_id) || (await this.orphanedBy(row.boot)))) {
       await this.recover(row.resource_id);
       row = (await this.read(db, claim)) ?? row;
     }
@@ -159,9 +162,37 @@ export class IdempotencyService {
     if (running) return running;
     const recovery = this.recoveries.get(resourceId.slice(0, resourceId.indexOf('_')));
     if (!recovery) return Promise.resolve();
-    const run = recovery(resourceId).finally(() => this.running.delete(resourceId));
+    const run = (async () => {
+      const adopted = await this.adopt(resourceId);
+      if (adopted === false) return;
+      try {
+        await recovery(resourceId);
+      } catch (err) {
+        // Hand the key back, so the next poll, retry or sweep recovers it again.
+        if (adopted !== true && this.deps.store) await this.repo.adopt(this.deps.store, resourceId, this.deps.boot, adopted.from);
+        throw err;
+      }
+    })().finally(() => this.running.delete(resourceId));
     this.running.set(resourceId, run);
     return run;
+  }
+
+  /**
+   * Makes this boot the owner of an orphaned key before recovering it. Several processes on one
+   * database may meet the same orphan at once (a start, the sweep, a retry, a status poll): the
+   * one whose UPDATE moves the key from the dead boot recovers it; the others leave it to that
+   * one, and a retry meets idempotency_conflict until it answers. If the adopter dies too, its
+   * boot is dead in turn and the key is adopted again.
+   */
+  private async adopt(resourceId: string): Promise<boolean | { from: number | null }> {
+    const store = this.deps.store;
+    if (!store) return true; // one process: the in-process single flight above is enough
+    const row = await this.repo.inFlightForResource(store, resourceId);
+    if (!row) return true; // settled meanwhile: the recovery finds it so and only completes the key
+    // This process holds it: the request that claimed it, or a recovery already running (joined above).
+    if (row.boot === this.deps.boot) return false;
+    if (!(await this.orphanedBy(row.boot))) return false;
+    return (await this.repo.adopt(store, resourceId, row.boot, this.deps.boot)) ? { from: row.boot } : false;
   }
 
   /** Recovers every key stopped boots left in flight (never a live process's), a few at a time; returns how many. */

@@ -178,7 +178,8 @@ export class PayoutService {
     const { store, idempotency } = this.deps;
     const items = await this.payouts.idsOfBulk(store, bulkId);
     for (const id of items) {
-      if ((await idempotency.claimState(store, id)) === 'orphaned') await idempotency.recover(id);
+      // An item another recovery in this process already took is waited for, not left half done.
+      if ((await idempotency.claimState(store, id)) !== 'settled') await idempotency.recover(id);
     }
     await this.answerBulk(bulkId, (tx, response) => idempotency.completeForResource(tx, bulkId, response));
   }

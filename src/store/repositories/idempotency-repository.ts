@@ -71,6 +71,18 @@ export class IdempotencyRepository {
     return db.get<{ boot: number | null }>("SELECT boot FROM idempotency_keys WHERE resource_id = ? AND state = 'in_flight'", [resourceId]);
   }
 
+  /**
+   * Takes over the key a stopped boot left in flight for a resource: only if that boot still holds
+   * it, so of several processes recovering it at once exactly one wins. Whether this one did.
+   */
+  async adopt(db: Db, resourceId: string, from: number | null, to: number | null): Promise<boolean> {
+    const r = await db.run(
+      `UPDATE idempotency_keys SET boot = ? WHERE resource_id = ? AND state = 'in_flight' AND ${from === null ? 'boot IS NULL' : 'boot = ?'}`,
+      from === null ? [to, resourceId] : [to, resourceId, from],
+    );
+    return r.changes === 1;
+  }
+
   /** Resources whose keys a boot not in `keep` (this one and the live ones) left in flight, oldest first. */
   async orphanedResources(db: Db, keep: readonly number[]): Promise<string[]> {
     const rows = await db.all<{ resource_id: string }>(
