@@ -26,6 +26,7 @@ import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { SandboxFunding } from './sandbox/sandbox-funding.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
 import { replayRoutes } from './sandbox/replays.routes.ts';
 import { NO_REPLAYS, type ScenarioReplays } from './sandbox/scenario-replays.ts';
@@ -155,9 +156,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const ids = new IdGenerator(clock, random);
   const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot });
   await scheduler.join();
-  const ledger = new Ledger({ clock, ids });
+  const ledger = new Ledger({ clock, ids, store });
   const outbox = new EventOutbox({ clock, ids });
-  const apiKeys = new ApiKeyService({ clock, ids });
+  const apiKeys = new ApiKeyService({ clock, ids, store });
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
   const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots(), store });
   const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
@@ -207,18 +208,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // In a fleet, what an instance that died left in flight is finished by a survivor, without waiting for a start.
   scheduler.onSweep(() => idempotency.recoverOrphans(store));
   const nameEnquiry = new NameEnquiryService({ router, ids });
-  const transactions = new TransactionService();
+  const transactions = new TransactionService({ store });
 
   // Trading: a simulated USD market and an admin FX leg, quotes, trades, limits, compliance.
   const feed = new PriceFeed({ store, clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()), market: config.trading.market });
   await feed.init();
-  const compliance = new Compliance(config.trading);
+  const ladder = new ServiceLadder({ store });
+  const compliance = new Compliance(config.trading, ladder);
   const limits = new TradingLimits({ clock, ledger, config: config.trading });
   const quotes = new QuoteService({ store, clock, ids, feed, outbox, scheduler, compliance, limits, config });
   const trades = new TradeService({ store, clock, ids, ledger, outbox, scheduler, idempotency, feed, quotes, compliance, limits, logger, config });
   await trades.seedTreasury();
 
-  const ladder = new ServiceLadder();
   // Seed the sandbox merchant and its test key (re-keyed if the configured key changed).
   await store.transaction(async (tx) => {
     await ladder.ensureMerchant(tx, SANDBOX_MERCHANT_ID, config.sandbox.merchant_name, clock.now());
@@ -241,23 +242,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
 
   const routes: RouteSpec[] = [
-    ...walletRoutes({ store, ledger, charges, transfers, nameEnquiry, transactions }),
-    ...tradingRoutes({ store, quotes, trades }),
-    ...sandboxRoutes({ store, clock, scheduler, ledger, router, health, apiKeys, mockAccess }),
+    ...walletRoutes({ ledger, charges, transfers, nameEnquiry, transactions }),
+    ...tradingRoutes({ quotes, trades }),
+    ...sandboxRoutes({ clock, scheduler, funding: new SandboxFunding({ store, ledger }), router, health, apiKeys, mockAccess }),
     ...marketRoutes({ feed, clock, config }),
-    ...tradingSandboxRoutes({ store, trades, ladder }),
+    ...tradingSandboxRoutes({ trades, ladder }),
     ...webhookRoutes({ endpoints, dispatcher }),
-    ...collectionRoutes({ store, collections }),
-    ...paymentLinkRoutes({ store, links }),
+    ...collectionRoutes({ collections }),
+    ...paymentLinkRoutes({ links }),
   ];
-  routes.push(...payoutRoutes({ store, payouts }));
-  routes.push(...billRoutes({ store, bills }));
+  routes.push(...payoutRoutes({ payouts }));
+  routes.push(...billRoutes({ bills }));
   // The requests inspector and object timelines (in memory, capped per environment).
   const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests });
   const recorder = new RequestRecorder({ log: requestLog, store, logger });
-  routes.push(...inspectorRoutes({ store, requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog }) }));
-  routes.push(...ledgerRoutes({ store, reports: new LedgerReportService({ clock }) }));
-  routes.push(...accessRoutes({ store, apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
+  routes.push(...inspectorRoutes({ requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog, store }) }));
+  routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
+  routes.push(...accessRoutes({ apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
   routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
@@ -332,7 +333,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
   );
   api.use(recorder.merchant());
-  api.use(eventStreamRouter({ store, apiKeys, stream, logger }));
+  api.use(eventStreamRouter({ apiKeys, stream, logger }));
   mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
   app.use(api);
   app.use((req, res) => {

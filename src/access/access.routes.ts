@@ -9,7 +9,6 @@ import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso } from '../kernel/clock.ts';
 import { ForbiddenError } from '../kernel/errors.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 
 const environmentSchema = z.object({ enabled: z.boolean(), unlocks: z.array(z.string()).describe('What this environment gives once enabled') });
@@ -85,8 +84,8 @@ const KEYS_DESCRIPTION = [
 ].join(' ');
 
 /** The access-control API: the service ladder and key management. */
-export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladder: ServiceLadder }): RouteSpec[] {
-  const { store, apiKeys, ladder } = deps;
+export function accessRoutes(deps: { apiKeys: ApiKeyService; ladder: ServiceLadder }): RouteSpec[] {
+  const { apiKeys, ladder } = deps;
 
   /** The caller may manage a key only if it holds the key's scopes and, unless admin, shares its role. */
   const assertCanManage = (auth: AuthContext, target: { scopes: readonly string[]; role: string }) => {
@@ -97,7 +96,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
     }
   };
   const managed = async (auth: AuthContext, id: string) => {
-    const key = await findById('API key', id, () => apiKeys.get(store, auth.merchantId, id));
+    const key = await findById('API key', id, () => apiKeys.get(auth.merchantId, id));
     assertCanManage(auth, key);
     return key;
   };
@@ -113,7 +112,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
       scope: 'read',
       response: { status: 200, description: 'The merchant', schema: envelopeOf(merchantSchema) },
       errors: ['forbidden'],
-      handler: async ({ auth }) => ({ status: 200, body: ok('Merchant', await ladder.view(store, auth.merchantId, auth.environment)) }),
+      handler: async ({ auth }) => ({ status: 200, body: ok('Merchant', await ladder.view(auth.merchantId, auth.environment)) }),
     }),
     defineRoute({
       method: 'post',
@@ -128,7 +127,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
       errors: ['ladder_out_of_order'],
       handler: async ({ auth, body }) => ({
         status: 200,
-        body: ok(`Ladder: ${body.action}`, await ladder.advanceInTransaction(store, auth.merchantId, auth.environment, body.action)),
+        body: ok(`Ladder: ${body.action}`, await ladder.advanceInTransaction(auth.merchantId, auth.environment, body.action)),
       }),
     }),
     defineRoute({
@@ -141,7 +140,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
       response: { status: 200, description: 'The keys, oldest first', schema: envelopeOf(z.array(keySchema)) },
       errors: [],
       handler: async ({ auth }) => {
-        const keys = await apiKeys.list(store, auth.merchantId);
+        const keys = await apiKeys.list(auth.merchantId);
         const visible = auth.role === 'finance' ? keys.filter((k) => k.id === auth.keyId) : keys;
         return { status: 200, body: ok('API keys', visible.map((k) => present(k, auth))) };
       },
@@ -170,14 +169,14 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
         const role = body.role ?? auth.role;
         const scopes = [...new Set(body.scopes)];
         assertCanManage(auth, { scopes, role });
-        const issued = await apiKeys.issueInTransaction(store, {
+        const issued = await apiKeys.issueInTransaction({
           merchantId: auth.merchantId,
           environment: body.environment,
           scopes,
           role,
           ipAllowlist: [...new Set(body.ip_allowlist ?? [])],
         });
-        const key = await apiKeys.get(store, auth.merchantId, issued.id);
+        const key = await apiKeys.get(auth.merchantId, issued.id);
         return { status: 201, body: ok('Key issued; store the key now, it is not shown again', { ...present(key, auth), key: issued.key, signing_secret: issued.signingSecret }) };
       },
     }),
@@ -194,7 +193,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
       errors: ['forbidden', 'role_forbidden', 'not_found'],
       handler: async ({ params, auth }) => {
         await managed(auth, params.id);
-        return { status: 200, body: ok('Key revoked', present(await apiKeys.revoke(store, auth.merchantId, params.id), auth)) };
+        return { status: 200, body: ok('Key revoked', present(await apiKeys.revoke(auth.merchantId, params.id), auth)) };
       },
     }),
     defineRoute({
@@ -211,7 +210,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
       errors: ['forbidden', 'role_forbidden', 'not_found'],
       handler: async ({ params, body, auth }) => {
         await managed(auth, params.id);
-        return { status: 200, body: ok('IP allowlist set', present(await apiKeys.setIpAllowlist(store, auth.merchantId, params.id, [...new Set(body.entries)]), auth)) };
+        return { status: 200, body: ok('IP allowlist set', present(await apiKeys.setIpAllowlist(auth.merchantId, params.id, [...new Set(body.entries)]), auth)) };
       },
     }),
     defineRoute({
@@ -230,7 +229,7 @@ export function accessRoutes(deps: { store: Store; apiKeys: ApiKeyService; ladde
         if (key.environment !== auth.environment) {
           throw new ForbiddenError(`A ${auth.environment} key cannot reveal the signing secret of a ${key.environment} key`, { environment: key.environment });
         }
-        return { status: 200, body: ok('Signing secret', { id: key.id, signing_secret: await apiKeys.signingSecret(store, auth.merchantId, key.id) }) };
+        return { status: 200, body: ok('Signing secret', { id: key.id, signing_secret: await apiKeys.signingSecret(auth.merchantId, key.id) }) };
       },
     }),
   ];

@@ -73,7 +73,7 @@ function randomToken(bytes: number): string {
 export class ApiKeyService {
   private readonly repo = new ApiKeyRepository();
 
-  constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
+  constructor(private readonly deps: { clock: Clock; ids: IdGenerator; store: Store }) {}
 
   async issue(
     db: Db,
@@ -104,7 +104,7 @@ export class ApiKeyService {
   }
 
   /** issue, in a transaction of its own. */
-  issueInTransaction(store: Store, input: Parameters<ApiKeyService['issue']>[1]): Promise<IssuedKey> {
+  issueInTransaction(input: Parameters<ApiKeyService['issue']>[1], store: Store = this.deps.store): Promise<IssuedKey> {
     return store.transaction((tx) => this.issue(tx, input));
   }
 
@@ -112,7 +112,7 @@ export class ApiKeyService {
    * The key's context, or 401. With the client address (express req.ip), a key whose allowlist
    * is not empty is refused from any other address (403 ip_not_allowed).
    */
-  async authenticate(db: Db, authorization: string | undefined, ip?: string): Promise<AuthContext> {
+  async authenticate(authorization: string | undefined, ip?: string, db: Db = this.deps.store): Promise<AuthContext> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     const key = match?.[1];
     if (!key || !environmentOf(key)) throw new UnauthorizedError();
@@ -133,31 +133,31 @@ export class ApiKeyService {
   }
 
   /** The merchant's keys of both environments, oldest first. */
-  async list(db: Db, merchantId: string): Promise<KeyRecord[]> {
+  async list(merchantId: string, db: Db = this.deps.store): Promise<KeyRecord[]> {
     const rows = await this.repo.listByMerchant(db, merchantId);
     return rows.map(record);
   }
 
-  async get(db: Db, merchantId: string, id: string): Promise<KeyRecord> {
+  async get(merchantId: string, id: string, db: Db = this.deps.store): Promise<KeyRecord> {
     return record(await this.owned(db, merchantId, id));
   }
 
   /** Revoked at once: the next request with the key is 401. Revoking again changes nothing. */
-  async revoke(db: Db, merchantId: string, id: string): Promise<KeyRecord> {
+  async revoke(merchantId: string, id: string, db: Db = this.deps.store): Promise<KeyRecord> {
     const row = await this.owned(db, merchantId, id);
     if (row.revoked_at === null) await this.repo.revoke(db, id, this.deps.clock.now());
     return record((await this.owned(db, merchantId, id))!);
   }
 
   /** Replaces the allowlist (entries already validated); empty accepts any address. */
-  async setIpAllowlist(db: Db, merchantId: string, id: string, entries: string[]): Promise<KeyRecord> {
+  async setIpAllowlist(merchantId: string, id: string, entries: string[], db: Db = this.deps.store): Promise<KeyRecord> {
     await this.owned(db, merchantId, id);
     await this.repo.setIpAllowlist(db, id, JSON.stringify(entries));
     return record(await this.owned(db, merchantId, id));
   }
 
   /** The explicit reveal of a key's request-signing secret (the key itself is only a hash). */
-  async signingSecret(db: Db, merchantId: string, id: string): Promise<string> {
+  async signingSecret(merchantId: string, id: string, db: Db = this.deps.store): Promise<string> {
     return (await this.owned(db, merchantId, id)).signing_secret;
   }
 

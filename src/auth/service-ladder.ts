@@ -46,7 +46,9 @@ export interface MerchantView {
 export class ServiceLadder {
   private readonly merchants = new MerchantRepository();
 
-  async view(db: Db, merchantId: string, environment: Environment): Promise<MerchantView> {
+  constructor(private readonly deps: { store: Store }) {}
+
+  async view(merchantId: string, environment: Environment, db: Db = this.deps.store): Promise<MerchantView> {
     const row = await this.merchants.find(db, merchantId);
     if (!row) throw new Error(`merchant ${merchantId} is missing`);
     const stage = row.trading_stage as Stage;
@@ -73,7 +75,7 @@ export class ServiceLadder {
 
   /** Takes one step; any action but the next one is 409 ladder_out_of_order and changes nothing. */
   async advance(db: Db, merchantId: string, environment: Environment, action: LadderAction): Promise<MerchantView> {
-    const current = await this.view(db, merchantId, environment);
+    const current = await this.view(merchantId, environment, db);
     const step = STEPS[action];
     if (current.stage !== step.from) {
       const expected = current.next_action;
@@ -87,16 +89,16 @@ export class ServiceLadder {
     // The stage moves only if nobody moved it meanwhile.
     const changes = await this.merchants.moveStage(db, merchantId, step.from, step.to);
     if (changes === 0) return this.advance(db, merchantId, environment, action);
-    return this.view(db, merchantId, environment);
+    return this.view(merchantId, environment, db);
   }
 
   /** advance, in a transaction of its own. */
-  advanceInTransaction(store: Store, merchantId: string, environment: Environment, action: LadderAction): Promise<MerchantView> {
+  advanceInTransaction(merchantId: string, environment: Environment, action: LadderAction, store: Store = this.deps.store): Promise<MerchantView> {
     return store.transaction((tx) => this.advance(tx, merchantId, environment, action));
   }
 
   /** Sandbox: puts the merchant at any stage, whatever it was. */
-  async setStage(db: Db, merchantId: string, stage: Stage): Promise<void> {
+  async setStage(merchantId: string, stage: Stage, db: Db = this.deps.store): Promise<void> {
     await this.merchants.setStage(db, merchantId, stage);
   }
 

@@ -2,13 +2,12 @@ import { ok } from '../http/envelope.ts';
 import { pathIdParams } from '../http/find-by-id.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import { listRequestsQuery, requestEntrySchema, timelineSchema } from './inspector.schemas.ts';
 import type { ObjectTimelineService } from './object-timeline.ts';
 import type { RequestLog } from './request-log.ts';
 
-export function inspectorRoutes(deps: { store: Store; requests: RequestLog; timelines: ObjectTimelineService }): RouteSpec[] {
+export function inspectorRoutes(deps: { requests: RequestLog; timelines: ObjectTimelineService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -48,7 +47,7 @@ export function inspectorRoutes(deps: { store: Store; requests: RequestLog; time
       params: pathIdParams('id', 'object', 'chg_0000000000aaaaaaaaaa'),
       response: { status: 200, description: 'The timeline, oldest entry first', schema: envelopeOf(timelineSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, auth }) => ({ status: 200, body: ok('Timeline', await deps.timelines.timeline(deps.store, auth, params.id)) }),
+      handler: async ({ params, auth }) => ({ status: 200, body: ok('Timeline', await deps.timelines.timeline(auth, params.id)) }),
     }),
   ];
 }

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import { noSuch } from '../http/find-by-id.ts';
 import { iso } from '../kernel/clock.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import { InspectorRepository } from '../store/repositories/inspector-repository.ts';
 import type { RequestLog, RequestLogEntry } from './request-log.ts';
 
@@ -82,9 +82,9 @@ interface Sortable extends TimelineEntry {
 export class ObjectTimelineService {
   private readonly repo = new InspectorRepository();
 
-  constructor(private readonly deps: { requests: RequestLog }) {}
+  constructor(private readonly deps: { requests: RequestLog; store: Store }) {}
 
-  async timeline(db: Db, auth: AuthContext, id: string): Promise<ObjectTimeline> {
+  async timeline(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<ObjectTimeline> {
     const kind = OBJECTS.find((o) => id.startsWith(o.prefix));
     const row = kind
       ? await this.repo.objectHead(db, kind.object, id, auth.environment, auth.merchantId)

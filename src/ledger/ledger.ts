@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.ts';
 import { InsufficientFundsError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import { LedgerRepository } from '../store/repositories/ledger-repository.ts';
 import { accounts, isNonNegativeAccount } from './accounts.ts';
 import { assertBalanced, reversePostings, type Posting } from './journal.ts';
@@ -41,7 +41,7 @@ export interface WalletBalance {
 export class Ledger {
   private readonly repo = new LedgerRepository();
 
-  constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
+  constructor(private readonly deps: { clock: Clock; ids: IdGenerator; store: Store }) {}
 
   /**
    * Writes one balanced journal inside the caller's transaction. A merchant account that would
@@ -106,7 +106,7 @@ export class Ledger {
     return this.repo.balance(db, environment, account, currency);
   }
 
-  async wallet(db: Db, environment: Environment, merchantId: string): Promise<WalletBalance> {
+  async wallet(environment: Environment, merchantId: string, db: Db = this.deps.store): Promise<WalletBalance> {
     return {
       currency: 'GHS',
       available: await this.balance(db, environment, accounts.walletAvailable(merchantId), 'GHS'),

@@ -6,19 +6,16 @@ import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { ForbiddenError, ValidationError } from '../kernel/errors.ts';
-import type { Ledger } from '../ledger/ledger.ts';
 import type { ProviderHealth } from '../rails/provider-health.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
-import type { Store } from '../store/db.ts';
 import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
-import { fundWallet } from './sandbox-funding.ts';
+import type { SandboxFunding } from './sandbox-funding.ts';
 
 export interface SandboxRouteDeps {
-  store: Store;
   clock: Clock;
   scheduler: Scheduler;
-  ledger: Ledger;
+  funding: SandboxFunding;
   router: RailRouter;
   health: ProviderHealth;
   apiKeys: ApiKeyService;
@@ -103,7 +100,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       body: z.strictObject({ amount: amountSchema }),
       response: { status: 200, description: 'The new balance', schema: envelopeOf(walletSchema) },
       errors: ['forbidden'],
-      handler: async ({ body, auth }) => ({ status: 200, body: ok('Wallet funded', await fundWallet(deps, auth, body.amount)) }),
+      handler: async ({ body, auth }) => ({ status: 200, body: ok('Wallet funded', await deps.funding.fund(auth, body.amount)) }),
     }),
     defineRoute({
       method: 'get',
@@ -201,7 +198,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       handler: async ({ body, auth }) => {
         const beyond = body.scopes.filter((s) => !auth.scopes.includes(s));
         if (beyond.length) throw new ForbiddenError(`This key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
-        const issued = await deps.apiKeys.issueInTransaction(deps.store, { merchantId: auth.merchantId, environment: body.environment, scopes: [...new Set(body.scopes)] });
+        const issued = await deps.apiKeys.issueInTransaction({ merchantId: auth.merchantId, environment: body.environment, scopes: [...new Set(body.scopes)] });
         return {
           status: 201,
           body: ok('Key issued; store it now, it is not shown again', {

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { ServiceLadder, tradingEnabled, type Stage } from '../auth/service-ladder.ts';
+import { type ServiceLadder, tradingEnabled, type Stage } from '../auth/service-ladder.ts';
 import type { TradingConfig } from '../config/config.ts';
 import { ComplianceBlockError } from '../kernel/errors.ts';
 import type { Db } from '../store/db.ts';
@@ -14,9 +14,7 @@ const key = (address: string) => (address.startsWith('0x') ? address.toLowerCase
 export class Compliance {
   private readonly blocked: Set<string>;
   private readonly review: Set<string>;
-  private readonly ladder = new ServiceLadder();
-
-  constructor(config: Pick<TradingConfig, 'screening'>) {
+  constructor(config: Pick<TradingConfig, 'screening'>, private readonly ladder: ServiceLadder) {
     this.blocked = new Set(config.screening.blocked.map(key));
     this.review = new Set(config.screening.review.map(key));
   }

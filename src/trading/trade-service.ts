@@ -164,11 +164,11 @@ export class TradeService {
     return row;
   }
 
-  async get(db: Db, auth: AuthContext, reference: string): Promise<Trade> {
+  async get(auth: AuthContext, reference: string, db: Db = this.deps.store): Promise<Trade> {
     return this.present(db, await this.owned(db, auth, reference));
   }
 
-  async list(db: Db, auth: AuthContext, query: TradeListQuery): Promise<{ items: Trade[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: TradeListQuery, db: Db = this.deps.store): Promise<{ items: Trade[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
     const rows = (await this.repo.list(db, orderListFilter(auth, query, before), pageSize + 1)) as TradeRow[];

@@ -3,13 +3,12 @@ import { ok } from '../http/envelope.ts';
 import { findById } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { ServiceLadder } from '../auth/service-ladder.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { TradeService } from './trade-service.ts';
 import { MAX_ASSET_AMOUNT, tradeReference, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 
 /** Sandbox helpers for trading: deposits, reviews, reversals and the service ladder. */
-export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService; ladder: ServiceLadder }): RouteSpec[] {
+export function tradingSandboxRoutes(deps: { trades: TradeService; ladder: ServiceLadder }): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
@@ -74,7 +73,7 @@ export function tradingSandboxRoutes(deps: { store: Store; trades: TradeService;
       response: { status: 200, description: 'The stage', schema: envelopeOf(z.object({ stage: z.string() })) },
       errors: ['forbidden'],
       handler: async ({ body, auth }) => {
-        await deps.ladder.setStage(deps.store, auth.merchantId, body.stage);
+        await deps.ladder.setStage(auth.merchantId, body.stage);
         return { status: 200, body: ok('Trading stage set', { stage: body.stage }) };
       },
     }),

@@ -3,13 +3,12 @@ import { ok } from '../http/envelope.ts';
 import { findById } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { TradeService } from './trade-service.ts';
 import { executeBody, listedQuoteSchema, QUOTE_STATUSES, quoteBody, quoteReferenceParams, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 
-export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades: TradeService }): RouteSpec[] {
+export function tradingRoutes(deps: { quotes: QuoteService; trades: TradeService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
@@ -62,7 +61,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       response: { status: 200, description: 'A page of quotes', schema: listEnvelopeOf(listedQuoteSchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
-        const { items, nextCursor } = await deps.quotes.list(deps.store, auth, query);
+        const { items, nextCursor } = await deps.quotes.list(auth, query);
         return { status: 200, body: ok('Quotes', items, { next_cursor: nextCursor }) };
       },
     }),
@@ -78,7 +77,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Quote', await findById('quote', params.reference, () => deps.quotes.get(deps.store, auth, params.reference))),
+        body: ok('Quote', await findById('quote', params.reference, () => deps.quotes.get(auth, params.reference))),
       }),
     }),
     defineRoute({
@@ -93,7 +92,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Trade', await findById('trade', params.reference, () => deps.trades.get(deps.store, auth, params.reference))),
+        body: ok('Trade', await findById('trade', params.reference, () => deps.trades.get(auth, params.reference))),
       }),
     }),
     defineRoute({
@@ -114,7 +113,7 @@ export function tradingRoutes(deps: { store: Store; quotes: QuoteService; trades
       response: { status: 200, description: 'A page of trades', schema: listEnvelopeOf(tradeSchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
-        const { items, nextCursor } = await deps.trades.list(deps.store, auth, query);
+        const { items, nextCursor } = await deps.trades.list(auth, query);
         return { status: 200, body: ok('Trades', items, { next_cursor: nextCursor }) };
       },
     }),

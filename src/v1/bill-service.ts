@@ -143,8 +143,8 @@ export class BillService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(db: Db, auth: AuthContext, id: string): Promise<Bill> {
-    return this.settlement.get(db, auth, id);
+  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Bill> {
+    return this.settlement.get(auth, id, db);
   }
 
   /** The catalogue: fixed-price products, then open-amount billers, optionally filtered. */

@@ -2,14 +2,12 @@ import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { recordListRoute } from './record-list-route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import { z } from 'zod';
 import type { BillService } from './bill-service.ts';
 import { billProductSchema, billProductsQuery, billSchema, createBillBody } from './bills.schemas.ts';
 
 export interface BillRouteDeps {
-  store: Store;
   bills: BillService;
 }
 
@@ -17,7 +15,7 @@ export function billRoutes(deps: BillRouteDeps): RouteSpec[] {
   return [
     recordListRoute({
       path: '/v1/bills', operationId: 'listBills', tag: 'Bills', title: 'Bills',
-      statuses: ['pending', 'settled', 'failed'], item: billSchema, store: deps.store, records: deps.bills.settlement,
+      statuses: ['pending', 'settled', 'failed'], item: billSchema, records: deps.bills.settlement,
     }),
     defineRoute({
       method: 'post',
@@ -60,7 +58,7 @@ export function billRoutes(deps: BillRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Bill', await findById('bill', params.id, () => deps.bills.get(deps.store, auth, params.id))),
+        body: ok('Bill', await findById('bill', params.id, () => deps.bills.get(auth, params.id))),
       }),
     }),
   ];

@@ -164,8 +164,8 @@ export class CollectionService {
     }
   }
 
-  get(db: Db, auth: AuthContext, id: string): Promise<Collection> {
-    return this.settlement.get(db, auth, id);
+  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Collection> {
+    return this.settlement.get(auth, id, db);
   }
 
   /**
@@ -174,7 +174,7 @@ export class CollectionService {
    * so a double submit is harmless.
    */
   async submitOtp(auth: AuthContext, id: string, otp: string): Promise<Collection> {
-    const collection = await this.get(this.deps.store, auth, id);
+    const collection = await this.get(auth, id);
     if (collection.status !== 'pending_approval') return collection;
     if (!collection.next_action) {
       throw new ValidationError(`Collection ${id} is not waiting for an OTP`, [{ field: 'otp', message: 'this collection has no OTP step' }]);
@@ -190,7 +190,7 @@ export class CollectionService {
    * would). A collection no longer pending is returned as it stands.
    */
   async decideMandate(auth: AuthContext, id: string, decision: 'approve' | 'decline'): Promise<Collection> {
-    const collection = await this.get(this.deps.store, auth, id);
+    const collection = await this.get(auth, id);
     if (collection.channel !== 'bank') {
       throw new ValidationError(`Collection ${id} is a ${collection.channel} collection; only bank collections wait for a mandate`, [{ field: 'id', message: 'not a bank collection' }]);
     }
@@ -221,7 +221,7 @@ export class CollectionService {
       outcome = await provider.status({ operation: 'collect', reference: id, providerReference: row.provider_reference }).catch(() => ({ status: 'pending' as const }));
     }
     await this.settlement.settle(id, provider.name, outcome, 'callback');
-    return this.get(this.deps.store, auth, id);
+    return this.get(auth, id);
   }
 
   /** Sends a recorded collection to the rails of its channel. */

@@ -2,13 +2,11 @@ import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { recordListRoute } from './record-list-route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { CollectionService } from './collection-service.ts';
 import { collectionSchema, createCollectionBody, submitOtpBody } from './collections.schemas.ts';
 
 export interface CollectionRouteDeps {
-  store: Store;
   collections: CollectionService;
 }
 
@@ -16,7 +14,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
   return [
     recordListRoute({
       path: '/v1/collections', operationId: 'listCollections', tag: 'Collections', title: 'Collections',
-      statuses: ['pending_approval', 'settled', 'failed'], item: collectionSchema, store: deps.store, records: deps.collections.settlement,
+      statuses: ['pending_approval', 'settled', 'failed'], item: collectionSchema, records: deps.collections.settlement,
     }),
     defineRoute({
       method: 'post',
@@ -46,7 +44,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Collection', await findById('collection', params.id, () => deps.collections.get(deps.store, auth, params.id))),
+        body: ok('Collection', await findById('collection', params.id, () => deps.collections.get(auth, params.id))),
       }),
     }),
     defineRoute({

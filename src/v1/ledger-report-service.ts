@@ -5,7 +5,7 @@ import { NotFoundError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { accounts } from '../ledger/accounts.ts';
 import { activeDays, balancesBefore, DAY_MS, ledgerEntries, type LedgerEntryRow } from '../ledger/ledger-entries.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
 import type { LedgerEntry, Settlement, SettlementLine, SettlementSummary } from './ledger.schemas.ts';
 
@@ -35,12 +35,12 @@ function objectOf(row: Pick<LedgerEntryRow, 'ref_type' | 'ref_id' | 'journal_id'
  * truth every balance derives from, so a report reconciles to the entries it lists.
  */
 export class LedgerReportService {
-  constructor(private readonly deps: { clock: Clock }) {}
+  constructor(private readonly deps: { clock: Clock; store: Store }) {}
 
   async entries(
-    db: Db,
     auth: AuthContext,
     query: { cursor?: string; page_size?: number; object_id?: string; account?: string; currency?: string; from?: number; to?: number },
+    db: Db = this.deps.store,
   ): Promise<{ items: LedgerEntry[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     let { from, to } = query;
@@ -69,7 +69,7 @@ export class LedgerReportService {
   }
 
   /** Reports of the days the wallet moved, newest first; the cursor names the last day seen. */
-  async settlements(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number }): Promise<{ items: SettlementSummary[]; nextCursor: string | null }> {
+  async settlements(auth: AuthContext, query: { cursor?: string; page_size?: number }, db: Db = this.deps.store): Promise<{ items: SettlementSummary[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const beforeDay = decodeCursor(query.cursor);
     const days = await activeDays(db, {
@@ -90,7 +90,7 @@ export class LedgerReportService {
   }
 
   /** One day's report; a day the wallet did not move has none (404, as its absence from the list says). */
-  async settlement(db: Db, auth: AuthContext, id: string): Promise<Settlement> {
+  async settlement(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Settlement> {
     const day = dayOf(id);
     const moved = day === undefined ? [] : await ledgerEntries(db, {
       environment: auth.environment, merchantId: auth.merchantId, accounts: this.walletAccounts(auth), from: day * DAY_MS, to: (day + 1) * DAY_MS, limit: 1,
@@ -100,8 +100,8 @@ export class LedgerReportService {
   }
 
   /** The report's receipt lines as CSV (RFC 4180), one row per line, amounts in minor and major units. */
-  async settlementCsv(db: Db, auth: AuthContext, id: string): Promise<string> {
-    const report = await this.settlement(db, auth, id);
+  async settlementCsv(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<string> {
+    const report = await this.settlement(auth, id, db);
     const header = ['settlement_id', 'date', 'line', 'object_type', 'object_id', 'direction', 'gross', 'fee', 'net', 'currency', 'gross_major', 'fee_major', 'net_major'];
     const rows = report.lines.map((line, index) => [
       report.id, report.date, String(index + 1), line.object_type, line.object_id, line.direction,

@@ -2,13 +2,11 @@ import { z } from 'zod';
 import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { LedgerReportService } from './ledger-report-service.ts';
 import { ledgerEntriesQuery, ledgerEntrySchema, settlementListQuery, settlementSchema, settlementSummarySchema } from './ledger.schemas.ts';
 
 export interface LedgerRouteDeps {
-  store: Store;
   reports: LedgerReportService;
 }
 
@@ -30,7 +28,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteSpec[] {
       response: { status: 200, description: 'A page of entries; meta.next_cursor is null on the last page', schema: listEnvelopeOf(ledgerEntrySchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
-        const { items, nextCursor } = await deps.reports.entries(deps.store, auth, query);
+        const { items, nextCursor } = await deps.reports.entries(auth, query);
         return { status: 200, body: ok('Ledger entries', items, { next_cursor: nextCursor }) };
       },
     }),
@@ -47,7 +45,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteSpec[] {
       response: { status: 200, description: 'A page of reports (without their lines)', schema: listEnvelopeOf(settlementSummarySchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
-        const { items, nextCursor } = await deps.reports.settlements(deps.store, auth, query);
+        const { items, nextCursor } = await deps.reports.settlements(auth, query);
         return { status: 200, body: ok('Settlements', items, { next_cursor: nextCursor }) };
       },
     }),
@@ -68,7 +66,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteSpec[] {
         status: 200,
         contentType: 'text/csv; charset=utf-8',
         headers: { 'content-disposition': `attachment; filename="${params.id.replace(/[^A-Za-z0-9_]/g, '')}.csv"` },
-        body: await findById('settlement', params.id, () => deps.reports.settlementCsv(deps.store, auth, params.id)),
+        body: await findById('settlement', params.id, () => deps.reports.settlementCsv(auth, params.id)),
       }),
     }),
     defineRoute({
@@ -84,7 +82,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Settlement', await findById('settlement', params.id, () => deps.reports.settlement(deps.store, auth, params.id))),
+        body: ok('Settlement', await findById('settlement', params.id, () => deps.reports.settlement(auth, params.id))),
       }),
     }),
   ];

@@ -81,13 +81,13 @@ export class PaymentLinkService {
     return result;
   }
 
-  async get(db: Db, auth: AuthContext, id: string): Promise<PaymentLink> {
+  async get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<PaymentLink> {
     const row = await this.links.findOwned(db, auth, id);
     if (!row) throw noSuch('payment link', id);
     return this.present(row);
   }
 
-  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; status?: PaymentLinkState }): Promise<{ items: PaymentLink[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: PaymentLinkState }, db: Db = this.deps.store): Promise<{ items: PaymentLink[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
     const now = this.deps.clock.now();
@@ -110,7 +110,7 @@ export class PaymentLinkService {
   async deactivate(auth: AuthContext, id: string): Promise<PaymentLink> {
     const { store, clock } = this.deps;
     return store.transaction(async (tx) => {
-      const link = await this.get(tx, auth, id);
+      const link = await this.get(auth, id, tx);
       if (link.status === 'active' || link.status === 'expired') {
         await this.links.deactivate(tx, id, clock.now());
       }
@@ -238,7 +238,7 @@ export class PaymentLinkService {
   private async collectionOf(link: PaymentLinkRow, collectionId: string): Promise<CheckoutCollection> {
     const row = await this.collectionRows.paymentLinkOf(this.deps.store, collectionId);
     if (!row || row.payment_link_id !== link.id) throw noSuch('collection', collectionId);
-    return checkoutView(await this.collections().get(this.deps.store, this.authOf(link), collectionId));
+    return checkoutView(await this.collections().get(this.authOf(link), collectionId));
   }
 
   /** The link acts in its merchant's name: the link is the capability, no API key is involved. */

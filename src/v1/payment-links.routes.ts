@@ -1,13 +1,11 @@
 import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { PaymentLinkService } from './payment-link-service.ts';
 import { createPaymentLinkBody, listPaymentLinksQuery, paymentLinkSchema } from './payment-links.schemas.ts';
 
 export interface PaymentLinkRouteDeps {
-  store: Store;
   links: PaymentLinkService;
 }
 
@@ -42,7 +40,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): RouteSpec[] {
       response: { status: 200, description: 'A page of links; meta.next_cursor is null on the last page', schema: listEnvelopeOf(paymentLinkSchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
-        const { items, nextCursor } = await deps.links.list(deps.store, auth, query);
+        const { items, nextCursor } = await deps.links.list(auth, query);
         return { status: 200, body: ok('Payment links', items, { next_cursor: nextCursor }) };
       },
     }),
@@ -58,7 +56,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Payment link', await findById('payment link', params.id, () => deps.links.get(deps.store, auth, params.id))),
+        body: ok('Payment link', await findById('payment link', params.id, () => deps.links.get(auth, params.id))),
       }),
     }),
     defineRoute({

@@ -116,8 +116,8 @@ export class PayoutService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(db: Db, auth: AuthContext, id: string): Promise<Payout> {
-    return this.settlement.get(db, auth, id);
+  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Payout> {
+    return this.settlement.get(auth, id, db);
   }
 
   /**
@@ -184,7 +184,7 @@ export class PayoutService {
     await this.answerBulk(bulkId, (tx, response) => idempotency.completeForResource(tx, bulkId, response));
   }
 
-  async getBulk(db: Db, auth: AuthContext, id: string): Promise<PayoutBulk> {
+  async getBulk(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<PayoutBulk> {
     const row = await this.payouts.findOwnedBulk(db, auth, id);
     if (!row) throw noSuch('payout_bulk', id);
     return this.presentBulk(db, row);

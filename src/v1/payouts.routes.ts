@@ -2,13 +2,11 @@ import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { recordListRoute } from './record-list-route.ts';
-import type { Store } from '../store/db.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { PayoutService } from './payout-service.ts';
 import { createBulkPayoutBody, createPayoutBody, MAX_BULK_ITEMS, payoutBulkSchema, payoutSchema } from './payouts.schemas.ts';
 
 export interface PayoutRouteDeps {
-  store: Store;
   payouts: PayoutService;
 }
 
@@ -16,7 +14,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
   return [
     recordListRoute({
       path: '/v1/payouts', operationId: 'listPayouts', tag: 'Payouts', title: 'Payouts',
-      statuses: ['pending', 'settled', 'failed'], item: payoutSchema, store: deps.store, records: deps.payouts.settlement,
+      statuses: ['pending', 'settled', 'failed'], item: payoutSchema, records: deps.payouts.settlement,
     }),
     defineRoute({
       method: 'post',
@@ -64,7 +62,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Bulk payout', await findById('payout_bulk', params.id, () => deps.payouts.getBulk(deps.store, auth, params.id))),
+        body: ok('Bulk payout', await findById('payout_bulk', params.id, () => deps.payouts.getBulk(auth, params.id))),
       }),
     }),
     defineRoute({
@@ -79,7 +77,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Payout', await findById('payout', params.id, () => deps.payouts.get(deps.store, auth, params.id))),
+        body: ok('Payout', await findById('payout', params.id, () => deps.payouts.get(auth, params.id))),
       }),
     }),
   ];

@@ -3,11 +3,10 @@ import type { AuthContext } from '../auth/api-key-service.ts';
 import { ok } from '../http/envelope.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import type { Store } from '../store/db.ts';
 import { listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 
 interface Listable {
-  list(db: Store, auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: unknown[]; nextCursor: string | null }>;
+  list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: unknown[]; nextCursor: string | null }>;
 }
 
 /** `GET /v1/<records>`: a merchant's collections, payouts or bills, newest first, cursor-paged, by status. */
@@ -19,7 +18,6 @@ export function recordListRoute(spec: {
   title: string;
   statuses: readonly [string, ...string[]];
   item: z.ZodType;
-  store: Store;
   records: Listable;
 }): RouteSpec {
   return defineRoute({
@@ -36,7 +34,7 @@ export function recordListRoute(spec: {
     response: { status: 200, description: `A page of ${spec.title.toLowerCase()}; meta.next_cursor is null on the last page`, schema: listEnvelopeOf(spec.item) },
     errors: ['forbidden'],
     handler: async ({ query, auth }) => {
-      const { items, nextCursor } = await spec.records.list(spec.store, auth, query);
+      const { items, nextCursor } = await spec.records.list(auth, query);
       return { status: 200, body: ok(spec.title, items, { next_cursor: nextCursor }) };
     },
   });

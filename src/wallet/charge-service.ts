@@ -121,7 +121,7 @@ export class ChargeService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(db: Db, auth: AuthContext, id: string): Promise<Charge> {
-    return this.settlement.get(db, auth, id);
+  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Charge> {
+    return this.settlement.get(auth, id, db);
   }
 }

@@ -113,7 +113,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   }
 
   /** A merchant's own record, or not_found. */
-  async get(db: Db, auth: AuthContext, id: string): Promise<T> {
+  async get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<T> {
     const row = await this.records.findOwned(db, auth, id);
     if (!row) throw noSuch(this.kind.object, id);
     return this.kind.present(row);
@@ -123,7 +123,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    * The merchant's records of this kind, newest first, keyset-paged on their place in the
    * transactions list (stable under inserts), optionally of one status.
    */
-  async list(db: Db, auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: T[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }, db: Db = this.deps.store): Promise<{ items: T[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
     const rows = await this.records.listByTransaction(db, {

@@ -111,7 +111,7 @@ export class TransferService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(db: Db, auth: AuthContext, id: string): Promise<Transfer> {
-    return this.settlement.get(db, auth, id);
+  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Transfer> {
+    return this.settlement.get(auth, id, db);
   }
 }

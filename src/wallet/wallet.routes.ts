@@ -4,7 +4,6 @@ import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import type { Store } from '../store/db.ts';
 import type { ChargeService } from './charge-service.ts';
 import type { NameEnquiryService } from './name-enquiry-service.ts';
 import type { TransactionService } from './transaction-service.ts';
@@ -25,7 +24,6 @@ import {
 } from './wallet.schemas.ts';
 
 export interface WalletRouteDeps {
-  store: Store;
   ledger: Ledger;
   charges: ChargeService;
   transfers: TransferService;
@@ -44,7 +42,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       scope: 'read',
       response: { status: 200, description: 'The balance, derived from the ledger', schema: envelopeOf(walletSchema) },
       errors: ['forbidden'],
-      handler: async ({ auth }) => ({ status: 200, body: ok('Wallet balance', await deps.ledger.wallet(deps.store, auth.environment, auth.merchantId)) }),
+      handler: async ({ auth }) => ({ status: 200, body: ok('Wallet balance', await deps.ledger.wallet(auth.environment, auth.merchantId)) }),
     }),
     defineRoute({
       method: 'post',
@@ -74,7 +72,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Charge', await findById('charge', params.id, () => deps.charges.get(deps.store, auth, params.id))),
+        body: ok('Charge', await findById('charge', params.id, () => deps.charges.get(auth, params.id))),
       }),
     }),
     defineRoute({
@@ -105,7 +103,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       errors: ['forbidden', 'not_found'],
       handler: async ({ params, auth }) => ({
         status: 200,
-        body: ok('Transfer', await findById('transfer', params.id, () => deps.transfers.get(deps.store, auth, params.id))),
+        body: ok('Transfer', await findById('transfer', params.id, () => deps.transfers.get(auth, params.id))),
       }),
     }),
     defineRoute({
@@ -145,7 +143,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       response: { status: 200, description: 'A page of transactions; meta.next_cursor is null on the last page', schema: listEnvelopeOf(transactionItemSchema) },
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
-        const { items, nextCursor } = await deps.transactions.list(deps.store, auth, query);
+        const { items, nextCursor } = await deps.transactions.list(auth, query);
         return { status: 200, body: ok('Transactions', items, { next_cursor: nextCursor }) };
       },
     }),

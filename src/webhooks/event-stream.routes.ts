@@ -4,7 +4,6 @@ import { failure } from '../http/envelope.ts';
 import { toErrorResponse } from '../http/error-mapper.ts';
 import { ForbiddenError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { Store } from '../store/db.ts';
 import type { EventStream } from './event-stream.ts';
 import { EVENT_TYPES } from './webhook.schemas.ts';
 
@@ -13,13 +12,13 @@ import { EVENT_TYPES } from './webhook.schemas.ts';
  * and environment, as they are dispatched. `types` (comma-separated) narrows them. `railyard
  * listen` reads this and forwards each event, signed, to a local URL.
  */
-export function eventStreamRouter(deps: { store: Store; apiKeys: ApiKeyService; stream: EventStream; logger: Logger }): Router {
+export function eventStreamRouter(deps: { apiKeys: ApiKeyService; stream: EventStream; logger: Logger }): Router {
   const router = express.Router();
   router.get('/api/v1/events/stream', async (req, res) => {
     let auth;
     let types: Set<string> | null = null;
     try {
-      auth = await deps.apiKeys.authenticate(deps.store, req.get('authorization'), req.ip);
+      auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip);
       if (!auth.scopes.includes('read')) throw new ForbiddenError('This API key lacks the read scope', { required_scope: 'read' });
       const raw = typeof req.query.types === 'string' ? req.query.types : undefined;
       if (raw !== undefined) {

@@ -10,6 +10,9 @@ const SRC = resolve(import.meta.dirname, '../../src');
 // Upper case, as this code base writes SQL (so an HTML `<select>` … "from" in a page is not one).
 const STATEMENT = /\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+INTO|UPDATE\s+[\w${}.]+\s+SET|DELETE\s+FROM)\b/;
 const DB_CALL = /\b(tx|db|store)\.(run|get|all)\s*[<(]/;
+// A route naming the store as code (deps.store, `{ store, … }`, `store: Store`, an argument, an
+// import from store/), not the word in a description ("store the key now", "its own store").
+const STORE_REF = /[.{(,]\s*store\b|\bstore\s*:|\bStore\b|from\s+['"]\.\.\/store\//;
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -56,5 +59,23 @@ describe('SQL lives in the repositories', () => {
     const routes = judged.filter((f) => f.endsWith('.routes.ts'));
     expect(routes.length).toBeGreaterThan(10);
     expect(offenders(routes, [[/\bstore\.transaction\s*\(/, 'a transaction']])).toEqual([]);
+  });
+
+  it('the store check knows a route naming the store, and not the word in prose', () => {
+    expect(STORE_REF.test('deps.charges.get(deps.store, auth, id)')).toBe(true);
+    expect(STORE_REF.test('const { store, apiKeys } = deps;')).toBe(true);
+    expect(STORE_REF.test('apiKeys.get(store, auth.merchantId, id)')).toBe(true);
+    expect(STORE_REF.test('export interface WalletRouteDeps {\n  store: Store;\n}')).toBe(true);
+    expect(STORE_REF.test("import type { Db } from '../store/db.ts';")).toBe(true);
+    expect(STORE_REF.test("ok('Key issued; store the key now, it is not shown again')")).toBe(false);
+    expect(STORE_REF.test("'a fresh in-process sandbox with its own store and virtual clock'")).toBe(false);
+    expect(STORE_REF.test("'the key itself is stored only as a hash'")).toBe(false);
+  });
+
+  it('no route knows the store: services read and write on their own', () => {
+    const routes = judged.filter((f) => f.endsWith('.routes.ts') || relative(SRC, f) === join('v1', 'record-list-route.ts'));
+    expect(routes.map((f) => relative(SRC, f))).toContain(join('v1', 'record-list-route.ts'));
+    expect(routes.map((f) => relative(SRC, f))).toContain(join('webhooks', 'event-stream.routes.ts'));
+    expect(offenders(routes, [[STORE_REF, 'the store']])).toEqual([]);
   });
 });
