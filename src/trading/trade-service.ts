@@ -16,7 +16,7 @@ import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Db, Store } from '../store/db.ts';
 import { LedgerRepository } from '../store/repositories/ledger-repository.ts';
 import { QuoteRepository } from '../store/repositories/quote-repository.ts';
-import { TradeRepository } from '../store/repositories/trade-repository.ts';
+import { TradeRepository, type TradeRecord } from '../store/repositories/trade-repository.ts';
 import { TransactionRepository } from '../store/repositories/transaction-repository.ts';
 import { addressProblem, makeAddress, makeTransactionId } from './assets.ts';
 import type { Compliance } from './compliance.ts';
@@ -29,32 +29,13 @@ import type { ExecuteBody, Trade } from './trading.schemas.ts';
 
 type Status = Trade['status'];
 
-export interface TradeRow {
-  seq: number;
-  id: string;
+/** A trades row, with the columns this service narrows to its own types. */
+export type TradeRow = Omit<TradeRecord, 'environment' | 'side' | 'asset' | 'status'> & {
   environment: Environment;
-  merchant_id: string;
-  quote_id: string;
   side: 'buy' | 'sell';
   asset: Asset;
-  network: string;
   status: Status;
-  asset_amount: number;
-  net_fiat_amount: number;
-  applied_rate: string;
-  benchmark_rate: string;
-  delivery_address: string | null;
-  deposit_address: string | null;
-  transaction_id: string | null;
-  deposited_amount: number | null;
-  deposited_at: number | null;
-  excess_amount: number | null;
-  settled_fiat_amount: number | null;
-  confirmations: number;
-  failure_reason: string | null;
-  created_at: number;
-  updated_at: number;
-}
+};
 
 // Statuses whose change is announced as trade.<status>; under_review is announced as
 // compliance.review_required instead.

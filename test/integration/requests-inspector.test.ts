@@ -2,23 +2,13 @@
 // reached a provider mock, newest first, in a capped ring per environment; for mock calls, the
 // scenario rule that decided the call, or the nearest rule and the condition it failed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../src/inspector/request-log.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
-interface Entry {
-  id: string;
-  at: string;
-  kind: 'merchant' | 'mock';
-  method: string;
-  path: string;
-  status: number | null;
-  latency_ms: number;
-  idempotency_key: string | null;
-  object_id: string | null;
-  provider: string | null;
-  match: Record<string, any> | null;
-}
+// What the API answers: the log's entry, with a match report read loosely.
+type Entry = Omit<RequestLogEntry, 'match'> & { match: Record<string, any> | null };
 
 async function list(sb: TestSandbox, query = '', key?: string): Promise<{ data: Entry[]; next: string | null }> {
   const res = await sb.get(`/api/v1/requests${query ? `?${query}` : ''}`, key);
