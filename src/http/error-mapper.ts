@@ -26,9 +26,10 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   provider_unavailable: 502,
 };
 
-export function toErrorResponse(err: unknown, logger: Logger): { status: number; body: ErrorEnvelope } {
+export function toErrorResponse(err: unknown, logger: Logger): { status: number; body: ErrorEnvelope; headers?: Record<string, string> } {
   if (err instanceof RailyardError) {
-    return { status: HTTP_STATUS[err.code], body: failure(err.code, err.message, err.details) };
+    const headers = err.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(err.retryAfterSeconds) };
+    return { status: HTTP_STATUS[err.code], body: failure(err.code, err.message, err.details), ...(headers ? { headers } : {}) };
   }
   // body-parser's errors: malformed JSON, oversized or oddly encoded bodies.
   const e = err as { type?: string; status?: number };
@@ -52,7 +53,8 @@ export function toErrorResponse(err: unknown, logger: Logger): { status: number;
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
-    const { status, body } = toErrorResponse(err, logger);
+    const { status, body, headers } = toErrorResponse(err, logger);
+    if (headers) res.set(headers);
     res.status(status).json(body);
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_CONFLICT_RETRY_AFTER_SECONDS } from '../kernel/errors.ts';
 import { HTTP_STATUS } from './error-mapper.ts';
 import type { RouteSpec } from './route.ts';
 
@@ -10,6 +11,11 @@ const errorEnvelope = z.object({
     details: z.record(z.string(), z.unknown()).optional().describe('For validation_error: fields[] naming each offending field'),
   }),
 });
+
+const retryAfterHeader = {
+  description: `On idempotency_conflict: seconds to wait before retrying the same request (${IDEMPOTENCY_CONFLICT_RETRY_AFTER_SECONDS}); the retry gets the stored answer once the first request completes`,
+  schema: { type: 'integer', minimum: 0 },
+};
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -50,7 +56,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
     }
     if (route.signed) {
       headerParams.push(
-        { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time in seconds, within 300 s of the server', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time in seconds, within 300 s of the server for a request it has not seen; a byte-identical retry of a request it holds under the same Idempotency-Key is answered from the store whatever its timestamp', schema: { type: 'string', pattern: '^[0-9]+$' } },
         { name: 'X-Service-Signature', in: 'header', required: true, description: "hex HMAC-SHA256(signing secret, `${timestamp}.${METHOD}.${path_and_query}.${idempotency_key}.${raw_body}`), with an empty idempotency_key when the request has none", schema: { type: 'string' } },
       );
     }
@@ -70,6 +76,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
     for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
       responses[String(status)] = {
         description: `Error: ${codes.join(', ')}`,
+        ...(codes.includes('idempotency_conflict') ? { headers: { 'Retry-After': retryAfterHeader } } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }

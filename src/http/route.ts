@@ -1,7 +1,7 @@
 import type { Request, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiKeyService, AuthContext } from '../auth/api-key-service.ts';
-import type { RequestSignatureVerifier } from '../auth/request-signature.ts';
+import type { RequestSignatureVerifier, SignatureVerdict } from '../auth/request-signature.ts';
 import { roleAllows, type RouteArea } from '../auth/roles.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { ForbiddenError, RailyardError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
@@ -104,15 +104,29 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
       if (route.sandboxOnly && auth.environment !== 'test') {
         throw new ForbiddenError('Sandbox helpers accept only sk_test_ keys', { environment: auth.environment });
       }
+      // A signed request the server already holds under its Idempotency-Key (same key, same
+      // request) is a retry, answered from the store whatever the age of its timestamp.
+      const claimOf = (key: string): IdempotencyClaim => ({
+        scope: { environment: auth.environment, merchantId: auth.merchantId },
+        key,
+        requestHash: requestHash(req.method, req.path, req.body),
+      });
+      const keyHeader = req.get('idempotency-key');
+      let verdict: SignatureVerdict = 'fresh';
       if (route.signed) {
-        deps.signatures.verify(auth, {
-          method: req.method,
-          pathAndQuery: req.originalUrl,
-          idempotencyKey: req.get('idempotency-key'),
-          rawBody: (req as Request & { rawBody?: string }).rawBody ?? '',
-          timestamp: req.get('x-service-timestamp'),
-          signature: req.get('x-service-signature'),
-        });
+        const knownRetry = route.idempotent && keyHeader ? () => deps.idempotency.holds(deps.store, claimOf(keyHeader)) : undefined;
+        verdict = await deps.signatures.verify(
+          auth,
+          {
+            method: req.method,
+            pathAndQuery: req.originalUrl,
+            idempotencyKey: keyHeader,
+            rawBody: (req as Request & { rawBody?: string }).rawBody ?? '',
+            timestamp: req.get('x-service-timestamp'),
+            signature: req.get('x-service-signature'),
+          },
+          knownRetry,
+        );
       }
       const params = parsePart(route.params, req.params, 'path');
       const query = parsePart(route.query, { ...req.query }, 'query');
@@ -120,17 +134,16 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
 
       let idempotency: IdempotencyClaim | undefined;
       if (route.idempotent) {
-        idempotency = {
-          scope: { environment: auth.environment, merchantId: auth.merchantId },
-          key: parseIdempotencyKey(req.get('idempotency-key')),
-          requestHash: requestHash(req.method, req.path, req.body),
-        };
+        idempotency = claimOf(parseIdempotencyKey(keyHeader));
         const stored = await deps.idempotency.lookup(deps.store, idempotency);
         if (stored) {
           res.set('Idempotent-Replayed', 'true').status(stored.status).json(stored.body);
           return;
         }
       }
+      // An old timestamp was let through only to be answered from the store; should the key have
+      // expired in between, it is a new request after all, and needs a fresh signature.
+      if (verdict === 'known_retry') throw deps.signatures.staleError();
       let result: RouteResult;
       try {
         result = await route.handler({ body, query, params, auth, idempotency, req });

@@ -114,6 +114,15 @@ export class IdempotencyService {
     return { status: row.response_status!, body: JSON.parse(row.response_body!) };
   }
 
+  /**
+   * Whether the key already holds this very request (answered, in flight or orphaned): the test
+   * a signed request with an old timestamp must pass to be answered as a retry.
+   */
+  async holds(db: Db, claim: IdempotencyClaim): Promise<boolean> {
+    const row = await this.read(db, claim);
+    return row !== undefined && row.request_hash === claim.requestHash;
+  }
+
   private async read(db: Db, claim: IdempotencyClaim): Promise<KeyRow | undefined> {
     const row = await this.repo.find(db, keyId(claim));
     return row && row.expires_at > this.deps.clock.now() ? row : undefined;

@@ -24,6 +24,9 @@ export type ErrorCode =
 export type ErrorDetails = Record<string, unknown>;
 
 export class RailyardError extends Error {
+  /** Seconds after which the same request may succeed: sent as the Retry-After header. */
+  readonly retryAfterSeconds?: number;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -81,7 +84,16 @@ export class ProviderUnavailableError extends RailyardError {
   }
 }
 
+/**
+ * Retry-After of a 409 idempotency_conflict. One second: the request in flight is one initiation
+ * (a provider call, a failover at most), which mostly ends within a second, and asking again is
+ * cheap (a key read); a client backs off further on its own if it meets 409 again.
+ */
+export const IDEMPOTENCY_CONFLICT_RETRY_AFTER_SECONDS = 1;
+
 export class IdempotencyConflictError extends RailyardError {
+  override readonly retryAfterSeconds = IDEMPOTENCY_CONFLICT_RETRY_AFTER_SECONDS;
+
   constructor(key: string) {
     super('idempotency_conflict', `A request with Idempotency-Key "${key}" is still in flight; retry after it completes`, {
       idempotency_key: key,
