@@ -8,7 +8,7 @@ const callback = z.strictObject({
   reason: z.string().min(1).optional().describe('Upstream reason code when failed, e.g. NOT_ENOUGH_FUNDS'),
   drop: z.boolean().default(false).describe('Settle without calling back: only a status poll finds out'),
   duplicate: z.boolean().optional().describe('Send the same callback twice'),
-  duplicate_after_seconds: z.number().min(0).max(86_400).optional(),
+  duplicate_after_seconds: z.number().min(0).max(86_400).optional().describe('With duplicate: business seconds between the callback and its duplicate (default 1)'),
 });
 
 export const behaviourSchema = z.strictObject({
