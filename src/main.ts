@@ -7,6 +7,7 @@ import { describeStore } from './store/open-store.ts';
 import { answerClientError } from './http/error-mapper.ts';
 import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
+import { displayPath } from './kernel/display-path.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
@@ -273,7 +274,7 @@ async function serve(): Promise<void> {
     `  clock            ${config.clock}${config.clock === 'virtual' ? ' (POST /api/v1/sandbox/clock/advance moves it)' : ''}`,
     `  store            ${describeStore(config.db)}`,
     ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
-    `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${f.path}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
+    `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${displayPath(f.path)}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
     `  openapi          ${base}/openapi.json`,
     `  dashboard        ${base}/dashboard (sign in with the sandbox key)`,
     '',

@@ -18,7 +18,7 @@ const ruleSchema = z.object({
   matched_count: z.number().int().describe('Provider calls this rule answered since the rules were loaded (or the scenarios reset)'),
 });
 
-const fileSchema = z.object({ file: z.string().describe('The scenario file, relative to the working directory'), rules: z.array(ruleSchema) });
+const fileSchema = z.object({ file: z.string().describe('The scenario file: relative to the working directory when inside it, else absolute (the form POST /api/v1/sandbox/replays takes)'), rules: z.array(ruleSchema) });
 
 function providersOf(rule: ScenarioRule): string {
   const names = new Set<string>();

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { displayPath } from '../kernel/display-path.ts';
 import { parseYamlWith, pathText, type Located, type SourceProblem } from '../kernel/yaml-source.ts';
 import { tagRuleSource } from './rule-source.ts';
 import type { RuleSource } from './rule-engine.ts';
@@ -80,16 +81,15 @@ function unquotedIdentifiers(source: Located): SourceProblem[] {
 
 /** Loads every file; a bad file throws YamlSourceError naming file:line:column. */
 export function loadScenarios(paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
-  const files = expandScenarioPaths(paths, cwd).map((path) => ({ path, scenario: parseScenario(readFileSync(path, 'utf8'), path) }));
+  const files = expandScenarioPaths(paths, cwd).map((path) => ({ path, scenario: parseScenario(readFileSync(path, 'utf8'), displayPath(path, cwd)) }));
   // Each rule remembers its file and place, so the requests inspector can name it.
   for (const { path, scenario } of files) {
-    const shown = relative(cwd, path);
-    scenario.rules.forEach((rule, index) => tagRuleSource(rule, { file: shown.startsWith('..') ? path : shown, index }));
+    scenario.rules.forEach((rule, index) => tagRuleSource(rule, { file: displayPath(path, cwd), index }));
   }
   return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
 }
 
-/** Which file each run of rules came from, for GET /api/v1/sandbox/scenarios (paths relative to cwd). */
+/** Which file each run of rules came from, for GET /api/v1/sandbox/scenarios (as displayPath shows them). */
 export function ruleSources(loaded: Pick<LoadedScenarios, 'files'>, cwd = process.cwd()): RuleSource[] {
-  return loaded.files.map((f) => ({ file: relative(cwd, f.path) || f.path, rules: f.scenario.rules.length }));
+  return loaded.files.map((f) => ({ file: displayPath(f.path, cwd), rules: f.scenario.rules.length }));
 }
