@@ -1,13 +1,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { displayPath } from '../kernel/display-path.ts';
-import { parseYamlWith, pathText, type Located, type SourceProblem } from '../kernel/yaml-source.ts';
+import { parseYamlSource, parseYamlWith, pathText, YamlSourceError, type Located, type SourceProblem } from '../kernel/yaml-source.ts';
+import { lintScenario, type LintProblem } from './scenario-lint.ts';
 import { tagRuleSource } from './rule-source.ts';
 import type { RuleSource } from './rule-engine.ts';
 import { IDENTIFIER_FIELDS, scenarioFileSchema, type ScenarioFile, type ScenarioRule, type Wallet } from './scenario-schema.ts';
 
 export interface LoadedScenarios {
-  files: { path: string; scenario: ScenarioFile }[];
+  /** Each file, with what `railyard scenarios lint` says of it (load time shows them as warnings). */
+  files: { path: string; scenario: ScenarioFile; problems: LintProblem[] }[];
   rules: ScenarioRule[];
   wallets: Wallet[];
 }
@@ -81,7 +83,12 @@ function unquotedIdentifiers(source: Located): SourceProblem[] {
 
 /** Loads every file; a bad file throws YamlSourceError naming file:line:column. */
 export function loadScenarios(paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
-  const files = expandScenarioPaths(paths, cwd).map((path) => ({ path, scenario: parseScenario(readFileSync(path, 'utf8'), displayPath(path, cwd)) }));
+  const files = expandScenarioPaths(paths, cwd).map((path) => {
+    const text = readFileSync(path, 'utf8');
+    const shown = displayPath(path, cwd);
+    const scenario = parseScenario(text, shown);
+    return { path, scenario, problems: lintLoaded(scenario, text, shown) };
+  });
   // Each rule remembers its file and place, so the requests inspector can name it.
   for (const { path, scenario } of files) {
     scenario.rules.forEach((rule, index) => tagRuleSource(rule, { file: displayPath(path, cwd), index }));
@@ -89,7 +96,33 @@ export function loadScenarios(paths: readonly string[], cwd = process.cwd()): Lo
   return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
 }
 
+function lintLoaded(scenario: ScenarioFile, text: string, file: string): LintProblem[] {
+  const source = parseYamlSource(text, file);
+  return lintScenario(scenario, file, (path) => source.locate(path));
+}
+
+/**
+ * `railyard scenarios lint`: each file's problems, a file that does not load giving one error per
+ * load problem (file:line:column as the loader reports it).
+ */
+export function lintScenarioFiles(paths: readonly string[], cwd = process.cwd()): { file: string; problems: LintProblem[] }[] {
+  return expandScenarioPaths(paths, cwd).map((path) => {
+    const file = displayPath(path, cwd);
+    const text = readFileSync(path, 'utf8');
+    try {
+      return { file, problems: lintLoaded(parseScenario(text, file), text, file) };
+    } catch (err) {
+      if (!(err instanceof YamlSourceError)) throw err;
+      const problems = err.problems.map((problem): LintProblem => {
+        const at = /^(.*?):(\d+):(\d+): (.*)$/s.exec(problem);
+        return { file, line: Number(at?.[2] ?? 1), column: Number(at?.[3] ?? 1), severity: 'error', code: 'invalid', message: at?.[4] ?? problem, rule: null };
+      });
+      return { file, problems };
+    }
+  });
+}
+
 /** Which file each run of rules came from, for GET /api/v1/sandbox/scenarios (as displayPath shows them). */
 export function ruleSources(loaded: Pick<LoadedScenarios, 'files'>, cwd = process.cwd()): RuleSource[] {
-  return loaded.files.map((f) => ({ file: displayPath(f.path, cwd), rules: f.scenario.rules.length }));
+  return loaded.files.map((f) => ({ file: displayPath(f.path, cwd), rules: f.scenario.rules.length, problems: f.problems }));
 }

@@ -22,7 +22,7 @@ export const behaviourSchema = z.strictObject({
   name: z.string().min(1).optional().describe('resolve only: the account holder name'),
 });
 
-const PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'any'] as const;
+export const SCENARIO_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'any'] as const;
 
 /** One behaviour, or a sequence: the first call gets the first, and so on; the last repeats. */
 const behaviourOrSequence = z.preprocess(
@@ -32,7 +32,7 @@ const behaviourOrSequence = z.preprocess(
 
 /** Behaviour per provider; `any` covers providers not named. */
 const perProvider = z
-  .strictObject(Object.fromEntries(PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
+  .strictObject(Object.fromEntries(SCENARIO_PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof SCENARIO_PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
   .refine((v) => Object.values(v).some(Boolean), 'name at least one provider (mtn-momo, hubtel, bank-rail, paystack, card-processor, direct-debit, bills) or any');
 
 function compiles(source: string): boolean {
