@@ -272,6 +272,11 @@ export function lintScenario(scenario: ScenarioFile, file: string, locate: Locat
       out.push({ file, line, column: col, severity: f.severity, code: f.code, message: `rule ${JSON.stringify(rule.name)}: ${f.message}`, rule: index });
     }
   });
+  scenario.wallets.forEach((wallet, i) => {
+    if (normaliseMsisdn(wallet.msisdn)) return;
+    const { line, col } = locate(['wallets', i, 'msisdn']);
+    out.push({ file, line, column: col, severity: 'warning', code: 'no-effect', message: `wallet ${wallet.msisdn} is no Ghana mobile number: no charge or payout can reach it`, rule: null });
+  });
   return out.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 

@@ -141,6 +141,16 @@ describe('fields that do nothing', () => {
   });
 });
 
+describe('wallets', () => {
+  it('a wallet no charge can reach does nothing', () => {
+    const text = ['version: 1', 'name: qa', 'wallets:', '  - { msisdn: "0241110000", balance: 5000 }', '  - { msisdn: "024111000", balance: 5000 }'].join('\n');
+    const source = parseYamlSource(text, 'qa.yaml');
+    expect(shown(lintScenario(parseScenario(text, 'qa.yaml'), 'qa.yaml', (path) => source.locate(path)))).toEqual([
+      'qa.yaml:5:15: warning: wallet 024111000 is no Ghana mobile number: no charge or payout can reach it [no-effect]',
+    ]);
+  });
+});
+
 describe('railyard scenarios lint', () => {
   const FIXTURES = resolve(import.meta.dirname, '../fixtures/lint');
   const run = (paths: string[], options: { strict?: boolean; reporter?: 'text' | 'json' } = {}) => {
