@@ -7,10 +7,12 @@ import { describeStore } from './store/open-store.ts';
 import { answerClientError } from './http/error-mapper.ts';
 import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
+import { displayPath } from './kernel/display-path.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
 import { loadScenarios, ruleSources } from './scenarios/scenario-loader.ts';
+import { formatLintProblem, type LintProblem } from './scenarios/scenario-lint.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
 import { SandboxReplays } from './replay/sandbox-replays.ts';
 
@@ -34,6 +36,10 @@ Usage:
   railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
                             [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
                             run the Pact verifier against in-process railyard (or a running one)
+  railyard scenarios lint [files or dirs...] [--strict] [--reporter text|json]
+                            report rules that can never match, rules shadowed by an earlier one and
+                            fields that do nothing, as file:line; exit 1 on errors (--strict: on
+                            warnings too), 2 when a path does not exist
   railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>]
                             serve one provider mock (mtn-momo, hubtel, bank-rail, paystack) standalone on its own
                             port; the banner shows the credentials it accepts
@@ -224,10 +230,16 @@ async function contracts(args: string[]): Promise<void> {
   );
 }
 
+/** What `railyard scenarios lint` says of the loaded files, as warnings: they load all the same. */
+function reportScenarioProblems(files: readonly { problems: readonly LintProblem[] }[]): void {
+  for (const p of files.flatMap((f) => f.problems)) process.stderr.write(`warning: ${formatLintProblem({ ...p, severity: 'warning' }).replace(': warning: ', ': ')}\n`);
+}
+
 async function serve(): Promise<void> {
   const config = loadConfig();
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
   const scenarios = loadScenarios(scenarioPaths);
+  reportScenarioProblems(scenarios.files);
   const logger = config.log_requests ? jsonLogger() : silentLogger;
   // The files in force, for the sandbox API's replays: the watcher below swaps them on a reload.
   let scenarioFiles = scenarios.files;
@@ -259,6 +271,7 @@ async function serve(): Promise<void> {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
       scenarioFiles = loaded.files;
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
+      reportScenarioProblems(loaded.files);
     },
     (message) => process.stderr.write(`scenarios not reloaded; keeping the last good version:\n${message}\n`),
   );
@@ -273,7 +286,7 @@ async function serve(): Promise<void> {
     `  clock            ${config.clock}${config.clock === 'virtual' ? ' (POST /api/v1/sandbox/clock/advance moves it)' : ''}`,
     `  store            ${describeStore(config.db)}`,
     ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
-    `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${f.path}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
+    `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${displayPath(f.path)}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
     `  openapi          ${base}/openapi.json`,
     `  dashboard        ${base}/dashboard (sign in with the sandbox key)`,
     '',
@@ -325,6 +338,8 @@ async function main(argv: string[]): Promise<void> {
       return replay(rest);
     case 'contracts':
       return contracts(rest);
+    case 'scenarios':
+      return process.exit(await (await import('./cli/scenarios-command.ts')).scenariosMain(rest, USAGE));
     case 'mock':
       return process.exit(await (await import('./cli/mock-command.ts')).mockMain(rest, USAGE));
     case 'record':

@@ -14,7 +14,8 @@
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import { formatJson, formatResult, formatSummary } from '../replay/replay-report.ts';
 import type { ReplayResult } from '../replay/replay-result.ts';
-import { displayPath, replayFile } from '../replay/replay-runner.ts';
+import { displayPath } from '../kernel/display-path.ts';
+import { replayFile } from '../replay/replay-runner.ts';
 import type { CommandIo } from './listen-command.ts';
 
 export interface ReplayCommandOptions {

@@ -57,6 +57,7 @@ input[type=radio], input[type=checkbox] { width: auto; }
 .hint { margin: 4px 0 0; font-size: .82rem; color: var(--muted); }
 form .hint + button, form .hint + .field { margin-top: 12px; }
 .hint.warn { color: var(--wait); }
+.scenario-warnings { margin: 0 0 10px; padding-left: 18px; }
 button { padding: 10px 16px; font-size: .95rem; font-weight: 700; color: #fff; background: var(--brand); border: 0; border-radius: 8px; cursor: pointer; }
 button:hover { background: var(--brand-dark); }
 button.small { padding: 6px 12px; font-size: .85rem; }

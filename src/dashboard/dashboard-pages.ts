@@ -828,7 +828,17 @@ function signingExample(): string {
 
 interface ScenarioFile {
   file: string;
+  /** What `railyard scenarios lint` says of the file (absent from servers older than it). */
+  warnings?: { line: number; column: number; severity: 'error' | 'warning'; code: string; message: string; rule_index: number | null }[];
   rules: { index: number; name: string; provider: string | null; match: unknown; matched_count: number }[];
+}
+
+/** The lint warnings of a scenario file, each with its line, above its rules. */
+function scenarioWarnings(f: ScenarioFile) {
+  if (!f.warnings?.length) return '';
+  return html`<ul class="scenario-warnings" aria-label="Warnings for ${f.file}">${f.warnings.map(
+    (w) => html`<li class="hint warn"><strong>${w.severity === 'error' ? 'Never matches' : 'Warning'}</strong> line ${String(w.line)}: ${w.message} <code>${w.code}</code></li>`,
+  )}</ul>`;
 }
 
 interface Replayable {
@@ -930,7 +940,7 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
         : apiProblem(market, 'The market could not be read');
       const scenarioCard = scenarios.ok
         ? scenarios.data.length
-          ? html`${scenarios.data.map((f) => html`<h3><code>${f.file}</code></h3>${table(['#', 'Rule', 'Provider', 'Match', 'Matched'], f.rules.map((r) => [String(r.index), r.name, r.provider ?? 'any', html`<code>${JSON.stringify(r.match)}</code>`, html`<span class="count">${r.matched_count}</span>`]), { empty: 'No rules.' })}`)}`
+          ? html`${scenarios.data.map((f) => html`<h3><code>${f.file}</code></h3>${scenarioWarnings(f)}${table(['#', 'Rule', 'Provider', 'Match', 'Matched'], f.rules.map((r) => [String(r.index), r.name, r.provider ?? 'any', html`<code>${JSON.stringify(r.match)}</code>`, html`<span class="count">${r.matched_count}</span>`]), { empty: 'No rules.' })}`)}`
           : html`<p class="empty">No scenario files loaded.</p>`
         : apiProblem(scenarios, 'Scenarios could not be read');
       ctx.render(

@@ -101,7 +101,8 @@ export const MTN_SANDBOX_TEST_NUMBERS: {
   },
 };
 
-// MTN answers these with HTTP 500 although they are refusals of the request (reference §1).
+// MTN answers these with HTTP 500 (reference §1): they are about the caller's setup at MTN, not
+// the payer, so the router fails over on them like on any 5xx. Every other reject is a 4xx.
 const REFUSALS_SENT_AS_500 = new Set(['NOT_ALLOWED', 'NOT_ALLOWED_TARGET_ENVIRONMENT', 'INVALID_CALLBACK_URL_HOST', 'INVALID_CURRENCY']);
 
 const MESSAGES: Record<string, string> = {
@@ -456,7 +457,8 @@ function serverError(res: Response, behaviour: ProviderBehaviour): void {
 }
 
 function reject(res: Response, behaviour: ProviderBehaviour): void {
-  // MTN's own status codes: its NOT_ALLOWED family refuses with a 500, the rest with a 4xx.
+  // MTN's own status codes: 400 by default (a refusal on the merits, no failover); 409 and 404
+  // for their codes; its NOT_ALLOWED family with a 500, which fails over.
   const code = behaviour.reason ?? 'BAD_REQUEST';
   const status =
     behaviour.http_status ??

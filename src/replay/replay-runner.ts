@@ -15,7 +15,7 @@
 // expect_ledger, expect_provider_calls); the first failing step ends the script.
 
 import { readFileSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { displayPath } from '../kernel/display-path.ts';
 import { VIRTUAL_EPOCH } from '../kernel/clock.ts';
 import { RecordingTimeline } from '../kernel/timeline.ts';
 import { YamlSourceError } from '../kernel/yaml-source.ts';
@@ -138,13 +138,6 @@ export async function runScenario(file: ScenarioSource, options: RunOptions = {}
     return { at: formatOffset(ms), ms, from: e.from, to: e.to, what: e.what };
   });
   return result;
-}
-
-/** A path as the report shows it: relative to cwd when inside it, else as given. */
-export function displayPath(path: string, cwd = process.cwd()): string {
-  if (!isAbsolute(path)) return path;
-  const rel = relative(cwd, path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 /**

@@ -2,7 +2,8 @@
 // as `railyard replay <file>` runs it, in a fresh in-process sandbox with its own store and
 // virtual clock, never the serving one.
 
-import { relative } from 'node:path';
+import { resolve } from 'node:path';
+import { displayPath } from '../kernel/display-path.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import type { ReplayableFile, ReplayRun, ScenarioReplays } from '../sandbox/scenario-replays.ts';
 import { replayFile } from './replay-runner.ts';
@@ -25,8 +26,13 @@ export class SandboxReplays implements ScenarioReplays {
   private readonly cwd: string;
 
   private shown(path: string): string {
-    const rel = relative(this.cwd, path);
-    return rel && !rel.startsWith('..') ? rel : path;
+    return displayPath(path, this.cwd);
+  }
+
+  find(file: string): string | undefined {
+    const wanted = resolve(this.cwd, file);
+    const found = this.files().find((f) => f.scenario.script !== undefined && (this.shown(f.path) === file || resolve(this.cwd, f.path) === wanted));
+    return found && this.shown(found.path);
   }
 
   list(): ReplayableFile[] {

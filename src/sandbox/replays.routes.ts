@@ -61,17 +61,19 @@ export function replayRoutes(deps: { replays: ScenarioReplays }): RouteSpec[] {
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
-      body: z.strictObject({ file: z.string({ error: 'file is required' }).min(1, 'file is required').max(500).describe('A file from GET /api/v1/sandbox/replays') }),
+      body: z.strictObject({ file: z.string({ error: 'file is required' }).min(1, 'file is required').max(500).describe('A file as GET /api/v1/sandbox/replays (or /scenarios) shows it, or any path to the same file') }),
       response: { status: 200, description: 'What the replay did', schema: envelopeOf(replaySchema) },
       errors: ['forbidden', 'not_found', 'rate_limited'],
       handler: async ({ body }) => {
-        if (!deps.replays.list().some((f) => f.file === body.file)) {
+        // The file as listed, or any path to the same file (the listed form is canonical).
+        const file = deps.replays.find(body.file);
+        if (file === undefined) {
           throw new NotFoundError(`No loaded scenario file ${body.file} has a script to replay`, { file: body.file });
         }
         if (running !== null) throw new RateLimitedError(`A replay of ${running} is running; one runs at a time. Retry when it finishes.`, { running });
-        running = body.file;
+        running = file;
         try {
-          const run = await deps.replays.run(body.file);
+          const run = await deps.replays.run(file);
           if (!run) throw new NotFoundError(`No loaded scenario file ${body.file} has a script to replay`, { file: body.file });
           return {
             status: 200,

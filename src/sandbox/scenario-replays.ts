@@ -4,7 +4,7 @@
 
 /** A loaded scenario file that has a `script:` to replay. */
 export interface ReplayableFile {
-  /** As GET /api/v1/sandbox/scenarios names it: relative to the working directory. */
+  /** As GET /api/v1/sandbox/scenarios names it: relative to the working directory inside it, else absolute. */
   file: string;
   name: string;
   description: string | null;
@@ -27,6 +27,11 @@ export interface ReplayRun {
 export interface ScenarioReplays {
   /** The loaded files with a script, in load order. */
   list(): ReplayableFile[];
+  /**
+   * The listed file that `file` names, in the listed form: that form itself, or any path to the
+   * same file (relative to the working directory, or absolute); undefined when none.
+   */
+  find(file: string): string | undefined;
   /** Replays one of them in a fresh sandbox of its own; undefined when `file` names none of them. */
   run(file: string): Promise<ReplayRun | undefined>;
   /** The real-time limit of one run, ms. */
@@ -34,4 +39,4 @@ export interface ScenarioReplays {
 }
 
 /** When no driver is wired (tests, embedding): nothing to replay. */
-export const NO_REPLAYS: ScenarioReplays = { list: () => [], run: async () => undefined, timeoutMs: 0 };
+export const NO_REPLAYS: ScenarioReplays = { list: () => [], find: () => undefined, run: async () => undefined, timeoutMs: 0 };

@@ -18,7 +18,24 @@ const ruleSchema = z.object({
   matched_count: z.number().int().describe('Provider calls this rule answered since the rules were loaded (or the scenarios reset)'),
 });
 
-const fileSchema = z.object({ file: z.string().describe('The scenario file, relative to the working directory'), rules: z.array(ruleSchema) });
+const warningSchema = z.object({
+  line: z.number().int().describe('1-based line in the file'),
+  column: z.number().int(),
+  severity: z.enum(['error', 'warning']).describe('error: the rule (or part of it) can never match; warning: it matches less than it says, or a field does nothing'),
+  code: z.enum(['unmatchable', 'ported-network', 'shadowed', 'no-effect']),
+  message: z.string(),
+  rule_index: z.number().int().nullable().describe('The rule it is about (its index in rules); null for the file'),
+});
+
+const fileSchema = z.object({
+  file: z.string().describe('The scenario file: relative to the working directory when inside it, else absolute (the form POST /api/v1/sandbox/replays takes)'),
+  warnings: z
+    .array(warningSchema)
+    .describe('What `railyard scenarios lint` reports for the file, checked when it was loaded: the file loads and its rules run all the same'),
+  rules: z.array(ruleSchema),
+});
+
+type WarningCode = z.infer<typeof warningSchema>['code'];
 
 function providersOf(rule: ScenarioRule): string {
   const names = new Set<string>();
@@ -35,7 +52,7 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
       operationId: 'sandboxListScenarios',
       summary: 'The scenario files loaded, with their rules and how many provider calls each rule answered',
       description:
-        'Test keys only. Rules are tried in file order; the first that matches a call (and speaks for its operation and provider) answers it and its matched_count goes up. Counts restart when the files are reloaded, and on SQLite when the process restarts; on PostgreSQL the instances sharing the database share them, and they outlive a restart.',
+        'Test keys only. Each file carries the warnings `railyard scenarios lint` reports for it (rules that can never match, rules an earlier one always answers first, fields that do nothing). Rules are tried in file order; the first that matches a call (and speaks for its operation and provider) answers it and its matched_count goes up. Counts restart when the files are reloaded, and on SQLite when the process restarts; on PostgreSQL the instances sharing the database share them, and they outlive a restart.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
@@ -50,6 +67,7 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
           'Scenarios',
           deps.scenarios.describe().map((group) => ({
             file: group.file,
+            warnings: group.problems.map((p) => ({ line: p.line, column: p.column, severity: p.severity, code: p.code as WarningCode /* a loaded file is never invalid */, message: p.message, rule_index: p.rule })),
             rules: group.rules.map(({ index, rule, matchedCount }) => ({
               index,
               name: rule.name,

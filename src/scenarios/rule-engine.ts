@@ -2,6 +2,7 @@ import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
 import type { Store } from '../store/db.ts';
 import { SharedStateRepository } from '../store/repositories/shared-state-repository.ts';
 import type { MatchBlock, Predicate, ScenarioRule, Wallet } from './scenario-schema.ts';
+import type { LintProblem } from './scenario-lint.ts';
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from './scenario-types.ts';
 
 const START_STATE = 'Started';
@@ -220,15 +221,16 @@ export class RuleEngine implements ScenarioEngine {
   }
 
   /** The rules grouped by the file they came from, each with how many calls it answered. */
-  describe(): { file: string; rules: { index: number; rule: ScenarioRule; matchedCount: number }[] }[] {
-    const group = (file: string, from: number, to: number) => ({
+  describe(): { file: string; problems: readonly LintProblem[]; rules: { index: number; rule: ScenarioRule; matchedCount: number }[] }[] {
+    const group = (file: string, from: number, to: number, problems: readonly LintProblem[] = []) => ({
       file,
+      problems,
       rules: this.rules.slice(from, to).map((rule, i) => ({ index: i, rule, matchedCount: this.matched[from + i] ?? 0 })),
     });
     const groups = [];
     let at = 0;
     for (const source of this.sources) {
-      groups.push(group(source.file, at, at + source.rules));
+      groups.push(group(source.file, at, at + source.rules, source.problems));
       at += source.rules;
     }
     // Rules passed in code, not from a file.
@@ -237,10 +239,11 @@ export class RuleEngine implements ScenarioEngine {
   }
 }
 
-/** Where a run of consecutive rules came from: a scenario file and how many rules it holds. */
+/** Where a run of consecutive rules came from: a scenario file, how many rules it holds, what lint says of it. */
 export interface RuleSource {
   file: string;
   rules: number;
+  problems?: readonly LintProblem[];
 }
 
 /** Stateless one-off evaluation, for tests and tools. */

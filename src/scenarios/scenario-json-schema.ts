@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { behaviourSchema, matchSchema, predicateSchema, ruleSchema, scenarioFileSchema } from './scenario-schema.ts';
+import { behaviourSchema, identifierPredicateSchema, matchSchema, predicateSchema, ruleSchema, scenarioFileSchema } from './scenario-schema.ts';
 
 // A JSON Schema (2020-12) of scenario files, generated from the zod schema that validates them,
 // for editors: with `# yaml-language-server: $schema=./scenario.schema.json` as a file's first
@@ -32,12 +32,14 @@ function widenShorthands(sequence: unknown, ctx: { zodSchema: unknown; jsonSchem
   const { zodSchema, jsonSchema } = ctx;
   // zod writes `format: starts_with` beside the equivalent `pattern`; no validator knows that format.
   if (jsonSchema.format === 'starts_with' && typeof jsonSchema.pattern === 'string') delete jsonSchema.format;
-  if (zodSchema === predicateSchema) {
+  if (zodSchema === predicateSchema || zodSchema === identifierPredicateSchema) {
     const { id, description, ...object } = jsonSchema;
+    // An identifier's shorthand is a string only: an unquoted number is refused.
+    const shorthands = zodSchema === predicateSchema ? ['string', 'number'] : ['string'];
     replaceWith(jsonSchema, {
       ...(id !== undefined ? { id } : {}), // zod's $defs name, removed when it writes $defs
       ...(description !== undefined ? { description } : {}),
-      anyOf: [{ type: 'string', description: 'Shorthand for { equals: ... }' }, { type: 'number', description: 'Shorthand for { equals: ... }' }, object],
+      anyOf: [...shorthands.map((type) => ({ type, description: 'Shorthand for { equals: ... }' })), object],
     });
     return;
   }
@@ -62,6 +64,7 @@ const behaviourOrSequence = perProvider.shape.any.unwrap();
 function namedParts(): Map<unknown, string> {
   return new Map<unknown, string>([
     [predicateSchema, 'predicate'],
+    [identifierPredicateSchema, 'identifier_predicate'],
     [matchSchema, 'match'],
     [perProvider, 'per_provider'],
     [behaviourOrSequence, 'behaviours'],

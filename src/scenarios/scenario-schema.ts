@@ -8,7 +8,7 @@ const callback = z.strictObject({
   reason: z.string().min(1).optional().describe('Upstream reason code when failed, e.g. NOT_ENOUGH_FUNDS'),
   drop: z.boolean().default(false).describe('Settle without calling back: only a status poll finds out'),
   duplicate: z.boolean().optional().describe('Send the same callback twice'),
-  duplicate_after_seconds: z.number().min(0).max(86_400).optional(),
+  duplicate_after_seconds: z.number().min(0).max(86_400).optional().describe('With duplicate: business seconds between the callback and its duplicate (default 1)'),
 });
 
 export const behaviourSchema = z.strictObject({
@@ -22,7 +22,7 @@ export const behaviourSchema = z.strictObject({
   name: z.string().min(1).optional().describe('resolve only: the account holder name'),
 });
 
-const PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'any'] as const;
+export const SCENARIO_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'any'] as const;
 
 /** One behaviour, or a sequence: the first call gets the first, and so on; the last repeats. */
 const behaviourOrSequence = z.preprocess(
@@ -32,7 +32,7 @@ const behaviourOrSequence = z.preprocess(
 
 /** Behaviour per provider; `any` covers providers not named. */
 const perProvider = z
-  .strictObject(Object.fromEntries(PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
+  .strictObject(Object.fromEntries(SCENARIO_PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof SCENARIO_PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
   .refine((v) => Object.values(v).some(Boolean), 'name at least one provider (mtn-momo, hubtel, bank-rail, paystack, card-processor, direct-debit, bills) or any');
 
 function compiles(source: string): boolean {
@@ -44,22 +44,50 @@ function compiles(source: string): boolean {
   }
 }
 
+const rangeSchema = z
+  .strictObject({ min: z.number().optional(), max: z.number().optional() })
+  .refine((r) => r.min !== undefined || r.max !== undefined, 'range needs min or max');
+
+const ONE_PREDICATE = 'give exactly one of equals, prefix, regex, one_of, range';
+const onePredicate = (p: Record<string, unknown>) => Object.values(p).filter((v) => v !== undefined).length === 1;
+const bareMeansEquals = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? { equals: v } : v);
+
 /** A field predicate. A bare value means equals. */
 export const predicateSchema = z.preprocess(
-  (v) => (typeof v === 'string' || typeof v === 'number' ? { equals: v } : v),
+  bareMeansEquals,
   z
     .strictObject({
       equals: z.union([z.string(), z.number()]).optional(),
       prefix: z.string().min(1).optional(),
       regex: z.string().min(1).refine(compiles, 'regex does not compile').optional(),
       one_of: z.array(z.union([z.string(), z.number()])).min(1).optional(),
-      range: z
-        .strictObject({ min: z.number().optional(), max: z.number().optional() })
-        .refine((r) => r.min !== undefined || r.max !== undefined, 'range needs min or max')
-        .optional(),
+      range: rangeSchema.optional(),
     })
-    .refine((p) => Object.values(p).filter((v) => v !== undefined).length === 1, 'give exactly one of equals, prefix, regex, one_of, range'),
+    .refine(onePredicate, ONE_PREDICATE),
 );
+
+const IDENTIFIER = 'an identifier is a string: quote it';
+
+/**
+ * A predicate on an identifier (a number, account, bank code, card): its values are strings,
+ * because `0249990004` unquoted is the YAML number 249990004, which equals no number's text.
+ */
+export const identifierPredicateSchema = z.preprocess(
+  bareMeansEquals,
+  z
+    .strictObject({
+      equals: z.string({ error: IDENTIFIER }).optional(),
+      prefix: z.string({ error: IDENTIFIER }).min(1).optional(),
+      regex: z.string({ error: IDENTIFIER }).min(1).refine(compiles, 'regex does not compile').optional(),
+      one_of: z.array(z.string({ error: IDENTIFIER })).min(1).optional(),
+      range: rangeSchema.optional(),
+    })
+    .refine(onePredicate, ONE_PREDICATE),
+);
+
+/** The match fields that name an identifier: their values must be quoted strings in YAML. */
+export const IDENTIFIER_FIELDS = ['msisdn', 'account_number', 'bank_code', 'card'] as const;
+
 export type Predicate = z.infer<typeof predicateSchema>;
 
 export interface MatchBlock {
@@ -79,14 +107,14 @@ export interface MatchBlock {
 export const matchSchema: z.ZodType<MatchBlock> = z.lazy(() =>
   z
     .strictObject({
-      msisdn: predicateSchema.optional().describe('Any of 0XXXXXXXXX, 233XXXXXXXXX, +233XXXXXXXXX for equals and one_of; prefix and regex see 0XXXXXXXXX'),
-      account_number: predicateSchema.optional(),
-      bank_code: predicateSchema.optional(),
+      msisdn: identifierPredicateSchema.optional().describe('Any of 0XXXXXXXXX, 233XXXXXXXXX, +233XXXXXXXXX for equals and one_of; prefix and regex see 0XXXXXXXXX'),
+      account_number: identifierPredicateSchema.optional().describe('The bank account number, as a string'),
+      bank_code: identifierPredicateSchema.optional().describe('The bank code, as a string (e.g. "040100")'),
       network: predicateSchema.optional().describe(`One of ${NETWORKS.join(', ')}`),
       channel: predicateSchema.optional(),
       provider: predicateSchema.optional(),
       amount: predicateSchema.optional().describe('Minor units (pesewas)'),
-      card: predicateSchema.optional().describe('card-processor: the card number as digits (no spaces) or the tok_ token charged'),
+      card: identifierPredicateSchema.optional().describe('card-processor: the card number as digits (no spaces) or the tok_ token charged'),
       all: z.array(matchSchema).min(1).optional(),
       any: z.array(matchSchema).min(1).optional(),
       not: matchSchema.optional(),
@@ -114,7 +142,7 @@ export const ruleSchema = z
   .refine((r) => (r.match !== undefined) !== (r.default === true), { message: 'give match, or default: true', path: ['match'] });
 
 export const walletSchema = z.strictObject({
-  msisdn: z.string().min(1),
+  msisdn: z.string({ error: IDENTIFIER }).min(1),
   balance: z.number().int().min(0).describe('Pesewas: a charge above it fails with NOT_ENOUGH_FUNDS'),
 });
 

@@ -32,7 +32,8 @@ export interface CallbackPlan {
 
 export interface ProviderBehaviour {
   /**
-   * accept: 2xx now, callback later. reject: the upstream refuses synchronously (4xx) with
+   * accept: 2xx now, callback later. reject: the upstream refuses synchronously (its own status:
+   * a 4xx, or MTN's 500 NOT_ALLOWED family, which fails over like any 5xx) with
    * `reason`. timeout: hold the request past the adapter's timeout. server_error: a 5xx.
    * malformed: a 2xx whose body the adapter cannot read. reset: the connection is destroyed
    * without an answer.

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 
 let sb: TestSandbox;
 beforeEach(async () => {
@@ -124,5 +125,38 @@ describe('GET /api/v1/charges/{id}', () => {
     const res = await sb.get('/api/v1/charges/chg_0000000000aaaaaaaaaa');
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ code: 'not_found', details: { id: 'chg_0000000000aaaaaaaaaa' } });
+  });
+});
+
+describe('a scenario reject at mtn-momo (issue 20, defect 9)', () => {
+  const rejectAtMtn = (behaviour: Record<string, unknown>) =>
+    startTestSandbox({}, [
+      parseRule({ name: 'mtn-momo refuses 0241110009', match: { msisdn: '0241110009' }, collect: { 'mtn-momo': behaviour as never, any: { respond: 'accept', callback: { after_seconds: 5, status: 'success' } } } }),
+    ]);
+
+  it('fails over to hubtel when MTN answers its 500 NOT_ALLOWED, as on any 5xx', async () => {
+    const own = await rejectAtMtn({ respond: 'reject', reason: 'NOT_ALLOWED' });
+    try {
+      const res = await own.charge(body('0241110009'));
+      expect(res.status).toBe(201);
+      expect(res.body.data).toMatchObject({ status: 'pending_provider', provider: 'hubtel' });
+      await own.advance(5);
+      expect((await own.get(`/api/v1/charges/${res.body.data.id}`)).body.data.status).toBe('success');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('ends routing on a plain reject: MTN’s 400, a decline on the merits that no other provider is asked about', async () => {
+    const own = await rejectAtMtn({ respond: 'reject' });
+    try {
+      const res = await own.charge(body('0241110009'));
+      expect(res.status).toBe(201);
+      expect(res.body.data).toMatchObject({ status: 'failed', failure_reason: 'provider_declined', provider_reason: 'BAD_REQUEST' });
+      const scenarios = await own.get('/api/v1/sandbox/scenarios');
+      expect(scenarios.body.data[0].rules[0].matched_count).toBe(1); // mtn-momo only: hubtel was never called
+    } finally {
+      await own.close();
+    }
   });
 });

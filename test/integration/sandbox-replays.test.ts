@@ -1,9 +1,12 @@
 // GET and POST /api/v1/sandbox/replays: the loaded scenario files with a script, and running one
 // as `railyard replay <file>` does, in a sandbox of its own (the serving one is left alone).
-import { resolve } from 'node:path';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
+import { ruleSource } from '../../src/scenarios/rule-source.ts';
+import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import type { ReplayRun, ScenarioReplays } from '../../src/sandbox/scenario-replays.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
@@ -109,6 +112,7 @@ describe('one replay at a time', () => {
     const slow: ScenarioReplays = {
       timeoutMs: 1_000,
       list: () => [{ file: 'slow.yaml', name: 'slow', description: null, steps: 1 }],
+      find: (file) => (file === 'slow.yaml' ? file : undefined),
       run: async (file): Promise<ReplayRun> => {
         await gate;
         return { file, name: 'slow', status: 'passed', passed: true, seed: 1, steps: [], failures: [], notRun: 0, timeline: [] };
@@ -127,6 +131,33 @@ describe('one replay at a time', () => {
       expect((await other.post('/api/v1/sandbox/replays', { file: 'slow.yaml' })).status).toBe(200);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('a scenario file outside the working directory (issue 20, defect 9c)', () => {
+  it('is shown in one form, absolute, by the scenarios and replays routes and the inspector, and runs by that form or any path to it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'railyard-outside-'));
+    const outside = join(dir, 'charge-success.yaml');
+    copyFileSync(resolve(ROOT, PASSING), outside);
+    const loaded = loadScenarios([outside], ROOT);
+    const own = await startTestSandbox({}, loaded.rules, [], { replays: new SandboxReplays(() => loaded.files, { cwd: ROOT }) });
+    try {
+      own.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded, ROOT));
+      expect((await own.get('/api/v1/sandbox/scenarios')).body.data.map((f: { file: string }) => f.file)).toEqual([outside]);
+      expect((await own.get('/api/v1/sandbox/replays')).body.data.map((f: { file: string }) => f.file)).toEqual([outside]);
+      expect(ruleSource(loaded.rules[0]!)?.file).toBe(outside);
+
+      const shown = await own.post('/api/v1/sandbox/replays', { file: outside });
+      expect([shown.status, shown.body.data?.file, shown.body.data?.status]).toEqual([200, outside, 'passed']);
+      // The relative form other versions showed (../../tmp/…) names the same file.
+      const dotted = relative(ROOT, outside);
+      expect(dotted.startsWith('..')).toBe(true);
+      const byRelative = await own.post('/api/v1/sandbox/replays', { file: dotted });
+      expect([byRelative.status, byRelative.body.data?.file]).toEqual([200, outside]);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,7 @@
 // GET /api/v1/sandbox/scenarios: the scenario files loaded, their rules, and how many provider
 // calls each rule answered, moving as charges reach the mocks.
+import { resolve } from 'node:path';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
@@ -63,6 +65,48 @@ describe('GET /api/v1/sandbox/scenarios', () => {
       expect(files).toHaveLength(1);
       expect(files[0].file).toBe('(inline rules)');
       expect(files[0].rules.length).toBe(other.ry.scenarios.size);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('lint warnings at load time (issue 20, defect 6)', () => {
+  const ROOT = resolve(import.meta.dirname, '../..');
+  const files = ['unmatchable.yaml', 'warnings.yaml'].map((f) => resolve(ROOT, 'test/fixtures/lint', f));
+
+  it('lists each file with the warnings lint found, per rule and line, documented in the OpenAPI', async () => {
+    const loaded = loadScenarios(files, ROOT);
+    const other = await startTestSandbox({}, loaded.rules);
+    try {
+      other.ry.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded, ROOT));
+      const listed = (await other.get('/api/v1/sandbox/scenarios')).body.data;
+      expect(listed.map((f: { file: string; warnings: unknown[] }) => [f.file, f.warnings.length])).toEqual([
+        ['test/fixtures/lint/unmatchable.yaml', 1],
+        ['test/fixtures/lint/warnings.yaml', 1],
+      ]);
+      expect(listed[0].warnings[0]).toEqual({
+        line: 6,
+        column: 22,
+        severity: 'error',
+        code: 'unmatchable',
+        message: expect.stringMatching(/^rule "the customer who always fails": msisdn 024999000 has 8 digits/),
+        rule_index: 0,
+      });
+      expect(listed[1].warnings[0]).toMatchObject({ line: 8, severity: 'warning', code: 'shadowed', rule_index: 1 });
+
+      const openapi = (await other.http.get('/openapi.json')).body;
+      const schema = JSON.stringify(openapi.paths['/api/v1/sandbox/scenarios'].get.responses['200']);
+      expect(schema).toMatch(/"warnings"/);
+      expect(schema).toMatch(/railyard scenarios lint/);
+
+      // The dashboard's Sandbox page shows them above each file's rules.
+      const agent = supertest.agent(other.baseUrl);
+      const csrf = /name="csrf" value="([^"]+)"/.exec((await agent.get('/dashboard/sign-in')).text)?.[1] ?? '';
+      expect((await agent.post('/dashboard/sign-in').type('form').send({ csrf, api_key: other.key, signing_secret: '' })).status).toBe(303);
+      const page = (await agent.get('/dashboard/sandbox')).text;
+      expect(page).toMatch(/Never matches<\/strong> line 6: rule &quot;the customer who always fails&quot;: msisdn 024999000/);
+      expect(page).toMatch(/Warning<\/strong> line 8: rule &quot;0551234988 fails&quot;: never answers/);
     } finally {
       await other.close();
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/scenarios/rule-engine.ts';
 import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
+import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { YamlSourceError } from '../../src/kernel/yaml-source.ts';
 import { SANDBOX_SCENARIOS } from '../support/test-sandbox.ts';
 
@@ -40,6 +41,40 @@ describe('scenario files', () => {
   it('reports a bad enum value at its position', () => {
     const text = ['version: 1', 'name: x', 'rules:', '  - name: a', '    match: { msisdn: "0551234987" }', '    collect:', '      any: { respond: maybe }'].join('\n');
     expect(problems(text)[0]).toMatch(/^qa\.yaml:7:23: rules\[0\]\.collect\.any\.respond: /);
+  });
+
+  describe('identifiers are strings (issue 20, defect 1)', () => {
+    const rule = (match: string) => ['version: 1', 'name: x', 'rules:', '  - name: a', `    match: ${match}`, '    collect: { any: { respond: reject } }'].join('\n');
+
+    it('refuses an unquoted msisdn, naming file:line and the fix with the text as written', () => {
+      expect(problems(rule('{ msisdn: 0249990004 }'))).toEqual([
+        'qa.yaml:5:22: rules[0].match.msisdn: 0249990004 is a number, but a msisdn is an identifier and must be a string (YAML reads 0249990004 as 249990004): quote it: msisdn: "0249990004"',
+      ]);
+    });
+
+    it('refuses unquoted account numbers, bank codes and cards, under equals, one_of and nested blocks', () => {
+      const found = problems(rule('{ account_number: { equals: 1000000001 }, any: [{ bank_code: { one_of: ["040100", 130100] } }], not: { card: 4084084084084081 } }'));
+      expect(found).toHaveLength(3);
+      expect(found[0]).toMatch(/^qa\.yaml:5:\d+: rules\[0\]\.match\.account_number\.equals: 1000000001 is a number.*quote it: equals: "1000000001"$/);
+      expect(found[1]).toMatch(/rules\[0\]\.match\.any\[0\]\.bank_code\.one_of\[1\]: 130100 is a number.*quote it: "130100"$/);
+      expect(found[2]).toMatch(/rules\[0\]\.match\.not\.card: 4084084084084081 is a number/);
+    });
+
+    it('refuses an unquoted wallet number', () => {
+      const text = ['version: 1', 'name: x', 'wallets:', '  - { msisdn: 0241110000, balance: 5000 }'].join('\n');
+      expect(problems(text)).toEqual([
+        'qa.yaml:4:15: wallets[0].msisdn: 0241110000 is a number, but a msisdn is an identifier and must be a string (YAML reads 0241110000 as 241110000): quote it: msisdn: "0241110000"',
+      ]);
+    });
+
+    it('takes quoted identifiers, and numbers where a number is meant', () => {
+      const scenario = parseScenario(rule(`{ msisdn: "0249990004", bank_code: '040100', amount: { range: { max: 100000 } } }`), 'qa.yaml');
+      expect(scenario.rules[0]!.match).toEqual({ msisdn: { equals: '0249990004' }, bank_code: { equals: '040100' }, amount: { range: { max: 100000 } } });
+    });
+
+    it('refuses a number for an identifier in a rule built in code too', () => {
+      expect(() => parseRule({ name: 'a', match: { msisdn: 249990004 }, collect: { any: { respond: 'accept' } } } as never)).toThrow(/identifier is a string/);
+    });
   });
 
   it('refuses a rule that matches everything by accident', () => {

@@ -42,10 +42,6 @@ export interface MtnMomoAdapterConfig {
 
 type Product = 'collection' | 'disbursement';
 
-// MTN answers these with HTTP 500 although they refuse the request on its merits: no other
-// provider would do better by retrying it, so they do not fail over.
-const REFUSALS_SENT_AS_5XX = new Set(['NOT_ALLOWED', 'NOT_ALLOWED_TARGET_ENVIRONMENT', 'INVALID_CALLBACK_URL_HOST', 'INVALID_CURRENCY']);
-
 export class MtnMomoAdapter implements RailProvider {
   readonly name = PROVIDER;
   readonly channels: readonly Channel[] = ['momo'];
@@ -246,9 +242,10 @@ function failure(res: UpstreamResponse): RailError {
   const providerCode = errorCode(res.text);
   const detail = { httpStatus: res.status, ...(providerCode ? { providerCode } : {}) };
   const what = `mtn-momo answered ${res.status}${providerCode ? ` ${providerCode}` : ''}`;
-  if (res.status >= 500) {
-    return new RailError(providerCode && REFUSALS_SENT_AS_5XX.has(providerCode) ? 'rejected' : 'server', what, detail);
-  }
+  // Every 5xx fails over, as the router promises. MTN's 500 NOT_ALLOWED family (permissions,
+  // target environment, callback host, currency) is about our setup at MTN, never the payer, so
+  // another provider may well serve the same request.
+  if (res.status >= 500) return new RailError('server', what, detail);
   // Our credentials or subscription were refused: this provider cannot serve anything right
   // now, which is no verdict on the payment, so it fails over like an outage.
   if (res.status === 401 || res.status === 403) return new RailError('server', what, detail);

@@ -378,22 +378,30 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       expect(error.detail).toEqual({ httpStatus: 400, providerCode: 'PAYER_NOT_FOUND' });
     });
 
-    it('MTN’s 500 NOT_ALLOWED family is a refusal, not a server failure', async () => {
+    it('MTN’s 500 NOT_ALLOWED family is a 5xx about our setup at MTN, so it fails over', async () => {
       h.rule = behave({ respond: 'reject', reason: 'NOT_ALLOWED' });
       const error = await railError(h.adapter().payout(payoutRequest()));
-      expect(error.kind).toBe('rejected');
+      expect(error.kind).toBe('server');
+      expect(error.failsOver).toBe(true);
       expect(error.detail).toEqual({ httpStatus: 500, providerCode: 'NOT_ALLOWED' });
     });
 
-    it('a wrong currency for the environment is refused as INVALID_CURRENCY', async () => {
+    it('a plain reject is MTN’s 400 refusal, which does not fail over', async () => {
+      h.rule = behave({ respond: 'reject' });
+      const error = await railError(h.adapter().collect(collectRequest()));
+      expect([error.kind, error.failsOver]).toEqual(['rejected', false]);
+      expect(error.detail).toEqual({ httpStatus: 400, providerCode: 'BAD_REQUEST' });
+    });
+
+    it('a wrong currency for the environment is 500 INVALID_CURRENCY, which fails over', async () => {
       const error = await railError(h.adapter({ currency: 'USD' }).collect(collectRequest()));
-      expect(error.kind).toBe('rejected');
+      expect(error.failsOver).toBe(true);
       expect(error.detail).toEqual({ httpStatus: 500, providerCode: 'INVALID_CURRENCY' });
     });
 
-    it('a wrong target environment is refused as NOT_ALLOWED_TARGET_ENVIRONMENT', async () => {
+    it('a wrong target environment is 500 NOT_ALLOWED_TARGET_ENVIRONMENT, which fails over', async () => {
       const error = await railError(h.adapter({ targetEnvironment: 'mtnghana' }).collect(collectRequest()));
-      expect(error.kind).toBe('rejected');
+      expect(error.failsOver).toBe(true);
       expect(error.detail).toEqual({ httpStatus: 500, providerCode: 'NOT_ALLOWED_TARGET_ENVIRONMENT' });
     });
 
