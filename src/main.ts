@@ -24,15 +24,17 @@ Usage:
   railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
                             [--review-address <address>]
                             create the objects that emit that event (on a virtual clock, advance it)
-  railyard replay <files or dirs...> [--json] [--seed N]
+  railyard replay <files or dirs...> [--reporter default|junit|json] [--output <file>] [--seed N]
                             run the scenario files' scripts, each in its own in-process sandbox on a
-                            virtual clock, and check their expectations; exit 0 when all pass
+                            virtual clock, and check their expectations; exit 0 when all pass, 1 when
+                            one fails, 2 when no file holds a script (--json: --reporter json)
   railyard contracts generate [--dir contracts] [--scenarios <dirs or files...>] [--check]
                             replay the scripted scenarios into Pact V4 files (merchant -> railyard
                             with webhook messages; railyard -> mtn-momo, hubtel, bank-rail, paystack);
                             --check fails when --dir differs from a fresh generation (drift)
   railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
                             [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
+                            [--reporter default|junit|json] [--output <file>]
                             run the Pact verifier against in-process railyard (or a running one)
   railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>]
                             serve one provider mock (mtn-momo, hubtel, bank-rail, paystack) standalone on its own
@@ -140,6 +142,8 @@ async function replay(args: string[]): Promise<void> {
       allowPositionals: true,
       options: {
         json: { type: 'boolean' },
+        reporter: { type: 'string' },
+        output: { type: 'string' },
         seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -152,8 +156,23 @@ async function replay(args: string[]): Promise<void> {
     process.stderr.write(`railyard replay: ${seed}\n`);
     process.exit(2);
   }
-  const code = await runReplay(positionals, { json: values.json === true, ...(seed !== undefined ? { seed } : {}) }, { stdout: process.stdout, stderr: process.stderr });
+  const reporter = await reporterOption('replay', values.reporter, values.json === true, values.output);
+  const code = await runReplay(positionals, { ...reporter, ...(seed !== undefined ? { seed } : {}) }, { stdout: process.stdout, stderr: process.stderr });
   process.exit(code);
+}
+
+/** --reporter (with --json, its old alias) and --output, checked; a bad combination exits 2. */
+async function reporterOption(command: string, reporter: string | undefined, json: boolean, output: string | undefined) {
+  const { REPORTERS } = await import('./cli/test-reporter.ts');
+  const fail = (problem: string) => {
+    process.stderr.write(`railyard ${command}: ${problem}\n`);
+    process.exit(2);
+  };
+  if (reporter !== undefined && !(REPORTERS as readonly string[]).includes(reporter)) fail(`--reporter is one of ${REPORTERS.join(', ')}, not ${JSON.stringify(reporter)}`);
+  if (json && reporter !== undefined && reporter !== 'json') fail(`--json is --reporter json; it cannot go with --reporter ${reporter}`);
+  const name = (json ? 'json' : (reporter ?? 'default')) as (typeof REPORTERS)[number];
+  if (output !== undefined && name === 'default') fail('--output takes the junit or json report: add --reporter junit or --reporter json');
+  return { reporter: name, ...(output !== undefined ? { output } : {}) };
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
