@@ -212,8 +212,11 @@ async function contracts(args: string[]): Promise<void> {
     key: { type: 'string' },
     secret: { type: 'string' },
     'log-level': { type: 'string', default: 'error' },
+    reporter: { type: 'string' },
+    output: { type: 'string' },
   });
   if (values.help) return void process.stdout.write(USAGE);
+  const reporter = await reporterOption('contracts verify', values.reporter, false, values.output);
   const dir = values.dir;
   const level = values['log-level'];
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -233,6 +236,7 @@ async function contracts(args: string[]): Promise<void> {
       {
         dir,
         logLevel: level as (typeof LOG_LEVELS)[number],
+        ...reporter,
         ...(providers ? { providers } : {}),
         ...(baseUrl ? { providerBaseUrl: baseUrl } : {}),
         ...(key ? { apiKey: key } : {}),

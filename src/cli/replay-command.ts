@@ -15,7 +15,7 @@
 // file held a script (nothing was tested, as a test runner that finds no test).
 
 import { writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import { formatResult, formatSummary, summarise } from '../replay/replay-report.ts';
 import type { ReplayResult } from '../replay/replay-result.ts';
@@ -83,7 +83,7 @@ export async function runReplay(paths: readonly string[], options: ReplayCommand
     const run = replayTestRun(results, times);
     const document = reporter === 'junit' ? junitXml(run) : jsonDocument(run, { files: results });
     if (options.output === undefined) io.stdout.write(document);
-    else writeFileSync(options.output, document);
+    else writeFileSync(resolve(cwd, options.output), document);
   }
   const summary = summarise(results);
   if (summary.passed + summary.failed === 0) {
