@@ -12,7 +12,8 @@ const SHAPES: readonly [RegExp, string][] = [
   [/\b(?:sk|sig)_(?:test|live)_[A-Za-z0-9_]+/g, REDACTED],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, REDACTED],
   [/\bcbt_[A-Za-z0-9]+/g, REDACTED],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  // An Authorization header's credentials (not an English word: "Basic authentication failed").
+  [/\b(Bearer|Basic) (?![a-z]+(?![A-Za-z0-9._~+/=-]))[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
   // https://user:password@host
   [/(\/\/)[^/\s:@]+:[^/\s@]+@/g, `$1${REDACTED}@`],
 ];

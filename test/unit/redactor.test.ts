@@ -22,7 +22,8 @@ describe('Redactor', () => {
     expect(none.text('key sk_live_abc123_DEF and sig_test_xyz secret')).toBe(`key ${REDACTED} and ${REDACTED} secret`);
     expect(none.text('/internal/callbacks/hubtel/cbt_0123abcd?x=1')).toBe(`/internal/callbacks/hubtel/${REDACTED}?x=1`);
     expect(none.text('{"secret":"whsec_AbC+/9=="}')).toBe(`{"secret":"${REDACTED}"}`);
-    expect(none.text('Authorization: Bearer abc.def-ghi, basic dXNlcjpwYXNz')).toBe(`Authorization: Bearer ${REDACTED}, basic ${REDACTED}`);
+    expect(none.text('Authorization: Bearer abc.def-ghi, Basic dXNlcjpwYXNz')).toBe(`Authorization: Bearer ${REDACTED}, Basic ${REDACTED}`);
+    expect(none.text('Basic authentication failed; a Bearer token is required')).toBe('Basic authentication failed; a Bearer token is required');
     expect(none.text('fetch https://user:p4ss@upstream.example/x failed')).toBe(`fetch https://${REDACTED}@upstream.example/x failed`);
     expect(none.text('chg_01kdvdna000ax4jac2pg trf_01kdvdna000kqda8gs6q 0551234987')).toBe('chg_01kdvdna000ax4jac2pg trf_01kdvdna000kqda8gs6q 0551234987');
   });
