@@ -5,7 +5,7 @@ import { ApiKeyService } from './auth/api-key-service.ts';
 import { ServiceLadder } from './auth/service-ladder.ts';
 import { RequestSignatureVerifier } from './auth/request-signature.ts';
 import { SCOPES } from './auth/scopes.ts';
-import type { Config } from './config/config.ts';
+import { configuredSecrets, type Config } from './config/config.ts';
 import { EventOutbox } from './events/event-outbox.ts';
 import { failure } from './http/envelope.ts';
 import { errorHandler } from './http/error-mapper.ts';
@@ -14,7 +14,8 @@ import { mountRoutes, type RouteSpec } from './http/route.ts';
 import { IdempotencyService } from './idempotency/idempotency-service.ts';
 import { SystemClock, VirtualClock, VIRTUAL_EPOCH, type Clock } from './kernel/clock.ts';
 import { bootSeed, CryptoRandom, IdGenerator, SeededRandom } from './kernel/ids.ts';
-import { silentLogger, type Logger } from './kernel/logger.ts';
+import { redactingLogger, silentLogger, type Logger } from './kernel/logger.ts';
+import { REDACTED, Redactor } from './kernel/redactor.ts';
 import { Ledger } from './ledger/ledger.ts';
 import type { MockContext } from './mocks/engine/mock-context.ts';
 import { MockTransactionBooks } from './mocks/engine/mock-transaction-book.ts';
@@ -142,9 +143,15 @@ async function resumeVirtualClock(store: Store, config: Config): Promise<Virtual
   return new VirtualClock(last !== null && last > start ? last : start);
 }
 
+/** A callback URL's last segment is the secret that authenticates the callback. */
+const CALLBACK_SECRET = /^(\/internal\/callbacks\/[^/]+\/).+$/;
+
 /** The composition root: config in, a wired express app out. It never listens. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
-  const logger = options.logger ?? silentLogger;
+  // Every line any part of railyard logs passes the redactor: no configured credential, callback
+  // token, issued key or webhook secret reaches the log, even inside a path or an error message.
+  const redactor = new Redactor(configuredSecrets(config));
+  const logger = redactingLogger(options.logger ?? silentLogger, (text) => redactor.text(text));
   const timeline = options.timeline ?? silentTimeline;
   const store: Store = await openStore(config.db);
   // Each start on a database is a new boot: its ids never repeat an earlier boot's, and its
@@ -270,8 +277,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.log_requests) {
     app.use((req, res, next) => {
       const started = performance.now();
-      // Method, path and status only: never headers (keys, signatures) or bodies.
-      res.on('finish', () => logger.info('request', { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) }));
+      // The whole path, as the client sent it (a router's req.path is relative to its mount), with
+      // a callback URL's secret segment redacted. Method, path and status only: never the query,
+      // headers (keys, signatures) or bodies.
+      const path = req.originalUrl.split('?')[0]!.replace(CALLBACK_SECRET, `$1${REDACTED}`);
+      res.on('finish', () => logger.info('request', { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) }));
       next();
     });
   }

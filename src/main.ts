@@ -26,15 +26,17 @@ Usage:
   railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
                             [--review-address <address>]
                             create the objects that emit that event (on a virtual clock, advance it)
-  railyard replay <files or dirs...> [--json] [--seed N]
+  railyard replay <files or dirs...> [--reporter default|junit|json] [--output <file>] [--seed N]
                             run the scenario files' scripts, each in its own in-process sandbox on a
-                            virtual clock, and check their expectations; exit 0 when all pass
+                            virtual clock, and check their expectations; exit 0 when all pass, 1 when
+                            one fails, 2 when no file holds a script (--json: --reporter json)
   railyard contracts generate [--dir contracts] [--scenarios <dirs or files...>] [--check]
                             replay the scripted scenarios into Pact V4 files (merchant -> railyard
                             with webhook messages; railyard -> mtn-momo, hubtel, bank-rail, paystack);
                             --check fails when --dir differs from a fresh generation (drift)
   railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
                             [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
+                            [--reporter default|junit|json] [--output <file>]
                             run the Pact verifier against in-process railyard (or a running one)
   railyard scenarios lint [files or dirs...] [--strict] [--reporter text|json]
                             report rules that can never match, rules shadowed by an earlier one and
@@ -146,6 +148,8 @@ async function replay(args: string[]): Promise<void> {
       allowPositionals: true,
       options: {
         json: { type: 'boolean' },
+        reporter: { type: 'string' },
+        output: { type: 'string' },
         seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -158,8 +162,23 @@ async function replay(args: string[]): Promise<void> {
     process.stderr.write(`railyard replay: ${seed}\n`);
     process.exit(2);
   }
-  const code = await runReplay(positionals, { json: values.json === true, ...(seed !== undefined ? { seed } : {}) }, { stdout: process.stdout, stderr: process.stderr });
+  const reporter = await reporterOption('replay', values.reporter, values.json === true, values.output);
+  const code = await runReplay(positionals, { ...reporter, ...(seed !== undefined ? { seed } : {}) }, { stdout: process.stdout, stderr: process.stderr });
   process.exit(code);
+}
+
+/** --reporter (with --json, its old alias) and --output, checked; a bad combination exits 2. */
+async function reporterOption(command: string, reporter: string | undefined, json: boolean, output: string | undefined) {
+  const { REPORTERS } = await import('./cli/test-reporter.ts');
+  const fail = (problem: string) => {
+    process.stderr.write(`railyard ${command}: ${problem}\n`);
+    process.exit(2);
+  };
+  if (reporter !== undefined && !(REPORTERS as readonly string[]).includes(reporter)) fail(`--reporter is one of ${REPORTERS.join(', ')}, not ${JSON.stringify(reporter)}`);
+  if (json && reporter !== undefined && reporter !== 'json') fail(`--json is --reporter json; it cannot go with --reporter ${reporter}`);
+  const name = (json ? 'json' : (reporter ?? 'default')) as (typeof REPORTERS)[number];
+  if (output !== undefined && name === 'default') fail('--output takes the junit or json report: add --reporter junit or --reporter json');
+  return { reporter: name, ...(output !== undefined ? { output } : {}) };
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -199,8 +218,11 @@ async function contracts(args: string[]): Promise<void> {
     key: { type: 'string' },
     secret: { type: 'string' },
     'log-level': { type: 'string', default: 'error' },
+    reporter: { type: 'string' },
+    output: { type: 'string' },
   });
   if (values.help) return void process.stdout.write(USAGE);
+  const reporter = await reporterOption('contracts verify', values.reporter, false, values.output);
   const dir = values.dir;
   const level = values['log-level'];
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -220,6 +242,7 @@ async function contracts(args: string[]): Promise<void> {
       {
         dir,
         logLevel: level as (typeof LOG_LEVELS)[number],
+        ...reporter,
         ...(providers ? { providers } : {}),
         ...(baseUrl ? { providerBaseUrl: baseUrl } : {}),
         ...(key ? { apiKey: key } : {}),

@@ -3,20 +3,28 @@
 //   railyard contracts generate [--dir contracts] [--scenarios <dir or files>...] [--check]
 //   railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
 //                             [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
+//                             [--reporter default|junit|json] [--output <file>]
 //
 // generate replays every scripted scenario and rewrites the folder's pact files; with --check it
 // generates into a temporary folder instead and fails (exit 1) when that differs from --dir, naming
-// the files and the first line that differs: contract drift. verify prints the Pact verifier's
-// report (the verifier writes it to stdout itself), then one line per pact file and a summary;
-// exit 1 on any mismatch. Exit 2: usage errors, or nothing to generate or verify.
+// the files and the first line that differs: contract drift. verify runs the Pact verifier in a
+// child process (verification-worker.ts) and prints its report, then one line per pact file and a
+// summary; exit 1 on any mismatch. With --reporter junit or json (docs/ci.md), stdout gets that
+// one document and the verifier's report goes to stderr; with --output <file>, the document goes
+// to the file and the console shows the default report. Exit 2: usage errors, or nothing to
+// generate or verify.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generateContracts, hasScript, scriptedScenarios, type GeneratedPact } from '../contracts/contract-generator.ts';
-import { verifyContracts, type PactVerification } from '../contracts/contract-verifier.ts';
+import type { PactVerification, VerifyOptions } from '../contracts/contract-verifier.ts';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import type { CommandIo } from './listen-command.ts';
+import { ansiFilter, colourWanted } from './terminal-colour.ts';
+import { jsonDocument, junitXml, type ReporterName, type TestCase, type TestRun } from './test-reporter.ts';
 
 export interface GenerateCommandOptions {
   dir: string;
@@ -31,6 +39,10 @@ export interface VerifyCommandOptions {
   apiKey?: string;
   signingSecret?: string;
   logLevel?: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** default: the readable report; junit or json: one document for a CI system. */
+  reporter?: ReporterName;
+  /** Where the junit or json document goes instead of stdout. */
+  output?: string;
 }
 
 function describe(p: GeneratedPact, cwd: string): string {
@@ -117,23 +129,88 @@ export function formatVerification(results: readonly PactVerification[]): string
   return lines.join('\n') + '\n';
 }
 
+/** A path relative to cwd when it lies inside it, absolute otherwise. */
+function shownPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  return rel && !rel.startsWith('..') ? rel : file;
+}
+
+/** The verification as a test run: a suite per pact file, a test case per interaction. */
+export function verificationTestRun(results: readonly PactVerification[], cwd = process.cwd(), time?: number): TestRun {
+  const suites = results.map((r) => {
+    const name = `${r.consumer} -> ${r.provider}`;
+    const cases: TestCase[] = r.interactions.map((i) => {
+      const mismatches = i.mismatches.map((m) => `${m.path ? `${m.path}: ` : ''}${m.message}`);
+      return i.passed
+        ? { name: i.description, classname: name, status: 'passed' }
+        : { name: i.description, classname: name, status: 'failed', message: mismatches[0] ?? 'failed', details: mismatches.join('\n') };
+    });
+    if (r.error) cases.push({ name: 'verification', classname: name, status: 'error', message: r.error });
+    return { name, file: shownPath(r.file, cwd), cases };
+  });
+  return { name: 'railyard contracts verify', suites, ...(time !== undefined ? { time } : {}) };
+}
+
+/**
+ * Runs verifyContracts in a child process (verification-worker.ts, see why there), handing each
+ * chunk of the verifier's own report to `report` as it comes.
+ */
+export function verifyInWorker(options: VerifyOptions, report: (chunk: string) => void): Promise<PactVerification[]> {
+  const here = fileURLToPath(import.meta.url);
+  const worker = join(dirname(here), `verification-worker${extname(here)}`);
+  // Run from TypeScript sources (tsx), the child needs the loader too.
+  const loader = extname(here) === '.ts' && !process.execArgv.some((a) => a.includes('tsx')) ? ['--import', import.meta.resolve('tsx')] : [];
+  const child = fork(worker, [], {
+    cwd: options.cwd ?? process.cwd(),
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...loader, '--disable-warning=DEP0060'],
+  });
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', report);
+  return new Promise((done, fail) => {
+    let answer: { results?: PactVerification[]; error?: string } | undefined;
+    child.on('message', (message) => (answer = message as typeof answer));
+    child.on('error', fail);
+    // close: the process has exited and its stdout is drained, so the report is complete.
+    child.on('close', (code, signal) => {
+      if (answer?.results) done(answer.results);
+      else fail(new Error(answer?.error ?? `the verifier stopped (${signal ?? `exit code ${code}`}) before it answered`));
+    });
+    child.send(options);
+  });
+}
+
 export async function runVerify(options: VerifyCommandOptions, io: CommandIo, cwd = process.cwd()): Promise<0 | 1 | 2> {
   const dir = resolve(cwd, options.dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory() || !readdirSync(dir).some((f) => f.endsWith('.json'))) {
     io.stderr.write(`railyard contracts verify: no pact files in ${options.dir} (run railyard contracts generate)\n`);
     return 2;
   }
+  const { reporter = 'default', output, ...verify } = options;
+  // The verifier's report goes where the readable report goes: stdout, unless the document takes it.
+  const readable = reporter === 'default' || output !== undefined ? io.stdout : io.stderr;
+  const verifierReport = ansiFilter((text) => readable.write(text), colourWanted(readable as { isTTY?: boolean }));
   let results: PactVerification[];
+  const started = performance.now();
   try {
-    results = await verifyContracts({ ...options, dir, cwd });
+    results = await verifyInWorker({ ...verify, dir, cwd }, (chunk) => verifierReport.write(chunk));
   } catch (err) {
     io.stderr.write(`railyard contracts verify: ${(err as Error).message}\n`);
     return 1;
+  } finally {
+    verifierReport.end();
   }
   if (results.length === 0) {
     io.stderr.write(`railyard contracts verify: no pact file in ${options.dir} matches${options.providerBaseUrl ? ' (a running railyard is verified against merchant-railyard only)' : ''}\n`);
     return 2;
   }
-  io.stdout.write(`\n${formatVerification(results)}`);
+  readable.write(`\n${formatVerification(results)}`);
+  if (reporter !== 'default') {
+    const run = verificationTestRun(results, cwd, (performance.now() - started) / 1000);
+    const pacts = results.map(({ report: _report, ...pact }) => ({ ...pact, file: shownPath(pact.file, cwd) }));
+    const document = reporter === 'junit' ? junitXml(run) : jsonDocument(run, { pacts });
+    if (output === undefined) io.stdout.write(document);
+    else writeFileSync(resolve(cwd, output), document);
+  }
   return results.every((r) => r.passed) ? 0 : 1;
 }

@@ -10,7 +10,7 @@ import { iso, SystemClock, type Clock } from '../kernel/clock.ts';
 import { jsonLogger, silentLogger, type Logger } from '../kernel/logger.ts';
 import { buildRecordedScenario, type RecordedScenario } from '../recorder/recorded-scenario.ts';
 import { RecordingProxy } from '../recorder/recording-proxy.ts';
-import { Redactor } from '../recorder/redactor.ts';
+import { Redactor } from '../kernel/redactor.ts';
 import { WIRE_PROFILES, wireProfileFor } from '../recorder/wire-profiles.ts';
 import { loadScenarios } from '../scenarios/scenario-loader.ts';
 import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';

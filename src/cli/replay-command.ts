@@ -1,25 +1,34 @@
 // railyard replay: runs the scripts of scenario files, each in its own in-process sandbox on a
 // virtual clock, and checks their expectations.
 //
-//   railyard replay <files or dirs...> [--json] [--seed N]
+//   railyard replay <files or dirs...> [--reporter default|junit|json] [--output <file>] [--json] [--seed N]
 //
 // Directories expand to their *.yaml / *.yml files, sorted by name. Files without a `script` are
 // listed as skipped (no script) and do not fail; a file that does not load fails with its
 // file:line:column problems. stdout gets each file's timeline and checks, then per-file PASS /
 // FAIL / SKIP lines and `N passed, M failed`; stderr gets progress (`[3/10] file ... PASS`). With
-// --json, stdout gets one JSON document (files, timelines, steps, summary) and stderr nothing.
+// --reporter json (or its alias --json) or junit, stdout gets that one document instead and stderr
+// nothing; with --output <file> the document goes to the file, and the console shows the default
+// report. The documents are described in docs/scenarios.md#replaying-in-ci.
 //
-// Exit codes: 0 every script passed, 1 any failed (or a file is invalid), 2 usage errors.
+// Exit codes: 0 every script passed, 1 any failed (or a file is invalid), 2 usage errors, or no
+// file held a script (nothing was tested, as a test runner that finds no test).
 
+import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
-import { formatJson, formatResult, formatSummary } from '../replay/replay-report.ts';
+import { formatResult, formatSummary, summarise } from '../replay/replay-report.ts';
 import type { ReplayResult } from '../replay/replay-result.ts';
 import { displayPath } from '../kernel/display-path.ts';
 import { replayFile } from '../replay/replay-runner.ts';
 import type { CommandIo } from './listen-command.ts';
+import { jsonDocument, junitXml, type ReporterName, type TestCase, type TestRun } from './test-reporter.ts';
 
 export interface ReplayCommandOptions {
-  json?: boolean;
+  /** default: the readable report; junit or json: one document for a CI system. */
+  reporter?: ReporterName;
+  /** Where the junit or json document goes instead of stdout. */
+  output?: string;
   /** Overrides each file's replay.seed. */
   seed?: number;
   /** Real-time limit per script. */
@@ -50,20 +59,51 @@ export async function runReplay(paths: readonly string[], options: ReplayCommand
     return 2;
   }
 
+  const reporter = options.reporter ?? 'default';
+  // The console shows the readable report unless the document takes stdout.
+  const readable = reporter === 'default' || options.output !== undefined;
   const results: ReplayResult[] = [];
+  const times: number[] = [];
   for (const [i, file] of files.entries()) {
-    if (!options.json) io.stderr.write(`[${i + 1}/${files.length}] ${displayPath(file, cwd)} ... `);
+    if (readable) io.stderr.write(`[${i + 1}/${files.length}] ${displayPath(file, cwd)} ... `);
+    const started = performance.now();
     const result = await replayFile(file, {
       cwd,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     });
+    times.push((performance.now() - started) / 1000);
     results.push(result);
-    if (!options.json) {
+    if (readable) {
       io.stderr.write(`${result.status === 'passed' ? 'PASS' : result.status === 'skipped' ? 'skipped (no script)' : result.status === 'invalid' ? 'FAIL (invalid)' : 'FAIL'}\n`);
       io.stdout.write(formatResult(result) + '\n');
     }
   }
-  io.stdout.write(options.json ? formatJson(results) : formatSummary(results));
+  if (readable) io.stdout.write(formatSummary(results));
+  if (reporter !== 'default') {
+    const run = replayTestRun(results, times);
+    const document = reporter === 'junit' ? junitXml(run) : jsonDocument(run, { files: results });
+    if (options.output === undefined) io.stdout.write(document);
+    else writeFileSync(resolve(cwd, options.output), document);
+  }
+  const summary = summarise(results);
+  if (summary.passed + summary.failed === 0) {
+    io.stderr.write(`railyard replay: no script found in ${paths.join(', ')}: nothing was tested (a file needs a \`script:\` to replay; see docs/scenarios.md)\n`);
+    return 2;
+  }
   return results.every((r) => r.passed) ? 0 : 1;
+}
+
+/** The replay as a test run: one test case per file, in one suite. */
+export function replayTestRun(results: readonly ReplayResult[], times: readonly number[] = []): TestRun {
+  const cases = results.map((r, i): TestCase => {
+    const time = times[i] !== undefined ? { time: times[i] } : {};
+    const base = { name: r.name ? `${r.file}: ${r.name}` : r.file, classname: dirname(r.file), ...time };
+    if (r.status === 'passed') return { ...base, status: 'passed' };
+    if (r.status === 'skipped') return { ...base, status: 'skipped', message: 'no script' };
+    if (r.status === 'invalid') return { ...base, status: 'error', message: `invalid scenario file: ${r.failures[0]?.message.split('\n')[0] ?? ''}`, details: r.failures.map((f) => f.message).join('\n') };
+    return { ...base, status: 'failed', message: r.failures[0]?.label ?? 'failed', details: formatResult(r) };
+  });
+  const time = times.reduce((a, b) => a + b, 0);
+  return { name: 'railyard replay', suites: [{ name: 'railyard replay', cases, time }], time };
 }

@@ -286,3 +286,23 @@ export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): 
 export function callbackToken(config: Config, provider: keyof Config['providers']): string {
   return config.providers[provider].callback_token ?? 'cbt_' + hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32);
 }
+
+/**
+ * Every credential this configuration holds, for the redactor that keeps them out of the log:
+ * the sandbox key and signing secret, each provider's keys, secrets and callback token, and the
+ * user:password pairs the adapters send as Basic credentials.
+ */
+export function configuredSecrets(config: Config): string[] {
+  const secrets = [config.sandbox.key, config.sandbox.signing_secret];
+  for (const name of Object.keys(config.providers) as (keyof Config['providers'])[]) {
+    const fields = config.providers[name] as Record<string, unknown>;
+    secrets.push(callbackToken(config, name));
+    for (const [field, value] of Object.entries(fields)) {
+      if (typeof value === 'string' && /(key|secret|token|api_user|client_id)$/.test(field)) secrets.push(value);
+    }
+    const user = fields.api_user ?? fields.client_id;
+    const password = fields.api_key ?? fields.client_secret;
+    if (typeof user === 'string' && typeof password === 'string') secrets.push(`${user}:${password}`);
+  }
+  return secrets;
+}

@@ -999,12 +999,14 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
       const file = field(ctx, 'file');
       if (!file) return ctx.done('/dashboard/sandbox#replays', { kind: 'error', text: 'Choose a scenario file to replay.' });
       const answer = await ctx.api.post<ReplayView>('/api/v1/sandbox/replays', { file }, { ...ctx.call, timeoutMs: 90_000 });
-      if (!answer.ok) return ctx.done('/dashboard/sandbox#replays', ctx.refusal(answer, 'The replay did not run'));
-      ctx.session.lastReplay = answer.data;
-      const failure = answer.data.failures[0];
+      // A replay that ran and failed is 422 replay_failed, its report in the error's details.
+      const report = answer.ok ? answer.data : answer.error?.code === 'replay_failed' ? (answer.error.details as unknown as ReplayView) : null;
+      if (!report) return ctx.done('/dashboard/sandbox#replays', ctx.refusal(answer, 'The replay did not run'));
+      ctx.session.lastReplay = report;
+      const failure = report.failures[0];
       ctx.done('/dashboard/sandbox#replays', {
-        kind: answer.data.passed ? 'ok' : 'error',
-        text: answer.data.passed ? `The replay of ${file} passed: ${answer.data.steps.length} steps.` : `The replay of ${file} failed${failure ? ` at ${failure.label}` : ''}.`,
+        kind: report.passed ? 'ok' : 'error',
+        text: report.passed ? `The replay of ${file} passed: ${report.steps.length} steps.` : `The replay of ${file} ${report.status === 'invalid' ? 'could not load the file' : 'failed'}${failure ? ` at ${failure.label}` : ''}.`,
       });
     },
     testOnly,

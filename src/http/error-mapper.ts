@@ -21,6 +21,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   insufficient_funds: 422,
   limit_exceeded: 422,
   idempotency_key_reused: 422,
+  replay_failed: 422,
   rate_limited: 429,
   internal_error: 500,
   provider_unavailable: 502,

@@ -8,7 +8,7 @@ const errorEnvelope = z.object({
   message: z.string(),
   error: z.object({
     code: z.string(),
-    details: z.record(z.string(), z.unknown()).optional().describe('For validation_error: fields[] naming each offending field'),
+    details: z.record(z.string(), z.unknown()).optional().describe("For validation_error: fields[] naming each offending field; for replay_failed: the replay's report, as a passing replay's data"),
   }),
 });
 

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'insufficient_funds'
   | 'limit_exceeded'
   | 'idempotency_key_reused'
+  | 'replay_failed'
   | 'rate_limited'
   | 'provider_unavailable'
   | 'internal_error';
@@ -161,5 +162,12 @@ export class RoleForbiddenError extends RailyardError {
 export class RateLimitedError extends RailyardError {
   constructor(message: string, details?: ErrorDetails) {
     super('rate_limited', message, details);
+  }
+}
+
+/** A sandbox replay ran and a step failed (or the file no longer loads): the report is in details. */
+export class ReplayFailedError extends RailyardError {
+  constructor(message: string, report: ErrorDetails) {
+    super('replay_failed', message, report);
   }
 }

@@ -12,3 +12,20 @@ export function jsonLogger(write: (line: string) => void = (l) => process.stdout
     write(JSON.stringify({ level, msg: message, ...fields }));
   return { info: log('info'), warn: log('warn'), error: log('error') };
 }
+
+/**
+ * The same logger with every string (the message and each field, however deep) passed through
+ * `redact` first: the last guard, for a secret that reaches a log line inside a path, a URL or
+ * an error message.
+ */
+export function redactingLogger(inner: Logger, redact: (text: string) => string): Logger {
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return redact(value);
+    if (Array.isArray(value)) return value.map(clean);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
+    return value;
+  };
+  const log = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) =>
+    inner[level](redact(message), fields && (clean(fields) as Record<string, unknown>));
+  return { info: log('info'), warn: log('warn'), error: log('error') };
+}

@@ -4,7 +4,7 @@ import type { CallbackPlan } from '../scenarios/scenario-types.ts';
 import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import type { RecordedCallback, RecordedExchange } from './recording-proxy.ts';
-import type { Redactor } from './redactor.ts';
+import type { Redactor } from '../kernel/redactor.ts';
 import type { AnsweredBehaviour, RecordedKey, RecordedOperation, ReportedOutcome, WireProfile } from './wire-profile.ts';
 
 // Turns what the proxy saw into scenario rules: one rule per number or account, saying for each

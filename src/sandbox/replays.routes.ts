@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ok } from '../http/envelope.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { NotFoundError, RateLimitedError } from '../kernel/errors.ts';
+import { NotFoundError, RateLimitedError, ReplayFailedError } from '../kernel/errors.ts';
 import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { ScenarioReplays } from './scenario-replays.ts';
 
@@ -57,13 +57,13 @@ export function replayRoutes(deps: { replays: ScenarioReplays }): RouteSpec[] {
       operationId: 'sandboxRunReplay',
       summary: "Run a scenario file's script, as `railyard replay <file>` does",
       description:
-        'Test keys only. The script runs in a fresh in-process sandbox with its own store and virtual clock (the file\'s own rules, wallets and replay settings), never in this one: nothing here changes. It stops at the first failing step. The answer is 200 whether the script passed or failed: read status, failures and each step. One replay runs at a time (another answers 429 rate_limited), within a real-time limit (a run over it fails, naming the step it was on).',
+        'Test keys only. The script runs in a fresh in-process sandbox with its own store and virtual clock (the file\'s own rules, wallets and replay settings), never in this one: nothing here changes. It stops at the first failing step. A script that passed answers 200 with the report as data; one that failed (or a file that no longer loads) answers 422 replay_failed with the same report as error.details, so `curl -f` fails on it. One replay runs at a time (another answers 429 rate_limited), within a real-time limit (a run over it fails, naming the step it was on).',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
       body: z.strictObject({ file: z.string({ error: 'file is required' }).min(1, 'file is required').max(500).describe('A file as GET /api/v1/sandbox/replays (or /scenarios) shows it, or any path to the same file') }),
-      response: { status: 200, description: 'What the replay did', schema: envelopeOf(replaySchema) },
-      errors: ['forbidden', 'not_found', 'rate_limited'],
+      response: { status: 200, description: 'The script passed: what the replay did', schema: envelopeOf(replaySchema) },
+      errors: ['forbidden', 'not_found', 'replay_failed', 'rate_limited'],
       handler: async ({ body }) => {
         // The file as listed, or any path to the same file (the listed form is canonical).
         const file = deps.replays.find(body.file);
@@ -75,20 +75,26 @@ export function replayRoutes(deps: { replays: ScenarioReplays }): RouteSpec[] {
         try {
           const run = await deps.replays.run(file);
           if (!run) throw new NotFoundError(`No loaded scenario file ${body.file} has a script to replay`, { file: body.file });
-          return {
-            status: 200,
-            body: ok(run.passed ? `The replay of ${run.file} passed` : `The replay of ${run.file} ${run.status === 'invalid' ? 'could not load the file' : 'failed'}`, {
-              file: run.file,
-              name: run.name,
-              status: run.status,
-              passed: run.passed,
-              seed: run.seed,
-              steps: run.steps.map((s) => ({ index: s.index, label: s.label, kind: s.kind, checks: s.checks, passed: s.passed, error: s.error ?? null, at: s.at })),
-              failures: run.failures,
-              not_run: run.notRun,
-              timeline: run.timeline,
-            }),
+          const report = {
+            file: run.file,
+            name: run.name,
+            status: run.status,
+            passed: run.passed,
+            seed: run.seed,
+            steps: run.steps.map((s) => ({ index: s.index, label: s.label, kind: s.kind, checks: s.checks, passed: s.passed, error: s.error ?? null, at: s.at })),
+            failures: run.failures,
+            not_run: run.notRun,
+            timeline: run.timeline,
           };
+          // A failed run is an error answer, so a CI step (`curl -f`) can gate on the status alone.
+          if (!run.passed) {
+            const failure = run.failures[0];
+            throw new ReplayFailedError(
+              run.status === 'invalid' ? `The replay of ${run.file} could not load the file` : `The replay of ${run.file} failed${failure ? ` at ${failure.label}` : ''}`,
+              report,
+            );
+          }
+          return { status: 200, body: ok(`The replay of ${run.file} passed`, report) };
         } finally {
           running = null;
         }

@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/run-cli.ts';
+import { parseXml } from '../support/xml.ts';
 
 const PASS = 'test/fixtures/replay/pass';
 const FAIL = 'test/fixtures/replay/fail';
@@ -63,7 +67,70 @@ describe('railyard replay (CLI)', { timeout: 90_000 }, () => {
     expect(seeded.files[0].timeline[1].what).not.toBe(doc.files[0].timeline[1].what);
   });
 
+  it('--reporter junit prints one well-formed JUnit document: a test case per file, failure, error and skipped, counts', async () => {
+    const run = await railyard(`${PASS}/charge-success.yaml`, `${PASS}/no-script.yaml`, `${FAIL}/wrong-expectation.yaml`, `${BROKEN}/bad-regex.yaml`, '--reporter', 'junit');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).not.toMatch(/\u001b\[/);
+    const root = parseXml(run.stdout);
+    expect(root.name).toBe('testsuites');
+    expect(root.attributes).toMatchObject({ name: 'railyard replay', tests: '4', failures: '1', errors: '1', skipped: '1', time: expect.stringMatching(/^\d+\.\d{3}$/) });
+    const [suite] = root.children;
+    expect(suite!.name).toBe('testsuite');
+    expect(suite!.attributes).toMatchObject({ tests: '4', failures: '1', errors: '1', skipped: '1' });
+    const cases = suite!.children;
+    expect(cases.map((c) => [c.name, c.attributes.name, c.attributes.classname, c.children.map((x) => x.name).join()])).toEqual([
+      ['testcase', `${PASS}/charge-success.yaml: charge-success`, PASS, ''],
+      ['testcase', `${PASS}/no-script.yaml: rules-only`, PASS, 'skipped'],
+      ['testcase', `${FAIL}/wrong-expectation.yaml: wrong-expectation`, FAIL, 'failure'],
+      ['testcase', `${BROKEN}/bad-regex.yaml`, BROKEN, 'error'],
+    ]);
+    const failure = cases[2]!.children[0]!;
+    expect(failure.attributes.message).toBe('step 3: expect_webhook charge.success');
+    expect(failure.text).toMatch(/at data\.object\.status: expected "failed", got "success"/);
+    expect(cases[3]!.children[0]!.attributes.message).toMatch(/regex does not compile/);
+  });
+
+  it('--reporter json is --json: the summary, the suites and each file; --output writes the document to a file and keeps the console readable', async () => {
+    const files = [`${PASS}/charge-success.yaml`, `${FAIL}/wrong-expectation.yaml`];
+    const json = await railyard(...files, '--reporter', 'json');
+    const alias = await railyard(...files, '--json');
+    expect(json.code).toBe(1);
+    expect(json.stdout).toBe(alias.stdout);
+    const doc = JSON.parse(json.stdout);
+    expect(doc.summary).toEqual({ total: 2, passed: 1, failed: 1, skipped: 0 });
+    expect(doc.suites[0].tests.map((t: { name: string; status: string; message: string | null }) => [t.name, t.status, t.message])).toEqual([
+      [`${files[0]}: charge-success`, 'passed', null],
+      [`${files[1]}: wrong-expectation`, 'failed', 'step 3: expect_webhook charge.success'],
+    ]);
+    expect(doc.files.map((f: { status: string }) => f.status)).toEqual(['passed', 'failed']);
+
+    const dir = mkdtempSync(join(tmpdir(), 'railyard-replay-report-'));
+    try {
+      const out = join(dir, 'junit.xml');
+      const run = await railyard(...files, '--reporter', 'junit', '--output', out);
+      expect(run.code).toBe(1);
+      expect(lastLine(run.stdout)).toBe('1 passed, 1 failed');
+      expect(run.stderr).toContain(`[2/2] ${files[1]} ... FAIL`);
+      expect(parseXml(readFileSync(out, 'utf8')).attributes).toMatchObject({ tests: '2', failures: '1' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails with exit 2 when no file holds a script: nothing was tested, and it says so', async () => {
+    const run = await railyard(`${PASS}/no-script.yaml`);
+    expect(run.stderr).toContain(`railyard replay: no script found in ${PASS}/no-script.yaml: nothing was tested`);
+    expect(run.code).toBe(2);
+    const junit = await railyard(`${PASS}/no-script.yaml`, '--reporter', 'junit');
+    expect(junit.code).toBe(2);
+    expect(parseXml(junit.stdout).attributes).toMatchObject({ tests: '1', skipped: '1' });
+  });
+
   it.each([
+    [['--reporter', 'tap', PASS], /--reporter is one of default, junit, json, not "tap"/],
+    [['--json', '--reporter', 'junit', PASS], /--json is --reporter json; it cannot go with --reporter junit/],
+    [['--output', 'report.xml', PASS], /--output takes the junit or json report/],
     [[], /name at least one scenario file or directory/],
     [['--seed', 'abc', PASS], /--seed must be a whole number/],
     [['--bogus', PASS], /Unknown option '--bogus'/],

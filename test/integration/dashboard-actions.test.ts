@@ -208,11 +208,14 @@ describe('replays on the Sandbox page', () => {
     expect((await sb.get('/api/v1/sandbox/clock')).body.data.now).toBe(clock);
   });
 
-  it('shows a failing replay failed, naming the step and why', async () => {
+  it('shows a failing replay failed, naming the step and why (the API answers it 422 replay_failed, the report in its details)', async () => {
     const d = await dashboardAs();
     const next = await d.follow(await d.post('/dashboard/sandbox/replays', { file: FAILING }));
     expect(next.kind).toBe('error');
-    expect(next.message).toMatch(/failed at step 3/);
+    expect(next.message).toBe(`The replay of ${FAILING} failed at step 3: expect_webhook charge.success.`);
+    const steps = /<table id="replay-steps">[\s\S]*?<\/table>/.exec(next.page.text)![0];
+    expect(steps.match(/data-status="passed"/g)).toHaveLength(2);
+    expect(steps.match(/data-status="failed"/g)).toHaveLength(1);
     expect(next.page.text).toContain('data-replay-status="failed"');
     expect(next.page.text).toMatch(/class="flash error replay-failure"><strong>step 3[^<]*:<\/strong>/);
     expect(next.page.text).toContain('1 later step not run.');

@@ -59,18 +59,27 @@ describe('POST /api/v1/sandbox/replays', () => {
     expect((await sb.get('/api/v1/transactions')).body.data).toEqual([]);
   });
 
-  it('runs a failing script: failed, naming the step and why, with the steps not run counted', async () => {
+  it('answers a failing script 422 replay_failed (so curl -f fails), the report in the error details: the step, why, and the steps not run', async () => {
     const res = await run(FAILING);
-    expect(res.status).toBe(200);
-    const data = res.body.data;
-    expect(data).toMatchObject({ status: 'failed', passed: false, not_run: 1 });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ status: false, error: { code: 'replay_failed' } });
+    expect(res.body.message).toBe(`The replay of ${FAILING} failed at step 3: expect_webhook charge.success`);
+    expect(res.body.data).toBeUndefined();
+    const data = res.body.error.details;
+    expect(data).toMatchObject({ file: FAILING, status: 'failed', passed: false, not_run: 1 });
     expect(data.failures).toHaveLength(1);
     expect(data.failures[0].index).toBe(3);
     expect(data.failures[0].label).toMatch(/^step 3/);
     const third = data.steps.find((s: { index: number }) => s.index === 3);
     expect(third).toMatchObject({ passed: false, kind: 'expect_webhook' });
     expect(third.error).toMatch(/status/);
-    expect(res.body.message).toMatch(/failed/);
+    expect(data.timeline[0]).toEqual({ at: '+00:00.000', from: 'merchant', to: 'railyard', what: 'POST /api/v1/charges' });
+  });
+
+  it('documents the 422 replay_failed answer in the OpenAPI document', async () => {
+    const op = (await sb.http.get('/openapi.json')).body.paths['/api/v1/sandbox/replays'].post;
+    expect(op.responses['422'].description).toContain('replay_failed');
+    expect(op.description).toContain('422 replay_failed');
   });
 
   it('answers 404 not_found for a file that is not loaded, or loaded without a script', async () => {

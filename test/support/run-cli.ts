@@ -10,11 +10,11 @@ export interface CliRun {
 }
 
 /** `railyard <args…>` as a real process, from the repository root. */
-export function runCli(args: readonly string[], timeoutMs = 60_000): Promise<CliRun> {
+export function runCli(args: readonly string[], timeoutMs = 60_000, env: Record<string, string | undefined> = { NODE_NO_WARNINGS: '1' }): Promise<CliRun> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

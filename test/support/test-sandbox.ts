@@ -52,7 +52,7 @@ export async function startTestSandbox(
   overrides: Record<string, unknown> = {},
   rules: readonly ScenarioRule[] = loadScenarios([SANDBOX_SCENARIOS]).rules,
   wallets: readonly Wallet[] = [],
-  appOptions: Pick<AppOptions, 'replays' | 'wallClock'> = {},
+  appOptions: Pick<AppOptions, 'replays' | 'wallClock' | 'logger'> = {},
 ): Promise<TestSandbox> {
   // RAILYARD_TEST_DB=postgres: a sandbox that names no db of its own gets a fresh PostgreSQL database.
   const pgDatabase = overrides.db === undefined && process.env.RAILYARD_TEST_DB === 'postgres' ? await (await processPostgresCluster()).createDatabase() : undefined;

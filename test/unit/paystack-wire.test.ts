@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildConfig } from '../../src/config/config.ts';
 import { buildRecordedScenario } from '../../src/recorder/recorded-scenario.ts';
 import type { RecordedCallback, RecordedExchange } from '../../src/recorder/recording-proxy.ts';
-import { Redactor } from '../../src/recorder/redactor.ts';
+import { Redactor } from '../../src/kernel/redactor.ts';
 import { paystackWire } from '../../src/recorder/paystack-wire.ts';
 import { wireProfileFor } from '../../src/recorder/wire-profiles.ts';
 

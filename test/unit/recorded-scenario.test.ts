@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildRecordedScenario } from '../../src/recorder/recorded-scenario.ts';
 import type { RecordedCallback, RecordedExchange } from '../../src/recorder/recording-proxy.ts';
-import { Redactor } from '../../src/recorder/redactor.ts';
+import { Redactor } from '../../src/kernel/redactor.ts';
 import { wireProfileFor } from '../../src/recorder/wire-profiles.ts';
 
 // From exchanges and callbacks (times in ms on the recorder's clock) to scenario rules, on MTN's
