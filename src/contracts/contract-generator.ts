@@ -112,8 +112,14 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
       const state = { ...params, after_step: step.index - 1 };
       // The query goes into the pact as a query, not as part of the path (Pact matches them apart).
       const [path = ex.path, queryString] = ex.path.split('?');
-      const pathTemplate = ex.pathTemplate.split('?')[0]!;
+      const [pathTemplate = ex.pathTemplate, queryTemplate] = ex.pathTemplate.split('?');
       const query = new URLSearchParams(queryString ?? '');
+      // A query value the script wrote as a reference is the state's, like a path's.
+      const queryTemplates = new URLSearchParams(queryTemplate ?? '');
+      const queryValue = (name: string, value: string) => {
+        const template = queryTemplates.get(name);
+        return template !== null && references(template).length > 0 ? M.fromProviderState(stateExpression(template), value) : value;
+      };
       const templated = references(pathTemplate).length > 0;
       const headers: Record<string, unknown> = {};
       if (ex.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -123,7 +129,7 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
         .given(stateName(rec, step.index - 1), state as never)
         .uponReceiving(`${rec.name} step ${step.index}: ${bare(step.label)}`)
         .withRequest(ex.method as 'GET', templated ? M.fromProviderState(stateExpression(pathTemplate), path) : path, (b) => {
-          if ([...query.keys()].length) b.query(Object.fromEntries(query.entries()));
+          if ([...query.keys()].length) b.query(Object.fromEntries([...query.entries()].map(([name, value]) => [name, queryValue(name, value)])) as never);
           b.headers(headers as never);
           if (ex.body !== undefined) b.jsonBody(requestBody(ex.body, ex.bodyTemplate));
         })

@@ -8,8 +8,9 @@
 // provider's credentials. Messages come from the webhooks the rebuilt run delivered.
 //
 // With --provider-base-url, the merchant contract is verified against a running railyard (a
-// container, say): states are built by running the script's requests and clock advances against
-// it, and messages are read back from its events API.
+// container, say): each state is built for a fresh sandbox merchant by running the script's
+// requests and clock advances against it (remote-scenario-run.ts), and messages are read back
+// from that merchant's events API.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
@@ -310,12 +311,16 @@ async function verifyRemote(file: string, pact: PactFile, options: VerifyOptions
   for (const i of pact.interactions) {
     if (i.type === 'Asynchronous/Messages') messageProviders[i.description] = async (d) => run.message(messageParams(d));
   }
-  return runVerifier(file, pact, options, {
-    providerBaseUrl: options.providerBaseUrl!,
-    stateHandlers: handlersFor(pact, (params) => run.afterStep(loadScenarioSource(resolve(cwd, params.scenario)), params, stateValues)),
-    requestFilter: run.filter,
-    messageProviders,
-  });
+  try {
+    return await runVerifier(file, pact, options, {
+      providerBaseUrl: options.providerBaseUrl!,
+      stateHandlers: handlersFor(pact, (params) => run.afterStep(loadScenarioSource(resolve(cwd, params.scenario)), params, stateValues)),
+      requestFilter: run.filter,
+      messageProviders,
+    });
+  } finally {
+    await run.close();
+  }
 }
 
 /** Verifies every pact file in `dir` (or those of `providers`); one result per file. */
