@@ -8,13 +8,14 @@
 // generates into a temporary folder instead and fails (exit 1) when that differs from --dir, naming
 // the files and the first line that differs: contract drift. verify prints the Pact verifier's
 // report (the verifier writes it to stdout itself), then one line per pact file and a summary;
-// exit 1 on any mismatch. Exit 2: usage errors, or nothing to generate or verify.
+// exit 1 on any mismatch. Exit 2: usage errors, nothing to generate or verify, or a pact file whose
+// provider states name a scenario it does not embed and that is not on disk.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { generateContracts, hasScript, scriptedScenarios, type GeneratedPact } from '../contracts/contract-generator.ts';
-import { verifyContracts, type PactVerification } from '../contracts/contract-verifier.ts';
+import { MissingScenarioError, verifyContracts, type PactVerification } from '../contracts/contract-verifier.ts';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import type { CommandIo } from './listen-command.ts';
 
@@ -128,7 +129,7 @@ export async function runVerify(options: VerifyCommandOptions, io: CommandIo, cw
     results = await verifyContracts({ ...options, dir, cwd });
   } catch (err) {
     io.stderr.write(`railyard contracts verify: ${(err as Error).message}\n`);
-    return 1;
+    return err instanceof MissingScenarioError ? 2 : 1;
   }
   if (results.length === 0) {
     io.stderr.write(`railyard contracts verify: no pact file in ${options.dir} matches${options.providerBaseUrl ? ' (a running railyard is verified against merchant-railyard only)' : ''}\n`);

@@ -50,6 +50,30 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
     expect(run.code).toBe(1);
   });
 
+  it('verify works from any working directory, on a copy of contracts/ alone: the pact files embed their scenarios', async () => {
+    const copy = join(tmp, 'portable');
+    cpSync('contracts', copy, { recursive: true });
+    const run = await runCli(['contracts', 'verify', '--dir', copy, '--provider', 'hubtel', '--provider', 'railyard'], 120_000, { cwd: '/' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/PASS {2}merchant -> railyard {2}(\d+)\/\1 interactions/);
+    expect(run.stdout).toMatch(/PASS {2}railyard -> hubtel {2}2\/2 interactions/);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^\d+ interactions verified, 0 failed$/);
+    expect(run.code).toBe(0);
+  });
+
+  it('verify calls a scenario that a pact file neither embeds nor finds on disk a usage error (exit 2), naming it and where it looked', async () => {
+    const dir = join(tmp, 'no-scenarios');
+    mkdirSync(dir);
+    const pact = JSON.parse(readFileSync('contracts/railyard-hubtel.json', 'utf8')) as { metadata: { railyard?: unknown } };
+    delete pact.metadata.railyard;
+    const file = join(dir, 'railyard-hubtel.json');
+    writeFileSync(file, JSON.stringify(pact));
+    const run = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { cwd: '/' });
+    expect(run.stderr).toContain(`railyard contracts verify: ${file} names the scenario scenarios/failover.yaml, which it does not embed and which is at none of ${join(dir, 'scenarios/failover.yaml')}, /scenarios/failover.yaml`);
+    expect(run.stdout).not.toMatch(/interactions verified/);
+    expect(run.code).toBe(2);
+  });
+
   it('answers usage errors with exit 2', async () => {
     const none = await runCli(['contracts']);
     expect(none.stderr).toMatch(/railyard contracts: say generate or verify/);
