@@ -12,13 +12,13 @@ import type { Store } from '../store/db.ts';
 export class SandboxMerchants {
   constructor(private readonly deps: { store: Store; clock: Clock; ids: IdGenerator; ladder: ServiceLadder; apiKeys: ApiKeyService }) {}
 
-  /** A new merchant at the sandbox stage and its test key, with the scopes of the key that asked. */
+  /** A new merchant at the sandbox stage and its test key, with the scopes and role of the key that asked: a key mints nothing it does not hold. */
   async create(auth: AuthContext, name: string): Promise<{ merchantId: string; name: string; key: IssuedKey }> {
     const { deps } = this;
     return deps.store.transaction(async (tx) => {
       const merchantId = deps.ids.next('mch');
       await deps.ladder.ensureMerchant(tx, merchantId, name, deps.clock.now());
-      const key = await deps.apiKeys.issue(tx, { merchantId, environment: 'test', scopes: [...auth.scopes] });
+      const key = await deps.apiKeys.issue(tx, { merchantId, environment: 'test', scopes: [...auth.scopes], role: auth.role });
       return { merchantId, name, key };
     });
   }

@@ -113,7 +113,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       operationId: 'sandboxCreateMerchant',
       summary: 'Create a fresh sandbox merchant and its test key, to run a test in isolation',
       description:
-        'Test keys only. The new merchant starts at the sandbox stage with an empty wallet, no events, no Idempotency-Keys and no webhook endpoints; its test key gets the scopes of the calling key. The key and its signing secret are shown once. Contract verification against a running railyard builds each provider state on a merchant of its own.',
+        'Test keys only. The new merchant starts at the sandbox stage with an empty wallet, no events, no Idempotency-Keys and no webhook endpoints; its test key gets the scopes and role of the calling key. The key and its signing secret are shown once. Contract verification against a running railyard builds each provider state on a merchant of its own.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
@@ -121,7 +121,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       response: {
         status: 201,
         description: 'The merchant and its test key',
-        schema: envelopeOf(z.object({ id: z.string(), name: z.string(), key: z.string(), signing_secret: z.string(), environment: z.literal('test'), scopes: z.array(z.string()) })),
+        schema: envelopeOf(z.object({ id: z.string(), name: z.string(), key: z.string(), signing_secret: z.string(), environment: z.literal('test'), scopes: z.array(z.string()), role: z.string() })),
       },
       errors: ['forbidden'],
       handler: async ({ body, auth }) => {
@@ -135,6 +135,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
             signing_secret: created.key.signingSecret,
             environment: 'test' as const,
             scopes: created.key.scopes,
+            role: created.key.role,
           }),
         };
       },

@@ -171,6 +171,7 @@ describe('sandbox controls that isolate a test run (contract verification agains
     const merchant = res.body.data;
     expect(merchant).toMatchObject({ id: expect.stringMatching(/^mch_/), name: 'contract state', environment: 'test', key: expect.stringMatching(/^sk_test_/), signing_secret: expect.stringMatching(/^sig_test_/) });
     expect(merchant.scopes).toEqual([...SCOPES]);
+    expect(merchant.role).toBe('admin');
 
     expect(await sb.wallet(merchant.key)).toEqual({ currency: 'GHS', available: 0, reserved: 0 });
     expect((await sb.get('/api/v1/events', merchant.key)).body.data).toEqual([]);
@@ -185,6 +186,16 @@ describe('sandbox controls that isolate a test run (contract verification agains
     const transfer = await sb.transfer({ amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: merchant.key, signingSecret: merchant.signing_secret });
     expect(transfer.status).toBe(201);
     expect(await sb.wallet()).toMatchObject({ available: 50_000 });
+  });
+
+  it("gives the new merchant's key only the role of the key that asked: an engineering key mints no finance power", async () => {
+    const engineering = (await sb.post('/api/v1/keys', { environment: 'test', scopes: [...SCOPES], role: 'engineering' })).body.data;
+    const res = await sb.post('/api/v1/sandbox/merchants', {}, { key: engineering.key });
+    expect(res.status).toBe(201);
+    expect(res.body.data.role).toBe('engineering');
+    const fund = await sb.post('/api/v1/sandbox/wallet/fund', { amount: 1_000 }, { key: res.body.data.key });
+    expect(fund.status).toBe(403);
+    expect(fund.body.error.code).toBe('role_forbidden');
   });
 
   it('refuses live keys: merchants, rails and scenario restarts are test-mode helpers', async () => {
