@@ -3,6 +3,20 @@
 // sources through tsx.
 import { existsSync } from 'node:fs';
 
+// `npx railyard` (and any npm script) runs this through `sh -c`, and npm forwards SIGTERM and
+// SIGINT to that shell, which dies of them without passing them on: railyard would keep running,
+// orphaned, and keep its port. So under npm, the parent going away is the signal to stop, and
+// railyard stops as if sent SIGTERM (serve drains first).
+if (process.env.npm_command !== undefined) {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 200);
+  watch.unref();
+}
+
 const compiled = new URL('../dist/main.js', import.meta.url);
 if (existsSync(compiled)) {
   await import(compiled.href);

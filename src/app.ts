@@ -27,6 +27,7 @@ import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { SandboxMerchants } from './sandbox/sandbox-merchants.ts';
 import { SandboxFunding } from './sandbox/sandbox-funding.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
 import { replayRoutes } from './sandbox/replays.routes.ts';
@@ -176,10 +177,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const baseUrl = () => selfBaseUrl;
 
   // Provider rails: adapters talk HTTP to the mocks mounted below, or to real upstreams.
+  // The timeout is read at each call: a sandbox tuning (PUT /api/v1/sandbox/rails) may override it.
   const railCtx = (timeoutMs?: number): RailAdapterContext => ({
     selfBaseUrl: baseUrl,
     uuid: () => ids.uuid(),
-    timeoutMs: timeoutMs ?? config.rails.timeout_ms,
+    get timeoutMs() {
+      return router.timeoutOverrideMs ?? timeoutMs ?? config.rails.timeout_ms;
+    },
     clock,
     ...(options.upstreamTap ? { tap: options.upstreamTap } : {}),
   });
@@ -251,7 +255,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const routes: RouteSpec[] = [
     ...walletRoutes({ ledger, charges, transfers, nameEnquiry, transactions }),
     ...tradingRoutes({ quotes, trades }),
-    ...sandboxRoutes({ clock, scheduler, funding: new SandboxFunding({ store, ledger }), router, health, apiKeys, mockAccess }),
+    ...sandboxRoutes({
+      clock,
+      scheduler,
+      funding: new SandboxFunding({ store, ledger }),
+      merchants: new SandboxMerchants({ store, clock, ids, ladder, apiKeys }),
+      scenarios,
+      defaultTimeoutMs: config.rails.timeout_ms,
+      router,
+      health,
+      apiKeys,
+      mockAccess,
+    }),
     ...marketRoutes({ feed, clock, config }),
     ...tradingSandboxRoutes({ trades, ladder }),
     ...webhookRoutes({ endpoints, dispatcher }),

@@ -11,8 +11,9 @@
 // child process (verification-worker.ts) and prints its report, then one line per pact file and a
 // summary; exit 1 on any mismatch. With --reporter junit or json (docs/ci.md), stdout gets that
 // one document and the verifier's report goes to stderr; with --output <file>, the document goes
-// to the file and the console shows the default report. Exit 2: usage errors, or nothing to
-// generate or verify.
+// to the file and the console shows the default report. Exit 2: usage errors, nothing to
+// generate or verify, or a pact file whose provider states name a scenario it does not embed and
+// that is not on disk.
 
 import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateContracts, hasScript, scriptedScenarios, type GeneratedPact } from '../contracts/contract-generator.ts';
-import type { PactVerification, VerifyOptions } from '../contracts/contract-verifier.ts';
+import { MissingScenarioError, type PactVerification, type VerifyOptions } from '../contracts/contract-verifier.ts';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import type { CommandIo } from './listen-command.ts';
 import { ansiFilter, colourWanted } from './terminal-colour.ts';
@@ -168,12 +169,13 @@ export function verifyInWorker(options: VerifyOptions, report: (chunk: string) =
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', report);
   return new Promise((done, fail) => {
-    let answer: { results?: PactVerification[]; error?: string } | undefined;
+    let answer: { results?: PactVerification[]; error?: string; missingScenario?: boolean } | undefined;
     child.on('message', (message) => (answer = message as typeof answer));
     child.on('error', fail);
     // close: the process has exited and its stdout is drained, so the report is complete.
     child.on('close', (code, signal) => {
       if (answer?.results) done(answer.results);
+      else if (answer?.missingScenario) fail(new MissingScenarioError(answer.error));
       else fail(new Error(answer?.error ?? `the verifier stopped (${signal ?? `exit code ${code}`}) before it answered`));
     });
     child.send(options);
@@ -196,7 +198,7 @@ export async function runVerify(options: VerifyCommandOptions, io: CommandIo, cw
     results = await verifyInWorker({ ...verify, dir, cwd }, (chunk) => verifierReport.write(chunk));
   } catch (err) {
     io.stderr.write(`railyard contracts verify: ${(err as Error).message}\n`);
-    return 1;
+    return err instanceof MissingScenarioError ? 2 : 1;
   } finally {
     verifierReport.end();
   }

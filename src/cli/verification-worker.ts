@@ -5,7 +5,7 @@
 // reporter needs), and the warning is switched off for this child alone (--disable-warning=DEP0060
 // where it is forked). The results come back over the IPC channel.
 
-import { verifyContracts, type VerifyOptions } from '../contracts/contract-verifier.ts';
+import { MissingScenarioError, verifyContracts, type VerifyOptions } from '../contracts/contract-verifier.ts';
 
 // The command went away (Ctrl-C, SIGTERM): stop too.
 process.on('disconnect', () => process.exit(1));
@@ -14,6 +14,6 @@ process.once('message', (options: VerifyOptions) => {
   const answer = (message: unknown) => process.send!(message, () => process.exit(0));
   verifyContracts(options).then(
     (results) => answer({ results }),
-    (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err) }),
+    (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err), missingScenario: err instanceof MissingScenarioError }),
   );
 });

@@ -9,7 +9,7 @@
 // the recorded request is sent to it, as a consumer test would. Generation is deterministic (the
 // replays are), and it starts from an empty folder because Pact merges into existing files.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { MatchersV3 as M, PactV4 } from '@pact-foundation/pact';
 import { partialMatch, type ScenarioSource } from '../replay/replay-api.ts';
@@ -112,8 +112,14 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
       const state = { ...params, after_step: step.index - 1 };
       // The query goes into the pact as a query, not as part of the path (Pact matches them apart).
       const [path = ex.path, queryString] = ex.path.split('?');
-      const pathTemplate = ex.pathTemplate.split('?')[0]!;
+      const [pathTemplate = ex.pathTemplate, queryTemplate] = ex.pathTemplate.split('?');
       const query = new URLSearchParams(queryString ?? '');
+      // A query value the script wrote as a reference is the state's, like a path's.
+      const queryTemplates = new URLSearchParams(queryTemplate ?? '');
+      const queryValue = (name: string, value: string) => {
+        const template = queryTemplates.get(name);
+        return template !== null && references(template).length > 0 ? M.fromProviderState(stateExpression(template), value) : value;
+      };
       const templated = references(pathTemplate).length > 0;
       const headers: Record<string, unknown> = {};
       if (ex.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -123,7 +129,7 @@ async function addMerchantInteractions(pact: PactV4, messages: PactV4, rec: Scen
         .given(stateName(rec, step.index - 1), state as never)
         .uponReceiving(`${rec.name} step ${step.index}: ${bare(step.label)}`)
         .withRequest(ex.method as 'GET', templated ? M.fromProviderState(stateExpression(pathTemplate), path) : path, (b) => {
-          if ([...query.keys()].length) b.query(Object.fromEntries(query.entries()));
+          if ([...query.keys()].length) b.query(Object.fromEntries([...query.entries()].map(([name, value]) => [name, queryValue(name, value)])) as never);
           b.headers(headers as never);
           if (ex.body !== undefined) b.jsonBody(requestBody(ex.body, ex.bodyTemplate));
         })
@@ -270,10 +276,28 @@ export async function generateContracts(options: GenerateOptions): Promise<Gener
     }
   }
 
-  return [RAILYARD, ...UPSTREAM_PROVIDERS]
+  const generated = [RAILYARD, ...UPSTREAM_PROVIDERS]
     .filter((p) => counts.has(p))
     .map((provider) => {
       const consumer = provider === RAILYARD ? MERCHANT : RAILYARD;
       return { file: join(options.dir, `${consumer}-${provider}.json`), consumer, provider, ...counts.get(provider)! };
     });
+  const texts = new Map(recordings.map(({ source, rec }) => [posix(relative(cwd, rec.file) || rec.file), source.text ?? readFileSync(rec.file, 'utf8')]));
+  for (const g of generated) embedScenarios(g.file, texts);
+  return generated;
+}
+
+/**
+ * Puts the text of each scenario that the file's provider states name into its metadata
+ * (metadata.railyard.scenarios, by that name): the file then verifies from any directory, alone,
+ * against the states it was generated from. Written as pact-js writes (2 spaces, no final newline).
+ */
+function embedScenarios(file: string, texts: ReadonlyMap<string, string>): void {
+  const pact = JSON.parse(readFileSync(file, 'utf8')) as { metadata?: Record<string, unknown>; interactions: { providerStates?: { params?: { scenario?: unknown } }[] }[] };
+  const names = new Set<string>();
+  for (const i of pact.interactions) for (const s of i.providerStates ?? []) if (typeof s.params?.scenario === 'string') names.add(s.params.scenario);
+  const scenarios: Record<string, string> = {};
+  for (const name of [...names].sort()) scenarios[name] = texts.get(name)!;
+  pact.metadata = { ...pact.metadata, railyard: { scenarios } };
+  writeFileSync(file, JSON.stringify(pact, null, 2));
 }

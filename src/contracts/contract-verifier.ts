@@ -8,24 +8,25 @@
 // provider's credentials. Messages come from the webhooks the rebuilt run delivered.
 //
 // With --provider-base-url, the merchant contract is verified against a running railyard (a
-// container, say): states are built by running the script's requests and clock advances against
-// it, and messages are read back from its events API.
+// container, say): each state is built for a fresh sandbox merchant by running the script's
+// requests and clock advances against it (remote-scenario-run.ts), and messages are read back
+// from that merchant's events API.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Verifier } from '@pact-foundation/pact';
 import type { RequestHandler } from 'express';
 import { hmacSha256Hex } from '../kernel/secrets.ts';
 import { RailError } from '../rails/provider-port.ts';
 import type { UpstreamRequest } from '../rails/upstream-tap.ts';
-import { closeServer, interpolate, listen, ScenarioSession } from '../replay/replay-api.ts';
+import { closeServer, interpolate, listen, ScenarioSession, type ScenarioSource } from '../replay/replay-api.ts';
 import { authorise, forwardedBody } from './authorise-request.ts';
 import { references, stateVariable } from './body-matchers.ts';
 import { CREDENTIAL_HEADERS, MERCHANT, RAILYARD, type StateParams } from './contract-generator.ts';
 import { RemoteScenarioRun } from './remote-scenario-run.ts';
-import { loadScenarioSource, mockPrefix } from './scenario-recording.ts';
+import { loadScenarioSource, mockPrefix, scenarioSourceOf } from './scenario-recording.ts';
 
 export interface VerifyOptions {
   dir: string;
@@ -37,10 +38,61 @@ export interface VerifyOptions {
   /** Only these providers' pact files. */
   providers?: string[];
   logLevel?: 'error' | 'warn' | 'info' | 'debug' | 'trace';
-  /** Where scenario paths in the pact files are relative to. */
+  /** Where scenario paths are looked up when they are not relative to their pact file. */
   cwd?: string;
   /** Wraps the in-process provider, as a test does to simulate a breaking change. */
   wrapProvider?: (handler: RequestListener) => RequestListener;
+}
+
+/** A pact file's provider states name scenario files that are not there: a usage error. */
+export class MissingScenarioError extends Error {}
+
+/**
+ * A state's scenario: the text the pact file embeds (metadata.railyard.scenarios, by the path its
+ * states name), so a generated file verifies from anywhere and alone; else the file at that path,
+ * relative to the pact file or to the working directory (a merchant's own pact, written with
+ * paths from a railyard checkout).
+ */
+function scenarioLocator(pactFile: string, pact: PactFile, cwd: string): (scenario: string) => ScenarioSource {
+  const embedded = pact.metadata?.railyard?.scenarios ?? {};
+  const loaded = new Map<string, ScenarioSource>();
+  return (scenario) => {
+    let source = loaded.get(scenario);
+    if (source) return source;
+    const text = embedded[scenario];
+    if (typeof text === 'string') {
+      source = scenarioSourceOf(`${scenario} (embedded in ${pactFile})`, text);
+    } else {
+      const candidates = [...new Set([resolve(dirname(pactFile), scenario), resolve(cwd, scenario)])];
+      const found = candidates.find((c) => existsSync(c));
+      if (!found) throw new MissingScenarioError(`${pactFile} names the scenario ${scenario}, which it does not embed and which is at none of ${candidates.join(', ')}`);
+      source = loadScenarioSource(found);
+    }
+    loaded.set(scenario, source);
+    return source;
+  };
+}
+
+/** Loads every scenario the pact's provider states name, or throws a MissingScenarioError listing those missing. */
+function checkScenarios(pact: PactFile, locate: (scenario: string) => ScenarioSource): void {
+  const missing = new Map<string, string>();
+  for (const i of pact.interactions) {
+    for (const s of i.providerStates ?? []) {
+      const scenario = s.params?.scenario;
+      if (typeof scenario !== 'string' || missing.has(scenario)) continue;
+      try {
+        locate(scenario);
+      } catch (err) {
+        if (!(err instanceof MissingScenarioError)) throw err;
+        missing.set(scenario, err.message);
+      }
+    }
+  }
+  if (missing.size) {
+    throw new MissingScenarioError(
+      `${[...missing.values()].join('\n')}\n(railyard contracts generate embeds the scenarios; give a path relative to the pact file or to the working directory for one of your own)`,
+    );
+  }
 }
 
 export interface Mismatch {
@@ -68,6 +120,7 @@ export interface PactVerification {
 }
 
 interface PactFile {
+  metadata?: { railyard?: { scenarios?: Record<string, string> } };
   consumer: { name: string };
   provider: { name: string };
   interactions: { description: string; type: string; providerStates?: { name: string; params?: StateParams }[] }[];
@@ -105,11 +158,11 @@ class InProcessStates {
   session: ScenarioSession | null = null;
   paused: UpstreamRequest | null = null;
 
-  constructor(private readonly cwd: string) {}
+  constructor(private readonly locate: (scenario: string) => ScenarioSource) {}
 
   private async fresh(params: StateParams, pauseAt?: number): Promise<ScenarioSession> {
     await this.reset();
-    const source = loadScenarioSource(resolve(this.cwd, params.scenario));
+    const source = this.locate(params.scenario);
     let calls = 0;
     const session = await ScenarioSession.open(source, {
       seed: params.seed,
@@ -270,8 +323,7 @@ function messageParams(descriptor: unknown): StateParams {
 }
 
 async function verifyInProcess(file: string, pact: PactFile, options: VerifyOptions): Promise<PactVerification> {
-  const cwd = options.cwd ?? process.cwd();
-  const states = new InProcessStates(cwd);
+  const states = new InProcessStates(scenarioLocator(file, pact, options.cwd ?? process.cwd()));
   const upstream = pact.consumer.name === RAILYARD;
   const provider = pact.provider.name;
   const dispatch: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
@@ -303,33 +355,39 @@ async function verifyInProcess(file: string, pact: PactFile, options: VerifyOpti
 }
 
 async function verifyRemote(file: string, pact: PactFile, options: VerifyOptions): Promise<PactVerification> {
-  const cwd = options.cwd ?? process.cwd();
+  const locate = scenarioLocator(file, pact, options.cwd ?? process.cwd());
   const run = new RemoteScenarioRun(options.providerBaseUrl!, { ...(options.apiKey ? { apiKey: options.apiKey } : {}), ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}) });
   await run.connect();
   const messageProviders: Record<string, (d: unknown) => Promise<unknown>> = {};
   for (const i of pact.interactions) {
     if (i.type === 'Asynchronous/Messages') messageProviders[i.description] = async (d) => run.message(messageParams(d));
   }
-  return runVerifier(file, pact, options, {
-    providerBaseUrl: options.providerBaseUrl!,
-    stateHandlers: handlersFor(pact, (params) => run.afterStep(loadScenarioSource(resolve(cwd, params.scenario)), params, stateValues)),
-    requestFilter: run.filter,
-    messageProviders,
-  });
+  try {
+    return await runVerifier(file, pact, options, {
+      providerBaseUrl: options.providerBaseUrl!,
+      stateHandlers: handlersFor(pact, (params) => run.afterStep(locate(params.scenario), params, stateValues)),
+      requestFilter: run.filter,
+      messageProviders,
+    });
+  } finally {
+    await run.close();
+  }
 }
 
 /** Verifies every pact file in `dir` (or those of `providers`); one result per file. */
 export async function verifyContracts(options: VerifyOptions): Promise<PactVerification[]> {
-  const results: PactVerification[] = [];
+  const pacts: { file: string; pact: PactFile }[] = [];
   for (const file of pactFiles(options.dir)) {
     const pact = JSON.parse(readFileSync(file, 'utf8')) as PactFile;
     if (options.providers && !options.providers.includes(pact.provider.name)) continue;
-    if (options.providerBaseUrl) {
-      if (pact.consumer.name !== MERCHANT || pact.provider.name !== RAILYARD) continue;
-      results.push(await verifyRemote(file, pact, options));
-    } else {
-      results.push(await verifyInProcess(file, pact, options));
-    }
+    if (options.providerBaseUrl && (pact.consumer.name !== MERCHANT || pact.provider.name !== RAILYARD)) continue;
+    pacts.push({ file, pact });
+  }
+  // Before any verification: a missing scenario file is the caller's mistake, not a failed contract.
+  for (const { file, pact } of pacts) checkScenarios(pact, scenarioLocator(file, pact, options.cwd ?? process.cwd()));
+  const results: PactVerification[] = [];
+  for (const { file, pact } of pacts) {
+    results.push(options.providerBaseUrl ? await verifyRemote(file, pact, options) : await verifyInProcess(file, pact, options));
   }
   return results;
 }

@@ -74,7 +74,11 @@ function canonical<T>(value: T, baseUrl: string): T {
 
 /** Loads a scenario file for a recording or a verification; throws with file:line:column problems. */
 export function loadScenarioSource(path: string): ScenarioSource {
-  const text = readFileSync(path, 'utf8');
+  return scenarioSourceOf(path, readFileSync(path, 'utf8'));
+}
+
+/** A scenario from its text (as a pact file embeds it), named by `path` in any problem it has. */
+export function scenarioSourceOf(path: string, text: string): ScenarioSource {
   return { path, scenario: parseScenario(text, path), text };
 }
 

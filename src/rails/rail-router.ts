@@ -25,6 +25,16 @@ export interface RouteRequest {
   refId: string;
 }
 
+/**
+ * A sandbox's runtime change to the configured rails (PUT /api/v1/sandbox/rails): the line-up
+ * (each named provider's switch and priority) and one real-time timeout for every upstream call.
+ * Each change starts from the configuration, so an empty one restores it.
+ */
+export interface RailTuning {
+  timeoutMs?: number;
+  providers?: Record<string, { enabled?: boolean; priority?: number }>;
+}
+
 export interface AttemptRecord {
   provider: string;
   outcome: string;
@@ -40,11 +50,33 @@ export interface AttemptRecord {
  */
 export class RailRouter {
   private readonly attempts = new RailRepository();
+  private readonly configured: Map<string, { priority: number; enabled: boolean }>;
+  private timeoutOverride: number | null = null;
 
   constructor(
     private readonly registered: RegisteredProvider[],
     private readonly deps: { health: ProviderHealth; store: Store; clock: Clock; logger: Logger; timeline: Timeline },
-  ) {}
+  ) {
+    this.configured = new Map(registered.map((r) => [r.provider.name, { priority: r.priority, enabled: r.enabled }]));
+  }
+
+  /** Applies a sandbox tuning over the configuration (not over the last tuning); unknown names throw. */
+  tune(tuning: RailTuning): void {
+    const unknown = Object.keys(tuning.providers ?? {}).filter((name) => !this.configured.has(name));
+    if (unknown.length) throw new Error(`no provider named ${unknown.join(', ')}`);
+    for (const r of this.registered) {
+      const change = tuning.providers?.[r.provider.name];
+      const base = this.configured.get(r.provider.name)!;
+      r.priority = change?.priority ?? base.priority;
+      r.enabled = change?.enabled ?? base.enabled;
+    }
+    this.timeoutOverride = tuning.timeoutMs ?? null;
+  }
+
+  /** The real-time timeout a tuning set for every upstream call, or null: each adapter's configured one. */
+  get timeoutOverrideMs(): number | null {
+    return this.timeoutOverride;
+  }
 
   list(): RegisteredProvider[] {
     return [...this.registered].sort((a, b) => a.priority - b.priority || a.provider.name.localeCompare(b.provider.name));

@@ -9,3 +9,4 @@ export { stepLabel } from './step-label.ts';
 export { findRoute } from './sandbox-request.ts';
 export { interpolate, partialMatch } from './partial-match.ts';
 export { closeServer, listen } from './local-server.ts';
+export { replayConfig } from './replay-config.ts';

@@ -11,6 +11,7 @@ import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
 import type { SandboxFunding } from './sandbox-funding.ts';
+import type { SandboxMerchants } from './sandbox-merchants.ts';
 
 export interface SandboxRouteDeps {
   clock: Clock;
@@ -19,6 +20,11 @@ export interface SandboxRouteDeps {
   router: RailRouter;
   health: ProviderHealth;
   apiKeys: ApiKeyService;
+  merchants: SandboxMerchants;
+  /** rails.timeout_ms as configured. */
+  defaultTimeoutMs: number;
+  /** The scenario rules' counts, named states and simulated wallets. */
+  scenarios: { restart(): void };
   /** The in-process mock of a provider: where it is served and what it accepts. */
   mockAccess(provider: string): MockAccess | undefined;
 }
@@ -60,6 +66,12 @@ type MockAccess = z.infer<typeof mockSchema>;
 
 const providerWithMockSchema = providerSchema.extend({ mock: mockSchema.nullable() });
 
+const railsSchema = z.object({
+  timeout_ms: z.number().int().describe('The real-time timeout of every upstream call'),
+  timeout_overridden: z.boolean().describe('true when a tuning set timeout_ms; false: the configured rails.timeout_ms (and providers.<name>.timeout_ms) apply'),
+  providers: z.array(providerSchema),
+});
+
 const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
 
 /** Test-mode helpers: only sk_test_ keys reach them (route flag sandboxOnly). */
@@ -88,7 +100,110 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       };
     });
 
+  const rails = (defaultTimeoutMs: number) => ({
+    timeout_ms: deps.router.timeoutOverrideMs ?? defaultTimeoutMs,
+    timeout_overridden: deps.router.timeoutOverrideMs !== null,
+    providers: providers(),
+  });
+
   return [
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/merchants',
+      operationId: 'sandboxCreateMerchant',
+      summary: 'Create a fresh sandbox merchant and its test key, to run a test in isolation',
+      description:
+        'Test keys only. The new merchant starts at the sandbox stage with an empty wallet, no events, no Idempotency-Keys and no webhook endpoints; its test key gets the scopes and role of the calling key. The key and its signing secret are shown once. Contract verification against a running railyard builds each provider state on a merchant of its own.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      body: z.strictObject({ name: z.string().min(1, 'name must not be empty').max(200, 'name must be at most 200 characters').optional() }),
+      response: {
+        status: 201,
+        description: 'The merchant and its test key',
+        schema: envelopeOf(z.object({ id: z.string(), name: z.string(), key: z.string(), signing_secret: z.string(), environment: z.literal('test'), scopes: z.array(z.string()), role: z.string() })),
+      },
+      errors: ['forbidden'],
+      handler: async ({ body, auth }) => {
+        const created = await deps.merchants.create(auth, body.name ?? 'Sandbox test merchant');
+        return {
+          status: 201,
+          body: ok('Merchant created; store its key now, it is not shown again', {
+            id: created.merchantId,
+            name: created.name,
+            key: created.key.key,
+            signing_secret: created.key.signingSecret,
+            environment: 'test' as const,
+            scopes: created.key.scopes,
+            role: created.key.role,
+          }),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/sandbox/scenarios/restart',
+      operationId: 'sandboxRestartScenarios',
+      summary: 'Start the scenario rules afresh: every sequence at its first behaviour, named states and simulated wallets as loaded',
+      description: 'Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      response: { status: 200, description: 'Restarted', schema: envelopeOf(z.object({ restarted: z.literal(true) })) },
+      errors: ['forbidden'],
+      handler: async () => {
+        deps.scenarios.restart();
+        return { status: 200, body: ok('Scenario rules restarted', { restarted: true as const }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/rails',
+      operationId: 'sandboxGetRails',
+      summary: 'The provider line-up in force and the real-time timeout of upstream calls',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      response: { status: 200, description: 'The rails', schema: envelopeOf(railsSchema) },
+      errors: ['forbidden'],
+      handler: async () => ({ status: 200, body: ok('Rails', rails(deps.defaultTimeoutMs)) }),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/v1/sandbox/rails',
+      operationId: 'sandboxTuneRails',
+      summary: 'Tune the rails of this process: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls',
+      description:
+        'Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant of this process until the next tuning or a restart. Contract verification against a running railyard sets each state\'s line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      body: z.strictObject({
+        timeout_ms: z.number().int('timeout_ms must be a whole number').min(10, 'timeout_ms must be at least 10').max(120_000, 'timeout_ms must be at most 120000').optional(),
+        providers: z
+          .record(
+            z.string(),
+            z.strictObject({
+              enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
+              priority: z.number().int('priority must be a whole number').min(1, 'priority must be at least 1').max(100, 'priority must be at most 100').optional(),
+            }),
+          )
+          .optional(),
+      }),
+      response: { status: 200, description: 'The rails now', schema: envelopeOf(railsSchema) },
+      errors: ['forbidden', 'validation_error'],
+      handler: async ({ body }) => {
+        const unknown = Object.keys(body.providers ?? {}).filter((name) => !deps.router.get(name));
+        if (unknown.length) {
+          throw new ValidationError(
+            `No provider named ${unknown.join(', ')}`,
+            unknown.map((name) => ({ field: `providers.${name}`, message: `no provider named ${name}` })),
+          );
+        }
+        deps.router.tune({ ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}), ...(body.providers ? { providers: body.providers } : {}) });
+        return { status: 200, body: ok('Rails tuned', rails(deps.defaultTimeoutMs)) };
+      },
+    }),
     defineRoute({
       method: 'post',
       path: '/api/v1/sandbox/wallet/fund',

@@ -191,6 +191,12 @@ export class RuleEngine implements ScenarioEngine {
     this.reset(wallets);
   }
 
+  /** Starts every count, state and wallet afresh, as loaded (a sandbox restart of the scenarios). */
+  restart(): void {
+    this.restore(this.initial);
+    if (this.shared) this.resetPending = true;
+  }
+
   reset(wallets: readonly Wallet[] = []): void {
     this.calls = new Map();
     this.matched = [];

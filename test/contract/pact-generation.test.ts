@@ -76,6 +76,15 @@ describe('railyard contracts generate', () => {
     expect(upstream.providerStates![0]!.params).toMatchObject({ scenario: expect.stringMatching(/^scenarios\//), step: expect.any(Number), call: expect.any(Number) });
   });
 
+  it('embeds the text of each scenario its states name, so a file verifies from any directory, alone', () => {
+    for (const file of readdirSync(first)) {
+      const pact = read(first, file) as Pact & { metadata: { railyard: { scenarios: Record<string, string> } } };
+      const named = new Set(pact.interactions.flatMap((i) => (i.providerStates ?? []).map((s) => s.params!.scenario as string)));
+      expect(Object.keys(pact.metadata.railyard.scenarios).sort(), file).toEqual([...named].sort());
+      for (const name of named) expect(pact.metadata.railyard.scenarios[name], name).toBe(readFileSync(name, 'utf8'));
+    }
+  });
+
   it('says what a consumer relies on: ids by pattern, asserted values exactly, script references from the provider state', () => {
     const pact = read(first, 'merchant-railyard.json');
     const create = pact.interactions.find((i) => i.description === 'failover step 1: charge 100.00 GHS from 0241110001')!;

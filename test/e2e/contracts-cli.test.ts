@@ -31,7 +31,7 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
     mkdirSync(dir);
     cpSync('contracts/railyard-hubtel.json', join(dir, 'railyard-hubtel.json'));
     // Warnings on, as a CI job runs it; stdout is a pipe, not a terminal.
-    const run = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { NODE_NO_WARNINGS: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined });
+    const run = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { env: { NODE_NO_WARNINGS: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined } });
     expect(run.stdout).toContain('Verifying a pact between');
     expect(run.stdout).toContain('has status code 200 (OK)');
     expect(run.stdout).toMatch(/PASS {2}railyard -> hubtel {2}2\/2 interactions/);
@@ -41,7 +41,7 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
     expect(run.stderr).not.toContain('DeprecationWarning');
     expect(run.code).toBe(0);
     // FORCE_COLOR keeps the verifier's colours.
-    const coloured = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { NODE_NO_WARNINGS: '1', FORCE_COLOR: '1' });
+    const coloured = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { env: { NODE_NO_WARNINGS: '1', FORCE_COLOR: '1' } });
     expect(coloured.stdout).toMatch(ANSI);
     expect(coloured.code).toBe(0);
   });
@@ -82,6 +82,30 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
     expect(doc.suites[0].tests.map((t: { status: string }) => t.status)).toEqual(['failed', 'passed']);
     expect(doc.pacts[0]).toMatchObject({ consumer: 'railyard', provider: 'hubtel', passed: false });
     expect(doc.pacts[0].interactions[0].mismatches[0].message).toMatch(/SettlementBatch/);
+  });
+
+  it('verify works from any working directory, on a copy of contracts/ alone: the pact files embed their scenarios', async () => {
+    const copy = join(tmp, 'portable');
+    cpSync('contracts', copy, { recursive: true });
+    const run = await runCli(['contracts', 'verify', '--dir', copy, '--provider', 'hubtel', '--provider', 'railyard'], 120_000, { cwd: '/' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/PASS {2}merchant -> railyard {2}(\d+)\/\1 interactions/);
+    expect(run.stdout).toMatch(/PASS {2}railyard -> hubtel {2}2\/2 interactions/);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^\d+ interactions verified, 0 failed$/);
+    expect(run.code).toBe(0);
+  });
+
+  it('verify calls a scenario that a pact file neither embeds nor finds on disk a usage error (exit 2), naming it and where it looked', async () => {
+    const dir = join(tmp, 'no-scenarios');
+    mkdirSync(dir);
+    const pact = JSON.parse(readFileSync('contracts/railyard-hubtel.json', 'utf8')) as { metadata: { railyard?: unknown } };
+    delete pact.metadata.railyard;
+    const file = join(dir, 'railyard-hubtel.json');
+    writeFileSync(file, JSON.stringify(pact));
+    const run = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { cwd: '/' });
+    expect(run.stderr).toContain(`railyard contracts verify: ${file} names the scenario scenarios/failover.yaml, which it does not embed and which is at none of ${join(dir, 'scenarios/failover.yaml')}, /scenarios/failover.yaml`);
+    expect(run.stdout).not.toMatch(/interactions verified/);
+    expect(run.code).toBe(2);
   });
 
   it('answers usage errors with exit 2', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/auth/scopes.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 let sb: TestSandbox;
@@ -154,6 +155,110 @@ describe('sandbox helpers', () => {
     await sb.fund(10_000);
     const transfer = await sb.transfer({ amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: issued.key, signingSecret: issued.signing_secret });
     expect(transfer.status).toBe(201);
+  });
+});
+
+describe('sandbox controls that isolate a test run (contract verification against a running railyard uses them)', () => {
+  const put = (path: string, body: unknown) => sb.http.put(path).set('authorization', `Bearer ${sb.key}`).send(body as object);
+
+  it('creates a fresh merchant whose test key sees an empty wallet, no events and no Idempotency-Keys of the sandbox merchant', async () => {
+    await sb.fund(50_000);
+    const first = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'order-1' });
+    expect(first.status).toBe(201);
+
+    const res = await sb.post('/api/v1/sandbox/merchants', { name: 'contract state' });
+    expect(res.status).toBe(201);
+    const merchant = res.body.data;
+    expect(merchant).toMatchObject({ id: expect.stringMatching(/^mch_/), name: 'contract state', environment: 'test', key: expect.stringMatching(/^sk_test_/), signing_secret: expect.stringMatching(/^sig_test_/) });
+    expect(merchant.scopes).toEqual([...SCOPES]);
+    expect(merchant.role).toBe('admin');
+
+    expect(await sb.wallet(merchant.key)).toEqual({ currency: 'GHS', available: 0, reserved: 0 });
+    expect((await sb.get('/api/v1/events', merchant.key)).body.data).toEqual([]);
+    // The same Idempotency-Key is a new request for the new merchant, not a replay of the sandbox merchant's.
+    const again = await sb.charge({ amount: 7000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: merchant.key, idempotencyKey: 'order-1' });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.data.id).not.toBe(first.body.data.id);
+    expect((await sb.get(`/api/v1/charges/${first.body.data.id}`, merchant.key)).status).toBe(404);
+    // And its key signs: a transfer from the new merchant's own (funded) wallet.
+    await sb.fund(10_000, merchant.key);
+    const transfer = await sb.transfer({ amount: 1000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: merchant.key, signingSecret: merchant.signing_secret });
+    expect(transfer.status).toBe(201);
+    expect(await sb.wallet()).toMatchObject({ available: 50_000 });
+  });
+
+  it("gives the new merchant's key only the role of the key that asked: an engineering key mints no finance power", async () => {
+    const engineering = (await sb.post('/api/v1/keys', { environment: 'test', scopes: [...SCOPES], role: 'engineering' })).body.data;
+    const res = await sb.post('/api/v1/sandbox/merchants', {}, { key: engineering.key });
+    expect(res.status).toBe(201);
+    expect(res.body.data.role).toBe('engineering');
+    const fund = await sb.post('/api/v1/sandbox/wallet/fund', { amount: 1_000 }, { key: res.body.data.key });
+    expect(fund.status).toBe(403);
+    expect(fund.body.error.code).toBe('role_forbidden');
+  });
+
+  it('refuses live keys: merchants, rails and scenario restarts are test-mode helpers', async () => {
+    const live = (await sb.post('/api/v1/sandbox/keys', { environment: 'live', scopes: ['read'] })).body.data.key;
+    for (const res of [
+      await sb.post('/api/v1/sandbox/merchants', {}, { key: live }),
+      await sb.post('/api/v1/sandbox/scenarios/restart', {}, { key: live }),
+      await sb.http.put('/api/v1/sandbox/rails').set('authorization', `Bearer ${live}`).send({}),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+  });
+
+  it("tunes the rails from the configuration: Paystack switched on and first, a short timeout; {} restores the configuration", async () => {
+    const tuned = await put('/api/v1/sandbox/rails', { timeout_ms: 100, providers: { paystack: { enabled: true, priority: 1 }, 'mtn-momo': { priority: 2 } } });
+    expect(tuned.status).toBe(200);
+    expect(tuned.body.data).toMatchObject({ timeout_ms: 100, timeout_overridden: true });
+    expect(tuned.body.data.providers.find((p: { name: string }) => p.name === 'paystack')).toMatchObject({ enabled: true, priority: 1 });
+    const charge = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
+    expect(charge.body.data.provider).toBe('paystack');
+
+    // A new tuning starts from the configuration: Paystack is off again, and only the timeout holds.
+    const shorter = await put('/api/v1/sandbox/rails', { timeout_ms: 50 });
+    expect(shorter.body.data.providers.find((p: { name: string }) => p.name === 'paystack')).toMatchObject({ enabled: false, priority: 3 });
+    // mtn-momo holds 0551234989 past the timeout: the attempt says which timeout applied.
+    const slow = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234989' });
+    expect(slow.body.data.provider).toBe('hubtel');
+    const timeline = (await sb.get(`/api/v1/objects/${slow.body.data.id}/timeline`)).body.data;
+    expect(JSON.stringify(timeline)).toContain('within 50 ms');
+
+    const restored = await put('/api/v1/sandbox/rails', {});
+    expect(restored.body.data).toMatchObject({ timeout_ms: 250, timeout_overridden: false });
+    expect((await sb.get('/api/v1/sandbox/rails')).body.data).toEqual(restored.body.data);
+    expect((await sb.get('/api/v1/sandbox/providers')).body.data.map((p: { name: string; priority: number; enabled: boolean }) => [p.name, p.priority, p.enabled])).toEqual(
+      restored.body.data.providers.map((p: { name: string; priority: number; enabled: boolean }) => [p.name, p.priority, p.enabled]),
+    );
+  });
+
+  it('answers a tuning naming an unknown provider with a validation_error naming it, and changes nothing', async () => {
+    const res = await put('/api/v1/sandbox/rails', { timeout_ms: 100, providers: { acme: { priority: 1 } } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details.fields).toContainEqual({ field: 'providers.acme', message: 'no provider named acme' });
+    expect((await sb.get('/api/v1/sandbox/rails')).body.data.timeout_overridden).toBe(false);
+  });
+});
+
+describe('restarting the scenario rules', () => {
+  it('starts every sequence at its first behaviour again', async () => {
+    await sb.close();
+    sb = await startTestSandbox({}, [
+      { name: 'first fails, then succeeds', match: { msisdn: { equals: '0551234987' } }, collect: { any: [{ respond: 'accept', callback: { after_seconds: 1, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } }, { respond: 'accept', callback: { after_seconds: 1, status: 'success' } }] } },
+    ] as never);
+    const status = async () => {
+      const charge = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
+      await sb.advance(2);
+      return (await sb.get(`/api/v1/charges/${charge.body.data.id}`)).body.data.status;
+    };
+    expect([await status(), await status()]).toEqual(['failed', 'success']);
+    const res = await sb.post('/api/v1/sandbox/scenarios/restart', {});
+    expect(res.status).toBe(200);
+    expect(await status()).toBe('failed');
   });
 });
 

@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** tsx's loader and the CLI by absolute location, so the CLI runs from any working directory. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const MAIN = resolve(ROOT, 'src/main.ts');
 
 export interface CliRun {
   code: number | null;
@@ -9,12 +15,12 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `railyard <args…>` as a real process, from the repository root. */
-export function runCli(args: readonly string[], timeoutMs = 60_000, env: Record<string, string | undefined> = { NODE_NO_WARNINGS: '1' }): Promise<CliRun> {
+/** `railyard <args…>` as a real process, from the repository root unless `cwd` says otherwise. */
+export function runCli(args: readonly string[], timeoutMs = 60_000, options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...(options.env ?? { NODE_NO_WARNINGS: '1' }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
