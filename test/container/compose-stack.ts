@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { podman, podmanOk, RUN_FLAGS, sleep } from './podman.ts';
+import { podman, podmanAsync, podmanOk, RUN_FLAGS, sleep } from './podman.ts';
 
 // deploy/compose.yaml brought up with plain podman, service by service, as Docker Compose would:
 // Debian bookworm's podman-compose (1.0.3) ignores depends_on conditions (it starts everything
@@ -93,10 +93,10 @@ export class ComposeStack {
   }
 
   /** The service's health check command, run once in its container: exit 0 is healthy. */
-  healthy(service: string): { ok: boolean; output: string } {
+  async healthy(service: string): Promise<{ ok: boolean; output: string }> {
     const test = this.services[service]!.healthcheck!.test;
     const command = test[0] === 'CMD-SHELL' ? ['sh', '-c', test[1]!] : test.slice(1);
-    const r = podman(['exec', this.container(service), ...command], 30_000);
+    const r = await podmanAsync(['exec', this.container(service), ...command], 30_000);
     return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
   }
 
@@ -107,9 +107,9 @@ export class ComposeStack {
   async waitHealthy(service: string, limitMs = 120_000): Promise<void> {
     const until = Date.now() + limitMs;
     for (;;) {
-      const r = this.healthy(service);
+      const r = await this.healthy(service);
       if (r.ok) return;
-      if (podman(['inspect', '--format', '{{.State.Running}}', this.container(service)]).stdout !== 'true') {
+      if ((await podmanAsync(['inspect', '--format', '{{.State.Running}}', this.container(service)])).stdout !== 'true') {
         throw new Error(`${service} stopped before it was healthy:\n${this.logs(service)}`);
       }
       if (Date.now() > until) throw new Error(`${service} not healthy within ${limitMs} ms (${r.output}):\n${this.logs(service)}`);

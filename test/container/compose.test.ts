@@ -10,7 +10,7 @@ import { seededRandom } from '../../chaos/seeded-random.ts';
 import { freePort, SANDBOX_KEY, SANDBOX_SECRET } from '../../chaos/spawn-server.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { ComposeStack } from './compose-stack.ts';
-import { baseImages, buildImage, podman, podmanOk, ROOT, sleep } from './podman.ts';
+import { baseImages, buildImage, podman, podmanAsync, podmanOk, ROOT, sleep } from './podman.ts';
 
 // deploy/compose.yaml run for real (npm run test:compose): PostgreSQL 15, the migrate step, three
 // railyard instances built from the Dockerfile and nginx in front, brought up in the file's order.
@@ -45,6 +45,8 @@ const since = () => Math.round(performance.now() - t0);
 /** A webhook endpoint on the host, reached from the stack's network at its gateway address. */
 async function startReceiver(): Promise<string> {
   receiver = createServer((req, res) => {
+    // Stamped on arrival: a delivery in flight at a kill is told apart by when it came.
+    const at = since();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -54,7 +56,7 @@ async function startReceiver(): Promise<string> {
       } catch {
         // Not JSON: recorded with an unknown type.
       }
-      receipts.push({ id: String(req.headers['webhook-id'] ?? '?'), type, at: since() });
+      receipts.push({ id: String(req.headers['webhook-id'] ?? '?'), type, at });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
@@ -87,29 +89,42 @@ async function untilAnswered(op: Operation, first: Phase, deadline: number): Pro
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Kills the instance's process from the host (a crash, not a stop) and waits until its restart policy has it healthy again. */
 async function crash(service: string): Promise<void> {
   const name = stack.container(service);
-  const restarts = Number(podmanOk(['inspect', '--format', '{{.RestartCount}}', name]));
-  const pid = Number(podmanOk(['inspect', '--format', '{{.State.Pid}}', name]));
-  const at = since();
+  const inspect = async (field: string) => Number((await podmanAsync(['inspect', '--format', `{{${field}}}`, name])).stdout);
+  const restarts = await inspect('.RestartCount');
+  const pid = await inspect('.State.Pid');
   process.kill(pid, 'SIGKILL');
+  // The kill's moment is when the process is gone: a webhook that arrives before then may have
+  // been in flight from it (the fleet checks count its re-delivery as at-least-once).
+  while (alive(pid)) await sleep(5);
+  const at = since();
   const until = Date.now() + 60_000;
-  while (Number(podmanOk(['inspect', '--format', '{{.RestartCount}}', name])) === restarts) {
+  while ((await inspect('.RestartCount')) === restarts) {
     if (Date.now() > until) throw new Error(`${service} was not restarted by its restart policy`);
     await sleep(100);
   }
   await stack.waitHealthy(service);
-  servedBeforeRestart = apiRequestsPerInstance()[INSTANCES.indexOf(service)]!;
+  servedBeforeRestart = (await apiRequestsPerInstance())[INSTANCES.indexOf(service)]!;
   fleet.kills.push({ instance: INSTANCES.indexOf(service) + 1, signal: 'SIGKILL', at, downMs: since() - at });
 }
 
 /** API requests each instance logged (RAILYARD_LOG_REQUESTS), across its restarts. */
-function apiRequestsPerInstance(): number[] {
-  return INSTANCES.map((s) => {
-    const r = podman(['logs', stack.container(s)]);
+async function apiRequestsPerInstance(): Promise<number[]> {
+  return Promise.all(INSTANCES.map(async (s) => {
+    const r = await podmanAsync(['logs', stack.container(s)]);
     return `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"path":"/api/v1/')).length;
-  });
+  }));
 }
 
 beforeAll(async () => {
@@ -158,7 +173,7 @@ describe('deploy/compose.yaml, run', () => {
     expect(endpoint.status, endpoint.raw).toBe(201);
     const fund = await apiCall(lbPort, SANDBOX_KEY, 'POST', '/api/v1/sandbox/wallet/fund', { amount: FUND });
     expect(fund.status, fund.raw).toBe(200);
-    const before = apiRequestsPerInstance();
+    const before = await apiRequestsPerInstance();
 
     const rng = seededRandom(SEED);
     ops = planWorkload(rng, REQUESTS, 1, FUND);
@@ -197,7 +212,7 @@ describe('deploy/compose.yaml, run', () => {
       await store.close();
     }
     const api = await checkViaApi(lbPort, SANDBOX_KEY, ops, findings);
-    const after = apiRequestsPerInstance();
+    const after = await apiRequestsPerInstance();
     fleet.sendsPerInstance = after.map((n, i) => n - before[i]!);
 
     // A graceful stop of every instance (compose stop): exit 0, and the database holds still for the checks.

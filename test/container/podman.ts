@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 // podman as this project's container tests drive it. The flags suit restricted hosts such as the
@@ -23,6 +23,21 @@ export function podman(args: string[], timeoutMs = 120_000): Result {
   // create and remove; health checks are run on demand (podman healthcheck run) instead.
   const stderr = (run.stderr ?? '').split('\n').filter((l) => !l.includes('/run/systemd/private')).join('\n');
   return { status: run.status ?? -1, stdout: (run.stdout ?? '').trim(), stderr };
+}
+
+/**
+ * podman without blocking the event loop: for calls made while the test also serves (the webhook
+ * receiver stamps each receipt with its arrival time) or drives clients.
+ */
+export function podmanAsync(args: string[], timeoutMs = 120_000): Promise<Result> {
+  return new Promise((done) => {
+    const child = spawn('podman', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('close', (code) => done({ status: code ?? -1, stdout: stdout.trim(), stderr: stderr.split('\n').filter((l) => !l.includes('/run/systemd/private')).join('\n') }));
+  });
 }
 
 /** Runs podman and throws, with its output, unless it exits 0. */
