@@ -151,7 +151,7 @@ export class ComposeStack {
 
   /** `compose down -v`: containers, the network and the named volumes. */
   down(): void {
-    for (const service of this.order().reverse()) podman(['rm', '-f', '-t', '5', this.container(service)], 60_000);
+    for (const service of this.order().reverse()) podman(['rm', '-f', '-v', '-t', '5', this.container(service)], 60_000);
     podman(['network', 'rm', '-f', this.network]);
     for (const volume of podman(['volume', 'ls', '-q']).stdout.split('\n')) if (volume.startsWith(`${this.o.project}_`)) podman(['volume', 'rm', '-f', volume]);
   }

@@ -48,7 +48,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(() => {
-  for (const name of names) podman(['rm', '-f', '-t', '0', name]);
+  for (const name of names) podman(['rm', '-f', '-v', '-t', '0', name]);
   podman(['volume', 'rm', '-f', volume]);
   podman(['rmi', '-f', image]);
   console.log(`container figures: ${JSON.stringify(figures)}`);
