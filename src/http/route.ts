@@ -114,7 +114,12 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
       const keyHeader = req.get('idempotency-key');
       let verdict: SignatureVerdict = 'fresh';
       if (route.signed) {
-        const knownRetry = route.idempotent && keyHeader ? () => deps.idempotency.holds(deps.store, claimOf(keyHeader)) : undefined;
+        // Only a request that passes validation was ever stored, so one that does not (or whose
+        // body could not even be hashed, such as one nested thousands deep) is no known retry.
+        const knownRetry =
+          route.idempotent && keyHeader
+            ? async () => route.body?.safeParse(req.body).success !== false && deps.idempotency.holds(deps.store, claimOf(keyHeader))
+            : undefined;
         verdict = await deps.signatures.verify(
           auth,
           {

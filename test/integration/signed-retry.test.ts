@@ -120,6 +120,25 @@ describe('a byte-identical retry of a signed transfer more than 300 s later', ()
     expect(await transferCount(sb)).toBe(1);
   });
 
+  it('refuses an old timestamp on a body nested thousands deep 401 stale, never 500 (no such request was ever stored)', async () => {
+    const { sb, clock } = await start();
+    await sb.fund(50_000);
+    const seenAt = Math.floor(sb.ry.wallClock.now() / 1000);
+    expect((await send(sb, signedNow(sb, '/api/v1/transfers', 'deep-key', transfer))).status).toBe(201);
+    clock.passSeconds(301);
+    const deep = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
+    const ts = String(seenAt);
+    const res = await send(sb, {
+      path: '/api/v1/transfers',
+      contentType: 'application/json',
+      rawBody: deep,
+      headers: { 'Idempotency-Key': 'deep-key', 'X-Service-Timestamp': ts, 'X-Service-Signature': signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: '/api/v1/transfers', idempotencyKey: 'deep-key', rawBody: deep }) },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.details.reason).toBe('stale');
+    expect(await transferCount(sb)).toBe(1);
+  });
+
   it('answers a wrong signature with an old timestamp on a seen key 401 mismatch, revealing nothing', async () => {
     const { sb, clock } = await start();
     await sb.fund(50_000);
