@@ -553,4 +553,7 @@ INSERT INTO mock_transaction_keys (provider, book, lookup_key, reference)
   ) AS filed WHERE key IS NOT NULL ORDER BY created_at, reference
   ON CONFLICT (provider, book, lookup_key) DO NOTHING;
 `,
+  20: `
+CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
+`,
 };

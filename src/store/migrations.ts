@@ -628,4 +628,13 @@ INSERT OR IGNORE INTO mock_transaction_keys (provider, book, lookup_key, referen
   ) WHERE key IS NOT NULL ORDER BY created_at, reference;
 `,
   },
+  {
+    version: 20,
+    name: 'late-settlements-by-object',
+    // An object's timeline reads its late settlements by object id alone; the UNIQUE key leads with
+    // object_type, so without this index that read went through every late settlement.
+    sql: `
+CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
+`,
+  },
 ];
