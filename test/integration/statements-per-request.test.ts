@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp, type Railyard } from '../../src/app.ts';
+import { signRequest } from '../../src/auth/request-signature.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
@@ -65,12 +66,20 @@ async function serve(db: string) {
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
   };
-  const api = (method: string, path: string, body?: unknown) =>
-    call(path, {
-      method,
-      headers: { Authorization: `Bearer ${ry.sandbox.key}`, 'Content-Type': 'application/json', ...(method === 'POST' ? { 'Idempotency-Key': `k-${Math.random()}` } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  let keys = 0;
+  /** An API call with the sandbox key; a POST gets a fresh Idempotency-Key and a signature. */
+  const api = (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${ry.sandbox.key}`, 'Content-Type': 'application/json' };
+    const raw = body === undefined ? undefined : JSON.stringify(body);
+    if (method === 'POST') {
+      const idempotencyKey = `statements-${++keys}`;
+      const timestamp = String(Math.floor(ry.wallClock.now() / 1000));
+      headers['Idempotency-Key'] = idempotencyKey;
+      headers['X-Service-Timestamp'] = timestamp;
+      headers['X-Service-Signature'] = signRequest(ry.sandbox.signingSecret, timestamp, { method, pathAndQuery: path, idempotencyKey, rawBody: raw ?? '' });
+    }
+    return call(path, { method, headers, ...(raw === undefined ? {} : { body: raw }) });
+  };
   const hubtelAuth = `Basic ${Buffer.from(`${hubtel.client_id}:${hubtel.client_secret}`).toString('base64')}`;
   let mtnToken: string | undefined;
   const mtnHeaders = async () => {
@@ -223,6 +232,17 @@ describe("SQLite's query plans", () => {
     await started.result.close();
     const sb = await serve(db);
     const kinds = await requestKinds(sb);
+    // Money going every way, so that the advance below runs their jobs too.
+    const writes: [string, unknown][] = [
+      ['/api/v1/sandbox/wallet/fund', { amount: 1_000_000 }],
+      ['/api/v1/transfers', { amount: 10_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }],
+      ['/api/v1/transfers', { amount: 10_000, currency: 'GHS', channel: 'bank', account_number: '1000000001', bank_code: '040100', bank_account_name: 'Ama Owusu' }],
+      ['/v1/collections', { amount: '100.00', currency: 'GHS', channel: 'momo', customer: '0551234987' }],
+      ['/v1/payouts', { amount: '100.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' }],
+      ['/v1/bills', { category: 'airtime', customer: '0241234567', amount: '5.00', currency: 'GHS' }],
+      ['/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 }],
+    ];
+    for (const [path, body] of writes) expect((await sb.api('POST', path, body)).status, path).toBeLessThan(300);
     // The jobs those requests planned: callbacks, status polls, webhook fan-out and deliveries.
     const jobs = await sb.counter.within('advance', () => sb.ry.scheduler.advanceBy(120_000));
     const charge = (await sb.api('GET', '/api/v1/transactions?type=charge')).body.data[0].id as string;
@@ -231,7 +251,11 @@ describe("SQLite's query plans", () => {
       await sb.api('GET', path);
       reads.push(await sb.counter.last('GET', path.split('?')[0]!));
     }
-    const statements = [started.statements, ...Object.values(kinds), jobs.statements, ...reads].flatMap((r) => r.statements);
+    // Every request served: those above, and the mocks the adapters called and the callbacks the mocks sent.
+    const served = await sb.counter.served();
+    expect(served.map((r) => r.path)).toEqual(expect.arrayContaining(['/mocks/mtn-momo/collection/v1_0/requesttopay', expect.stringMatching(/^\/internal\/callbacks\//)]));
+    expect(served.length).toBeGreaterThan(Object.keys(kinds).length + reads.length);
+    const statements = [started.statements, jobs.statements, ...served].flatMap((r) => r.statements);
 
     const wholeReads: string[] = [];
     for (const statement of statements) {

@@ -91,6 +91,18 @@ export class StatementCounter {
     const matches = (r: RequestStatements) => r.method === method && (typeof path === 'string' ? r.path === path : path.test(r.path));
     const found = [...this.requests].reverse().find(matches) as Scope | undefined;
     if (!found) throw new Error(`no request ${method} ${path} was served`);
+    return this.finished(found);
+  }
+
+  /** Every request served so far (the mocks the adapters called, the callbacks), each once it is over. */
+  async served(): Promise<RequestStatements[]> {
+    const all: RequestStatements[] = [];
+    for (const scope of [...this.requests] as Scope[]) all.push(await this.finished(scope));
+    return all;
+  }
+
+  private async finished(found: Scope): Promise<RequestStatements> {
+    const method = found.method;
     const deadline = Date.now() + 30_000;
     for (;;) {
       while (!(found.closed && found.inflight === 0)) {
