@@ -100,6 +100,8 @@ export interface AppOptions {
   wallClock?: Clock;
   /** Runs scenario scripts for POST /api/v1/sandbox/replays (main.ts passes replay/'s driver). */
   replays?: ScenarioReplays;
+  /** Wraps the opened store before anything uses it (tests count the statements a request issues). */
+  wrapStore?: (store: Store) => Store;
 }
 
 export interface Railyard {
@@ -154,7 +156,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const redactor = new Redactor(configuredSecrets(config));
   const logger = redactingLogger(options.logger ?? silentLogger, (text) => redactor.text(text));
   const timeline = options.timeline ?? silentTimeline;
-  const store: Store = await openStore(config.db);
+  const opened = await openStore(config.db);
+  const store: Store = options.wrapStore ? options.wrapStore(opened) : opened;
   // Each start on a database is a new boot: its ids never repeat an earlier boot's, and its
   // Idempotency-Key claims are told apart from those a stopped process left in flight.
   const boot = await nextBoot(store);
@@ -322,19 +325,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     scenarios,
     health,
     logger,
-    books: await MockTransactionBooks.load(store, clock),
+    books: new MockTransactionBooks(store, clock),
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
     serviceBaseUrl: baseUrl,
     explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
-  // On a shared database a mock reads its books again first: another instance may have taken a transaction.
-  const refreshBooks = async (_req: Request, _res: unknown, next: () => void) => {
-    if (store.kind === 'postgres') await mockCtx.books.refresh();
-    next();
-  };
-  for (const registered of PROVIDERS) app.use(mockPath(registered.name), refreshBooks, recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
+  for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
   app.use('/internal/callbacks', settlement.callbackRouter());
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));

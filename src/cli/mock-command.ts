@@ -70,7 +70,7 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     scenarios: new RuleEngine(options.rules, options.wallets ?? []),
     health: new ProviderHealth(),
     logger,
-    books: await MockTransactionBooks.load(store, clock),
+    books: new MockTransactionBooks(store, clock),
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,

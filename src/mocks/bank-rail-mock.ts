@@ -357,8 +357,8 @@ export function createBankRailMock(ctx: MockContext, credentials: BankRailCreden
     });
   });
 
-  router.get('/gip/v1/credit-transfers/:sessionId', (req, res) => {
-    const transfer = transfers.get(req.params.sessionId);
+  router.get('/gip/v1/credit-transfers/:sessionId', async (req, res) => {
+    const transfer = await transfers.get(req.params.sessionId);
     if (!transfer) return refuse(res, 404, '25');
     res.status(200).json(statusBody(transfer));
   });

@@ -263,15 +263,15 @@ export function createBillsMock(ctx: MockContext, settings: BillsMockSettings): 
           completedAt: null,
           ...(callbackUrl ? { callbackUrl } : {}),
         }),
-        duplicate: () => fail(res, 409, 'DUPLICATE_REFERENCE', `Reference ${reference} was used before`, vendData(vends.get(reference)!)),
+        duplicate: async () => fail(res, 409, 'DUPLICATE_REFERENCE', `Reference ${reference} was used before`, vendData((await vends.get(reference))!)),
       },
     );
     if (!vend) return;
     res.status(202).json({ status: 'success', message: 'Vend accepted', data: vendData(vend) });
   });
 
-  router.get('/vends/:reference', (req, res) => {
-    const vend = vends.get(req.params.reference);
+  router.get('/vends/:reference', async (req, res) => {
+    const vend = await vends.get(req.params.reference);
     if (!vend) return fail(res, 404, 'NOT_FOUND', `No vend ${req.params.reference}`);
     res.json({ status: 'success', message: 'Vend', data: vendData(vend) });
   });

@@ -207,10 +207,10 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
     'card-processor-signature': cardProcessorSignature(settings.webhookSecret, Math.floor(ctx.clock.now() / 1000), message.body),
   });
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  const charges = engine.book('charges', CHARGES);
+  // A charge is also found by the processor's own id (its OTP route names it).
+  const charges = engine.book('charges', CHARGES, { lookupKeys: (c) => [c.id] });
   // An OTP's answer is reported at once, as the processor's own webhook.
   const sender = new CallbackSender({ provider: PROVIDER, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: signCallback });
-  const byId = (id: string) => [...charges.values()].find((c) => c.id === id);
   const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));
@@ -266,8 +266,10 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
           createdAt: iso(now),
           updatedAt: iso(now),
         }),
-        duplicate: () =>
-          fail(res, 409, 'invalid_request_error', 'duplicate_reference', `merchant_reference ${reference} was used before`, { charge: charges.get(reference)?.id }),
+        duplicate: async () =>
+          fail(res, 409, 'invalid_request_error', 'duplicate_reference', `merchant_reference ${reference} was used before`, {
+            charge: (await charges.get(reference))?.id,
+          }),
       },
     );
     if (!charge) return;
@@ -275,7 +277,7 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
   });
 
   router.post('/v1/charges/:id/otp', async (req, res) => {
-    const charge = byId(req.params.id);
+    const charge = await charges.find(req.params.id);
     if (!charge) return fail(res, 404, 'invalid_request_error', 'resource_missing', `No such charge: '${req.params.id}'`);
     if (charge.status !== 'requires_otp') return fail(res, 409, 'invalid_request_error', 'charge_not_awaiting_otp', `Charge ${charge.id} is ${charge.status}`);
     const otp = textField(parseJsonObject(req.body)?.otp);
@@ -288,8 +290,8 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
     res.status(200).json(chargeData(after));
   });
 
-  router.get('/v1/charges/by-reference/:reference', (req, res) => {
-    const charge = charges.get(req.params.reference);
+  router.get('/v1/charges/by-reference/:reference', async (req, res) => {
+    const charge = await charges.get(req.params.reference);
     if (!charge) return fail(res, 404, 'invalid_request_error', 'resource_missing', `No charge with merchant_reference '${req.params.reference}'`);
     res.status(200).json(chargeData(charge));
   });

@@ -153,10 +153,10 @@ export const directDebitMock = defineMock({
 export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMockSettings): express.Router {
   const signCallback: CallbackSigner = (message) => ({ 'x-dd-signature': directDebitSignature(settings.signingSecret, message.body) });
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  const debits = engine.book('debits', DEBITS);
+  // A debit is also found by the rail's own id (the sandbox's approve and decline name it).
+  const debits = engine.book('debits', DEBITS, { lookupKeys: (d) => [d.debitId] });
   // The holder's own answer settles at once and is reported at once.
   const sender = new CallbackSender({ provider: PROVIDER, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: signCallback });
-  const byId = (id: string) => [...debits.values()].find((d) => d.debitId === id);
   const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));
@@ -212,15 +212,15 @@ export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMoc
           createdAt: iso(now),
           updatedAt: iso(now),
         }),
-        duplicate: () => fail(res, 409, 'DUPLICATE_REFERENCE', `reference ${reference} was used before`, { debitId: debits.get(reference)?.debitId }),
+        duplicate: async () => fail(res, 409, 'DUPLICATE_REFERENCE', `reference ${reference} was used before`, { debitId: (await debits.get(reference))?.debitId }),
       },
     );
     if (!debit) return;
     res.status(202).json(debitData(debit));
   });
 
-  router.get('/dd/v1/debits/:reference', (req, res) => {
-    const debit = debits.get(req.params.reference);
+  router.get('/dd/v1/debits/:reference', async (req, res) => {
+    const debit = await debits.get(req.params.reference);
     if (!debit) return fail(res, 404, 'NOT_FOUND', `No debit with reference ${req.params.reference}`);
     res.status(200).json(debitData(debit));
   });
@@ -228,7 +228,7 @@ export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMoc
   router.post('/dd/v1/sandbox/debits/:debitId/:decision', async (req, res) => {
     const decision = req.params.decision;
     if (decision !== 'approve' && decision !== 'decline') return fail(res, 404, 'NOT_FOUND', 'Unknown sandbox action');
-    const debit = byId(req.params.debitId);
+    const debit = await debits.find(req.params.debitId);
     if (!debit) return fail(res, 404, 'NOT_FOUND', `No debit ${req.params.debitId}`);
     if (debit.status !== 'PENDING_MANDATE') return fail(res, 409, 'ALREADY_DECIDED', `Debit ${debit.debitId} is ${debit.status}`);
     // Approving still debits the account: the account without funds fails there.

@@ -235,8 +235,10 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     // Hubtel POSTs once and does not retry.
     callback: (tx) => jsonCallback(tx.callbackUrl, 'POST', tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx)),
   };
-  const receives = engine.book('receive', wire);
-  const sends = engine.book('send', wire);
+  // Status checks may name Hubtel's own ids instead of the ClientReference.
+  const byHubtelIds = { lookupKeys: (tx: MockTransaction) => [tx.transactionId, tx.externalTransactionId] };
+  const receives = engine.book('receive', wire, byHubtelIds);
+  const sends = engine.book('send', wire, byHubtelIds);
   const expectedAuth = `${credentials.clientId}:${credentials.clientSecret}`;
 
   function send(res: Response, host: HubtelHost, status: number, code: string, message: string): void {
@@ -459,9 +461,9 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
   // and message (the same code its callback carried); a pending one is Unpaid with 0000
   // "Successful", as in Hubtel's Unpaid sample. (inference: Hubtel does not document how a
   // failed receive looks here.)
-  router.get('/txnstatus/transactions/:posSalesId/status', (req, res) => {
+  router.get('/txnstatus/transactions/:posSalesId/status', async (req, res) => {
     if (!admit('txnstatus', req, res, req.params.posSalesId, credentials.posSalesId)) return;
-    const tx = findTransaction(receives, req);
+    const tx = await findTransaction(receives, req);
     if (!tx) return send(res, 'txnstatus', 404, '4000', 'Transaction not found');
     const amount = major(tx.amount);
     const failed = tx.state === 'failed';
@@ -499,9 +501,9 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     res.status(200).json({ ResponseCode: '0001', Message: 'Transaction pending. Expect callback request for final state', Data: sendData(tx) });
   });
 
-  router.get('/smrsc/api/merchants/:prepaidDepositId/transactions/status', (req, res) => {
+  router.get('/smrsc/api/merchants/:prepaidDepositId/transactions/status', async (req, res) => {
     if (!admit('smrsc', req, res, req.params.prepaidDepositId, credentials.prepaidDepositId)) return;
-    const tx = findTransaction(sends, req);
+    const tx = await findTransaction(sends, req);
     if (!tx) return send(res, 'smrsc', 404, '4000', 'Transaction not found');
     res.status(200).json({
       ResponseCode: 'success',
@@ -575,13 +577,12 @@ function objectBody(req: Request): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-function findTransaction(book: MockTransactionBook<MockTransaction>, req: Request): MockTransaction | undefined {
+async function findTransaction(book: MockTransactionBook<MockTransaction>, req: Request): Promise<MockTransaction | undefined> {
   const clientReference = queryString(req, 'clientReference');
   if (clientReference) return book.get(clientReference);
   const id = queryString(req, 'hubtelTransactionId') ?? queryString(req, 'networkTransactionId');
   if (!id) return undefined;
-  for (const tx of book.values()) if (tx.transactionId === id || tx.externalTransactionId === id) return tx;
-  return undefined;
+  return book.find(id);
 }
 
 function networkBrand(channel: HubtelChannel): string {

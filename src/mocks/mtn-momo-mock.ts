@@ -149,6 +149,12 @@ interface ApiUser {
   apiKey?: string;
 }
 
+/** API users and tokens: in the store where instances share it, else in this process's memory. */
+interface KeyedRecords<T> {
+  get(key: string): Promise<T | undefined>;
+  set(key: string, value: T): Promise<void>;
+}
+
 /** A token as kept: under its hash, so neither memory nor the store holds the token itself. */
 interface IssuedToken {
   product: Product;
@@ -190,18 +196,18 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   // Sandbox-provisioned API users (POST /v1_0/apiuser); the configured user lives outside them.
   // Where instances share the database (PostgreSQL) they go in a persisted book, as tokens do.
   const provisioned = new Map<string, ApiUser>();
-  const users =
+  const users: KeyedRecords<ApiUser> =
     ctx.store.kind === 'postgres'
       ? ctx.books.open<ApiUser>(PROVIDER, 'apiusers')
-      : { has: (id: string) => provisioned.has(id), get: (id: string) => provisioned.get(id), set: async (id: string, user: ApiUser) => void provisioned.set(id, user) };
+      : { get: async (id: string) => provisioned.get(id), set: async (id: string, user: ApiUser) => void provisioned.set(id, user) };
   // Keyed by the token's hash (a lookup compares no secrets). Where instances share the database
   // (PostgreSQL) they go in a persisted book, so a token one instance issued is good at all; one
   // process alone keeps them in memory.
   const issued = new Map<string, IssuedToken>();
-  const tokens =
+  const tokens: KeyedRecords<IssuedToken> =
     ctx.store.kind === 'postgres'
       ? ctx.books.open<IssuedToken>(PROVIDER, 'tokens')
-      : { get: (hash: string) => issued.get(hash), set: async (hash: string, token: IssuedToken) => void issued.set(hash, token) };
+      : { get: async (hash: string) => issued.get(hash), set: async (hash: string, token: IssuedToken) => void issued.set(hash, token) };
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
   const transactions = {
     collection: engine.book('collection', TRANSACTIONS),
@@ -227,14 +233,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     if (!UUID.test(id)) return void badRequest(res, 'X-Reference-Id must be a UUID.');
     const host = (req.body as { providerCallbackHost?: unknown } | undefined)?.providerCallbackHost;
     if (typeof host !== 'string' || host === '') return void badRequest(res, 'providerCallbackHost is required.');
-    if (users.has(id) || id === credentials.apiUser) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
+    if (id === credentials.apiUser || (await users.get(id)) !== undefined) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
     await users.set(id, { providerCallbackHost: host });
     res.status(201).end();
   });
 
-  router.get('/v1_0/apiuser/:id', (req, res) => {
+  router.get('/v1_0/apiuser/:id', async (req, res) => {
     if (!anySubscriptionKey(req)) return void unauthorised(res);
-    const user = users.get(String(req.params.id));
+    const user = await users.get(String(req.params.id));
     if (!user) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
     res.json({ providerCallbackHost: user.providerCallbackHost, targetEnvironment: credentials.targetEnvironment });
   });
@@ -242,7 +248,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   router.post('/v1_0/apiuser/:id/apikey', async (req, res) => {
     if (!anySubscriptionKey(req)) return void unauthorised(res);
     const id = String(req.params.id);
-    const user = users.get(id);
+    const user = await users.get(id);
     if (!user) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
     // A new key replaces the old one, as in MTN's sandbox.
     const apiKey = randomBytes(16).toString('hex');
@@ -258,14 +264,14 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
           error: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
         });
       }
-      const apiUser = basicAuthUser(req.get('authorization'));
+      const apiUser = await basicAuthUser(req.get('authorization'));
       if (!apiUser) return void res.status(401).json({ error: 'login_failed' });
       res.json(await issueToken(product, apiUser));
     });
 
     // ---- Account holder and balance ----
     router.get(`/${product}/v1_0/accountholder/:idType/:id/active`, async (req, res) => {
-      if (!productCall(product, req, res)) return;
+      if (!(await productCall(product, req, res))) return;
       const idType = String(req.params.idType).toLowerCase();
       // MTN documents the id type in lower case; the mtn-momo SDK's Collections sends "MSISDN",
       // so the mock takes either case rather than break a widely used client.
@@ -284,7 +290,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     });
 
     router.get(`/${product}/v1_0/accountholder/:idType/:id/basicuserinfo`, async (req, res) => {
-      if (!productCall(product, req, res)) return;
+      if (!(await productCall(product, req, res))) return;
       if (String(req.params.idType).toLowerCase() !== 'msisdn') {
         return void badRequest(res, 'basicuserinfo takes an msisdn.');
       }
@@ -305,8 +311,8 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       res.json(basicUserInfo(party.msisdn, name));
     });
 
-    router.get(`/${product}/v1_0/account/balance`, (req, res) => {
-      if (!productCall(product, req, res)) return;
+    router.get(`/${product}/v1_0/account/balance`, async (req, res) => {
+      if (!(await productCall(product, req, res))) return;
       res.json({ availableBalance: '1000000.00', currency: 'GHS' });
     });
   }
@@ -318,7 +324,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   ] as const;
   for (const [product, resource, partyField] of transactionRoutes) {
     router.post(`/${product}/v1_0/${resource}`, async (req, res) => {
-      if (!productCall(product, req, res)) return;
+      if (!(await productCall(product, req, res))) return;
       const referenceId = req.get('x-reference-id') ?? '';
       if (!UUID.test(referenceId)) return void badRequest(res, 'X-Reference-Id must be a UUID.');
       const body = parseTransferBody(req.body, partyField);
@@ -351,9 +357,9 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
       if (taken) res.status(202).end();
     });
 
-    router.get(`/${product}/v1_0/${resource}/:referenceId`, (req, res) => {
-      if (!productCall(product, req, res)) return;
-      const tx = transactions[product].get(String(req.params.referenceId));
+    router.get(`/${product}/v1_0/${resource}/:referenceId`, async (req, res) => {
+      if (!(await productCall(product, req, res))) return;
+      const tx = await transactions[product].get(String(req.params.referenceId));
       if (!tx) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
       res.json(statusObject(tx));
     });
@@ -379,7 +385,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   }
 
   /** The API user id when Basic auth names a known user with the right key. */
-  function basicAuthUser(header: string | undefined): string | undefined {
+  async function basicAuthUser(header: string | undefined): Promise<string | undefined> {
     const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
     if (!match) return undefined;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
@@ -388,7 +394,7 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
     const user = decoded.slice(0, colon);
     const key = decoded.slice(colon + 1);
     if (safeEqual(user, credentials.apiUser)) return safeEqual(key, credentials.apiKey) ? user : undefined;
-    const known = users.get(user);
+    const known = await users.get(user);
     if (!known?.apiKey) return undefined;
     return safeEqual(key, known.apiKey) ? user : undefined;
   }
@@ -409,13 +415,13 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
   }
 
   /** Subscription key, bearer token and target environment of a product call; answers and returns false when wrong. */
-  function productCall(product: Product, req: Request, res: Response): boolean {
+  async function productCall(product: Product, req: Request, res: Response): Promise<boolean> {
     if (!safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(product))) {
       unauthorised(res, 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.');
       return false;
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    const issued = tokens.get(sha256Hex(bearer));
+    const issued = await tokens.get(sha256Hex(bearer));
     const valid = issued !== undefined && issued.product === product && issued.expiresAt > ctx.clock.now();
     if (!valid) {
       unauthorised(res, 'Access token is missing, invalid or expired.');

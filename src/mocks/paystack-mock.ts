@@ -328,16 +328,16 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
     ok(res, 200, 'Charge attempted', { reference, status: voucher ? 'send_otp' : 'pay_offline', display_text: voucher ? VOUCHER : PROMPT });
   });
 
-  router.post('/charge/submit_otp', (req, res) => {
+  router.post('/charge/submit_otp', async (req, res) => {
     const body = parseJsonObject(req.body);
     const reference = textField(body?.reference);
     if (!reference || !textField(body?.otp)) return fail(res, 400, 'otp and reference are required');
-    if (!charges.has(reference)) return fail(res, 400, 'Transaction reference not found');
+    if (!(await charges.has(reference))) return fail(res, 400, 'Transaction reference not found');
     ok(res, 200, 'Charge attempted', { reference, status: 'pay_offline', display_text: PROMPT });
   });
 
-  router.get('/transaction/verify/:reference', (req, res) => {
-    const charge = charges.get(req.params.reference);
+  router.get('/transaction/verify/:reference', async (req, res) => {
+    const charge = await charges.get(req.params.reference);
     if (!charge) return fail(res, 400, 'Transaction reference not found');
     ok(res, 200, 'Verification successful', chargeData(charge));
   });
@@ -357,7 +357,7 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
     if (!destination || (destination.channel === 'momo') !== (type === 'mobile_money')) return fail(res, 400, 'Account number or bank code is invalid');
     const key = `${type}:${bankCode.toUpperCase()}:${accountNumber}`;
     const recipientCode = `RCP_${sha256Hex(key).slice(0, 15)}`;
-    const known = recipients.get(recipientCode);
+    const known = await recipients.get(recipientCode);
     const recipient: MockRecipient = known ?? {
       id: numericId(`recipient:${key}`),
       recipientCode,
@@ -376,7 +376,7 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
     if (!body) return fail(res, 400, 'Invalid JSON body');
     const amount = body.amount;
     const reference = textField(body.reference);
-    const recipient = recipients.get(textField(body.recipient) ?? '');
+    const recipient = await recipients.get(textField(body.recipient) ?? '');
     if (body.source !== 'balance') return fail(res, 400, 'Source must be balance');
     if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'Invalid amount');
     if (body.currency !== undefined && body.currency !== 'GHS') return fail(res, 400, 'Currency not supported');
@@ -411,8 +411,8 @@ export function createPaystackMock(ctx: MockContext, settings: PaystackMockSetti
     ok(res, 200, 'Transfer has been queued', transferData(transfer));
   });
 
-  router.get('/transfer/verify/:reference', (req, res) => {
-    const transfer = transfers.get(req.params.reference);
+  router.get('/transfer/verify/:reference', async (req, res) => {
+    const transfer = await transfers.get(req.params.reference);
     if (!transfer) return fail(res, 404, 'Transfer not found');
     ok(res, 200, 'Transfer retrieved', transferData(transfer));
   });

@@ -536,4 +536,24 @@ CREATE TABLE shared_state (
   value TEXT NOT NULL
 );
 `,
+  19: `
+CREATE TABLE mock_transaction_keys (
+  provider TEXT NOT NULL,
+  book TEXT NOT NULL,
+  lookup_key TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  PRIMARY KEY (provider, book, lookup_key)
+);
+INSERT INTO mock_transaction_keys (provider, book, lookup_key, reference)
+  SELECT provider, book, key, reference FROM (
+    SELECT provider, book, reference, created_at, body::jsonb ->> 'transactionId' AS key FROM mock_transactions WHERE provider = 'hubtel' AND book IN ('receive', 'send')
+    UNION ALL SELECT provider, book, reference, created_at, body::jsonb ->> 'externalTransactionId' FROM mock_transactions WHERE provider = 'hubtel' AND book IN ('receive', 'send')
+    UNION ALL SELECT provider, book, reference, created_at, body::jsonb ->> 'id' FROM mock_transactions WHERE provider = 'card-processor' AND book = 'charges'
+    UNION ALL SELECT provider, book, reference, created_at, body::jsonb ->> 'debitId' FROM mock_transactions WHERE provider = 'direct-debit' AND book = 'debits'
+  ) AS filed WHERE key IS NOT NULL ORDER BY created_at, reference
+  ON CONFLICT (provider, book, lookup_key) DO NOTHING;
+`,
+  20: `
+CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
+`,
 };

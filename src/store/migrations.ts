@@ -605,4 +605,36 @@ CREATE TABLE shared_state (
 );
 `,
   },
+  {
+    version: 19,
+    name: 'mock-transaction-lookup-keys',
+    // A mock finds a transaction by an id of its own (Hubtel's transaction ids, the card processor's
+    // charge id, the direct-debit rail's debit id) through this index, never by reading its book.
+    // The transactions kept before it are filed here once; the first kept keeps a shared key.
+    sql: `
+CREATE TABLE mock_transaction_keys (
+  provider TEXT NOT NULL,
+  book TEXT NOT NULL,
+  lookup_key TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  PRIMARY KEY (provider, book, lookup_key)
+);
+INSERT OR IGNORE INTO mock_transaction_keys (provider, book, lookup_key, reference)
+  SELECT provider, book, key, reference FROM (
+    SELECT provider, book, reference, created_at, json_extract(body, '$.transactionId') AS key FROM mock_transactions WHERE provider = 'hubtel' AND book IN ('receive', 'send')
+    UNION ALL SELECT provider, book, reference, created_at, json_extract(body, '$.externalTransactionId') FROM mock_transactions WHERE provider = 'hubtel' AND book IN ('receive', 'send')
+    UNION ALL SELECT provider, book, reference, created_at, json_extract(body, '$.id') FROM mock_transactions WHERE provider = 'card-processor' AND book = 'charges'
+    UNION ALL SELECT provider, book, reference, created_at, json_extract(body, '$.debitId') FROM mock_transactions WHERE provider = 'direct-debit' AND book = 'debits'
+  ) WHERE key IS NOT NULL ORDER BY created_at, reference;
+`,
+  },
+  {
+    version: 20,
+    name: 'late-settlements-by-object',
+    // An object's timeline reads its late settlements by object id alone; the UNIQUE key leads with
+    // object_type, so without this index that read went through every late settlement.
+    sql: `
+CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
+`,
+  },
 ];

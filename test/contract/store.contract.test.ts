@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
@@ -124,7 +125,54 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
         const versions = await store.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
         expect(versions.map((v) => Number(v.version))).toEqual(MIGRATIONS.map((m) => m.version));
       });
+
+      it('files the mock transactions a database kept before migration 19 under their lookup keys, the first kept holding a shared one', async () => {
+        const insert = 'INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0)';
+        await store.run(insert, ['hubtel', 'send', 'cr1', JSON.stringify({ transactionId: 'a'.repeat(32), externalTransactionId: '0000000042' }), 1]);
+        await store.run(insert, ['hubtel', 'send', 'cr2', JSON.stringify({ transactionId: 'b'.repeat(32), externalTransactionId: '0000000042' }), 2]);
+        await store.run(insert, ['card-processor', 'charges', 'mr1', JSON.stringify({ id: 'ch_1' }), 3]);
+        await store.run(insert, ['direct-debit', 'debits', 'dd1', JSON.stringify({ debitId: 'DD1' }), 4]);
+        await store.run(insert, ['mtn-momo', 'collection', 'ref1', JSON.stringify({ id: 'not-a-lookup-key' }), 5]);
+        // The database as migration 18 left it.
+        await store.run('DROP TABLE mock_transaction_keys');
+        await store.run('DELETE FROM schema_migrations WHERE version = 19');
+        await store.close();
+
+        store = await opened.reopen!();
+        const keys = await store.all('SELECT provider, book, lookup_key, reference FROM mock_transaction_keys ORDER BY provider, book, lookup_key');
+        expect(keys).toEqual([
+          { provider: 'card-processor', book: 'charges', lookup_key: 'ch_1', reference: 'mr1' },
+          { provider: 'direct-debit', book: 'debits', lookup_key: 'DD1', reference: 'dd1' },
+          { provider: 'hubtel', book: 'send', lookup_key: '0000000042', reference: 'cr1' },
+          { provider: 'hubtel', book: 'send', lookup_key: 'a'.repeat(32), reference: 'cr1' },
+          { provider: 'hubtel', book: 'send', lookup_key: 'b'.repeat(32), reference: 'cr2' },
+        ]);
+      });
     }
+  });
+
+  describe('mock transaction books (their repository)', () => {
+    const repo = new MockTransactionRepository();
+    const at = { provider: 'acme', book: 'orders' };
+
+    it('inserts a reference once: the second insert changes nothing and says so', async () => {
+      expect(await repo.insert(store, { ...at, reference: 'r1', body: '{"n":1}', now: 1 })).toBe(true);
+      expect(await repo.insert(store, { ...at, reference: 'r1', body: '{"n":2}', now: 2 })).toBe(false);
+      expect(await repo.body(store, { ...at, reference: 'r1' })).toBe('{"n":1}');
+      await repo.upsert(store, { ...at, reference: 'r1', body: '{"n":3}', now: 3 });
+      expect(await repo.body(store, { ...at, reference: 'r1' })).toBe('{"n":3}');
+    });
+
+    it('finds a body by any of its lookup keys in one statement; a key two transactions share stays with the first', async () => {
+      await repo.insert(store, { ...at, reference: 'r1', body: '{"n":1}', now: 1 });
+      await repo.insert(store, { ...at, reference: 'r2', body: '{"n":2}', now: 2 });
+      await repo.addLookupKeys(store, { ...at, reference: 'r1' }, ['id-1', 'shared']);
+      await repo.addLookupKeys(store, { ...at, reference: 'r2' }, ['id-2', 'shared']);
+      expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'id-2' })).toBe('{"n":2}');
+      expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'shared' })).toBe('{"n":1}');
+      expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'r1' })).toBeUndefined();
+      expect(await repo.bodyByLookupKey(store, { provider: 'acme', book: 'refunds', lookupKey: 'id-1' })).toBeUndefined();
+    });
   });
 
   describe('run, get and all', () => {

@@ -48,7 +48,7 @@ describe('the mtn-momo SDK, pointed at the MTN MoMo mock, works unchanged', () =
           scenarios: { decide: () => undefined }, // no rules: MTN's own sandbox behaviour
           health: new ProviderHealth(),
           logger: silentLogger,
-          books: await MockTransactionBooks.load(store, clock),
+          books: new MockTransactionBooks(store, clock),
           maxHoldMs: 1000,
           defaultCallbackSeconds: CALLBACK_SECONDS,
         },

@@ -118,7 +118,7 @@ export class CallbackPlanner {
     const registered = this.registered(payload.book);
     if (!registered) return;
     const { book, wire } = registered;
-    const current = book.get(payload.reference) ?? payload.transaction;
+    const current = (await book.get(payload.reference)) ?? payload.transaction;
     // Jobs run at least once; the upstream settles and calls back once.
     if (!wire.pending(current)) return;
     const settled = wire.settle(current, payload.outcome, this.deps.clock.now());
@@ -132,7 +132,7 @@ export class CallbackPlanner {
     const registered = this.registered(payload.book);
     if (!registered) return;
     const { book, wire } = registered;
-    const current = book.get(payload.reference) ?? payload.transaction;
+    const current = (await book.get(payload.reference)) ?? payload.transaction;
     const reported = wire.settle(current, payload.outcome, this.deps.clock.now());
     await this.send(payload.reference, wire.callback(reported), payload.duplicateAfterSeconds);
   }

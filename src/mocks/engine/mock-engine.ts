@@ -4,7 +4,7 @@ import { BehaviourStage, pause, takesRequest, type Exchange, type MockQuery, typ
 import { CallbackPlanner, type TransactionWire } from './callback-plan.ts';
 import { CallbackSender, type CallbackSigner } from './callback-sender.ts';
 import type { MockContext } from './mock-context.ts';
-import type { MockTransactionBook } from './mock-transaction-book.ts';
+import type { MockTransactionBook, MockTransactionBookOptions } from './mock-transaction-book.ts';
 
 // The mock engine, after mountebank's pipeline:
 //   1 request          express, in the wire module
@@ -46,7 +46,7 @@ export interface TakeCall<T> {
   /** The pending transaction as the upstream keeps it, built at acceptance. */
   create(acceptedAt: number): T;
   /** Answers a reference the upstream has taken before, in the wire's words. */
-  duplicate(): void;
+  duplicate(): void | Promise<void>;
 }
 
 export class MockEngine {
@@ -65,8 +65,8 @@ export class MockEngine {
   }
 
   /** Opens one of the mock's persisted books and tells the callback jobs how to settle its transactions. */
-  book<T>(name: string, wire: TransactionWire<T>): MockTransactionBook<T> {
-    const book = this.ctx.books.open<T>(this.options.provider, name);
+  book<T>(name: string, wire: TransactionWire<T>, options: MockTransactionBookOptions<T> = {}): MockTransactionBook<T> {
+    const book = this.ctx.books.open<T>(this.options.provider, name, options);
     this.planner.addBook(name, book, wire);
     this.books.set(name, book as MockTransactionBook<unknown>);
     return book;
@@ -107,8 +107,8 @@ export class MockEngine {
   async take<T>(exchange: Exchange, call: TakeCall<T>): Promise<T | null> {
     const book = this.books.get(call.book) as MockTransactionBook<T> | undefined;
     if (!book) throw new Error(`${this.options.provider} mock: no book ${call.book}`);
-    if (book.has(call.reference)) {
-      call.duplicate();
+    if (await book.has(call.reference)) {
+      await call.duplicate();
       return null;
     }
 
@@ -118,19 +118,19 @@ export class MockEngine {
       await this.behaviours.answer(behaviour, exchange, call.query);
       return null;
     }
-    // A twin request may have been taken while this one waited out its latency.
-    if (book.has(call.reference)) {
-      call.duplicate();
-      return null;
-    }
 
     const byDefault: CallbackPlan = { after_seconds: this.ctx.defaultCallbackSeconds, status: 'success' };
     const settle = behaviour ? (behaviour.callback ?? byDefault) : call.sandbox ? call.sandbox() : byDefault;
     const acceptedAt = this.ctx.clock.now();
     const transaction = call.create(acceptedAt);
-    await book.keep(call.reference, transaction, (db) =>
+    const kept = await book.keep(call.reference, transaction, (db) =>
       this.planner.schedule(db, { book: call.book, reference: call.reference, transaction, acceptedAt }, settle, behaviour?.extra_callbacks ?? []),
     );
+    // A twin request was taken while this one waited out its latency (here or on another instance).
+    if (!kept) {
+      await call.duplicate();
+      return null;
+    }
     // The upstream took it, but the caller hears nothing it can use.
     if (behaviour && behaviour.respond !== 'accept') {
       await this.behaviours.answer(behaviour, exchange, call.query);

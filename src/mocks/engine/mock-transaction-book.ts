@@ -4,11 +4,19 @@ import { MockTransactionRepository } from '../../store/repositories/mock-transac
 
 const repo = new MockTransactionRepository();
 
+export interface MockTransactionBookOptions<T> {
+  /**
+   * The transaction's other ids a caller may look it up by (`find`), fixed when it is kept:
+   * Hubtel's transaction ids, the card processor's charge id. They are indexed, never searched.
+   */
+  lookupKeys?: (transaction: T) => readonly string[];
+}
+
 /**
  * A mock's transactions, keyed by the upstream's own reference (MTN's X-Reference-Id, Hubtel's
- * ClientReference, the bank rail's sessionId). Reads come from memory; every write also goes to
- * the store, so that after a restart the mock still knows what it took and refuses the same
- * reference again, as the real upstreams do.
+ * ClientReference, the bank rail's sessionId). They live in the store alone: every read is one
+ * indexed statement, so a lookup costs the same however many transactions the book holds, a
+ * restart forgets nothing, and instances sharing a database see each other's at once.
  */
 export class MockTransactionBook<T> {
   constructor(
@@ -16,92 +24,59 @@ export class MockTransactionBook<T> {
     private readonly clock: Clock,
     private readonly provider: string,
     private readonly name: string,
-    private readonly entries: Map<string, T>,
+    private readonly options: MockTransactionBookOptions<T> = {},
   ) {}
 
-  get(reference: string): T | undefined {
-    return this.entries.get(reference);
+  /** The transaction kept under `reference`. */
+  async get(reference: string, db: Db = this.store): Promise<T | undefined> {
+    const body = await repo.body(db, { provider: this.provider, book: this.name, reference });
+    return body === undefined ? undefined : (JSON.parse(body) as T);
   }
 
-  has(reference: string): boolean {
-    return this.entries.has(reference);
+  async has(reference: string, db: Db = this.store): Promise<boolean> {
+    return (await this.get(reference, db)) !== undefined;
   }
 
-  values(): IterableIterator<T> {
-    return this.entries.values();
-  }
-
-  /** Forgets a transaction whose keeping was rolled back. */
-  discard(reference: string): void {
-    this.entries.delete(reference);
+  /** The transaction filed under one of its lookup keys (see MockTransactionBookOptions). */
+  async find(lookupKey: string, db: Db = this.store): Promise<T | undefined> {
+    const body = await repo.bodyByLookupKey(db, { provider: this.provider, book: this.name, lookupKey });
+    return body === undefined ? undefined : (JSON.parse(body) as T);
   }
 
   /**
    * Keeps a new transaction together with whatever else must share its fate (its planned
-   * callbacks): a restart keeps both or neither. When that fails, the transaction is forgotten
-   * again and the error goes on to the caller.
+   * callbacks): a restart keeps both or neither. Resolves to false, keeping nothing, when the
+   * reference is already kept (a twin request that got there first, here or on another
+   * instance); a failure keeps nothing and goes on to the caller.
    */
-  async keep(reference: string, transaction: T, alongside: (db: Db) => Promise<void>): Promise<void> {
-    try {
-      await this.store.transaction(async (db) => {
-        await this.set(reference, transaction, db);
-        await alongside(db);
-      });
-    } catch (err) {
-      this.discard(reference);
-      throw err;
-    }
-  }
-
-  /** Keeps (or updates) a transaction; pass `db` to write inside the caller's transaction. */
-  async set(reference: string, transaction: T, db: Db = this.store): Promise<void> {
-    this.entries.set(reference, transaction);
-    const now = this.clock.now();
-    await repo.upsert(db, { provider: this.provider, book: this.name, reference, body: JSON.stringify(transaction), now });
-  }
-}
-
-/** Every mock's books, read once at start-up. */
-export class MockTransactionBooks {
-  private constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly loaded: Map<string, Map<string, unknown>>,
-  ) {}
-
-  static async load(store: Store, clock: Clock): Promise<MockTransactionBooks> {
-    const books = new MockTransactionBooks(store, clock, new Map());
-    await books.refresh();
-    return books;
+  async keep(reference: string, transaction: T, alongside: (db: Db) => Promise<void>): Promise<boolean> {
+    const key = { provider: this.provider, book: this.name, reference };
+    return this.store.transaction(async (db) => {
+      if (!(await repo.insert(db, { ...key, body: JSON.stringify(transaction), now: this.clock.now() }))) return false;
+      const lookupKeys = [...new Set(this.options.lookupKeys?.(transaction) ?? [])];
+      await repo.addLookupKeys(db, key, lookupKeys);
+      await alongside(db);
+      return true;
+    });
   }
 
   /**
-   * Reads every book again from the store, in place (the open books see it). Where several
-   * instances share the database this runs before each mock request, so a transaction another
-   * instance's mock took is known here too.
+   * Keeps (or updates) a transaction; pass `db` to write inside the caller's transaction. Its
+   * lookup keys are those it was kept with: an update does not file it again.
    */
-  async refresh(): Promise<void> {
-    const rows = await repo.all(this.store);
-    const seen = new Map<string, Map<string, unknown>>();
-    for (const row of rows) {
-      const key = `${row.provider}/${row.book}`;
-      if (!seen.has(key)) seen.set(key, new Map());
-      seen.get(key)!.set(row.reference, JSON.parse(row.body));
-    }
-    for (const [key, entries] of seen) {
-      const book = this.loaded.get(key);
-      if (!book) {
-        this.loaded.set(key, entries);
-        continue;
-      }
-      // Entries are only added or updated (a discarded one was never stored).
-      for (const [reference, body] of entries) book.set(reference, body);
-    }
+  async set(reference: string, transaction: T, db: Db = this.store): Promise<void> {
+    await repo.upsert(db, { provider: this.provider, book: this.name, reference, body: JSON.stringify(transaction), now: this.clock.now() });
   }
+}
 
-  open<T>(provider: string, name: string): MockTransactionBook<T> {
-    const key = `${provider}/${name}`;
-    if (!this.loaded.has(key)) this.loaded.set(key, new Map());
-    return new MockTransactionBook<T>(this.store, this.clock, provider, name, this.loaded.get(key) as Map<string, T>);
+/** Every mock's books on one store. Holds nothing itself: each book reads the store by key. */
+export class MockTransactionBooks {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  open<T>(provider: string, name: string, options: MockTransactionBookOptions<T> = {}): MockTransactionBook<T> {
+    return new MockTransactionBook<T>(this.store, this.clock, provider, name, options);
   }
 }

@@ -83,30 +83,45 @@ async function ledgerEntries(db: Db, filter: LedgerEntryFilter): Promise<LedgerE
   );
 }
 
-/** Per-account sums of a merchant's postings to the given accounts before an instant (exclusive). */
+/**
+ * Per-account sums of a merchant's postings to the given accounts before an instant (exclusive):
+ * each account's running balance less what its merchant's journals posted to it since. That reads
+ * the postings after the instant (down the journals' time index), not every posting before it.
+ */
 async function balancesBefore(db: Db, input: { environment: LedgerEnvironment; merchantId: string; accounts: string[]; currency: string; before: number }): Promise<Map<string, number>> {
   const rows = await db.all<{ account: string; total: number }>(
-    `SELECT p.account, SUM(p.amount) AS total
-       FROM ledger_postings p JOIN ledger_journals j ON j.id = p.journal_id
-      WHERE j.environment = ? AND j.merchant_id = ? AND j.created_at < ? AND p.currency = ?
-        AND p.account IN (${input.accounts.map(() => '?').join(', ')})
-      GROUP BY p.account`,
-    [input.environment, input.merchantId, input.before, input.currency, ...input.accounts],
+    `SELECT b.account, b.balance - COALESCE((
+         SELECT SUM(p.amount) FROM ledger_journals j JOIN ledger_postings p ON p.journal_id = j.id
+          WHERE j.environment = b.environment AND j.merchant_id = ? AND j.created_at >= ? AND p.account = b.account AND p.currency = b.currency
+       ), 0) AS total
+       FROM ledger_balances b
+      WHERE b.environment = ? AND b.currency = ? AND b.account IN (${input.accounts.map(() => '?').join(', ')})`,
+    [input.merchantId, input.before, input.environment, input.currency, ...input.accounts],
   );
   return new Map(rows.map((r) => [r.account, Number(r.total)]));
 }
 
-/** The distinct UTC days (epoch day numbers) on which a merchant's journals touched the given accounts, newest first. */
+/**
+ * The distinct UTC days (epoch day numbers) on which a merchant's journals touched the given
+ * accounts, newest first. Each step finds the latest such journal before the last day found, one
+ * probe down the journals' time index, so a page reads its own days and not the merchant's history.
+ * (No ORDER BY: the steps come newest first, and an ORDER BY would run every step before LIMIT.)
+ */
 async function activeDays(db: Db, input: { environment: LedgerEnvironment; merchantId: string; accounts: string[]; beforeDay?: number; limit: number }): Promise<number[]> {
-  const where = ['j.environment = ?', 'j.merchant_id = ?', `p.account IN (${input.accounts.map(() => '?').join(', ')})`];
-  const params: (string | number)[] = [input.environment, input.merchantId, ...input.accounts];
-  if (input.beforeDay !== undefined) (where.push('j.created_at < ?'), params.push(input.beforeDay * DAY_MS));
+  const latestBefore = (bound: string) =>
+    `(SELECT j.created_at FROM ledger_journals j
+       WHERE j.environment = ? AND j.merchant_id = ? AND j.created_at < ${bound}
+         AND EXISTS (SELECT 1 FROM ledger_postings p WHERE p.journal_id = j.id AND p.account IN (${input.accounts.map(() => '?').join(', ')}))
+       ORDER BY j.created_at DESC LIMIT 1) / ${DAY_MS}`;
+  const before = input.beforeDay === undefined ? Number.MAX_SAFE_INTEGER : input.beforeDay * DAY_MS;
   const rows = await db.all<{ day: number }>(
-    `SELECT DISTINCT j.created_at / ${DAY_MS} AS day
-       FROM ledger_journals j JOIN ledger_postings p ON p.journal_id = j.id
-      WHERE ${where.join(' AND ')}
-      ORDER BY day DESC LIMIT ?`,
-    [...params, input.limit],
+    `WITH RECURSIVE active(day) AS (
+       SELECT ${latestBefore('?')}
+       UNION ALL
+       SELECT ${latestBefore(`active.day * ${DAY_MS}`)} FROM active WHERE active.day IS NOT NULL
+     )
+     SELECT day FROM active WHERE day IS NOT NULL LIMIT ?`,
+    [input.environment, input.merchantId, before, ...input.accounts, input.environment, input.merchantId, ...input.accounts, input.limit],
   );
   return rows.map((r) => Number(r.day));
 }

@@ -1,17 +1,35 @@
 import type { Db } from '../db.ts';
 
-/** A mock's transaction as kept: its upstream reference and its body as JSON. */
-export interface MockTransactionRow {
+/** Which transaction: a mock's book, and the upstream's own reference in it. */
+export interface MockTransactionKey {
   provider: string;
   book: string;
   reference: string;
-  body: string;
 }
 
-/** The mocks' transaction books: the SQL of the mock state aggregate. */
+/** A transaction to keep: where it goes, its body as JSON, and when. */
+export interface MockTransactionWrite extends MockTransactionKey {
+  body: string;
+  now: number;
+}
+
+/**
+ * The mocks' transaction books: the SQL of the mock state aggregate. Every read is by key or
+ * index (the primary key, or a lookup key in mock_transaction_keys): nothing reads a whole book.
+ */
 export class MockTransactionRepository {
+  /** Keeps a new transaction; false when its reference is already kept (nothing is changed). */
+  async insert(db: Db, row: MockTransactionWrite): Promise<boolean> {
+    const { changes } = await db.run(
+      `INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (provider, book, reference) DO NOTHING`,
+      [row.provider, row.book, row.reference, row.body, row.now, row.now],
+    );
+    return changes === 1;
+  }
+
   /** Keeps (or updates) a transaction of a mock's book. */
-  async upsert(db: Db, row: { provider: string; book: string; reference: string; body: string; now: number }): Promise<void> {
+  async upsert(db: Db, row: MockTransactionWrite): Promise<void> {
     await db.run(
       `INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (provider, book, reference) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
@@ -19,8 +37,39 @@ export class MockTransactionRepository {
     );
   }
 
-  /** Every book's transactions, oldest first. */
-  all(db: Db): Promise<MockTransactionRow[]> {
-    return db.all<MockTransactionRow>('SELECT provider, book, reference, body FROM mock_transactions ORDER BY created_at');
+  /** A transaction's body, by its reference. */
+  async body(db: Db, key: MockTransactionKey): Promise<string | undefined> {
+    const row = await db.get<{ body: string }>('SELECT body FROM mock_transactions WHERE provider = ? AND book = ? AND reference = ?', [
+      key.provider,
+      key.book,
+      key.reference,
+    ]);
+    return row?.body;
+  }
+
+  /**
+   * Files a transaction under its other ids (the upstream's own transaction id, say), in one
+   * statement. A lookup key another transaction of the book already holds stays with it: the
+   * first kept wins.
+   */
+  async addLookupKeys(db: Db, key: MockTransactionKey, lookupKeys: readonly string[]): Promise<void> {
+    if (lookupKeys.length === 0) return;
+    const values = lookupKeys.map(() => '(?, ?, ?, ?)').join(', ');
+    await db.run(
+      `INSERT INTO mock_transaction_keys (provider, book, lookup_key, reference) VALUES ${values}
+       ON CONFLICT (provider, book, lookup_key) DO NOTHING`,
+      lookupKeys.flatMap((lookupKey) => [key.provider, key.book, lookupKey, key.reference]),
+    );
+  }
+
+  /** A transaction's body, by one of its lookup keys. */
+  async bodyByLookupKey(db: Db, at: { provider: string; book: string; lookupKey: string }): Promise<string | undefined> {
+    const row = await db.get<{ body: string }>(
+      `SELECT t.body FROM mock_transaction_keys k
+       JOIN mock_transactions t ON t.provider = k.provider AND t.book = k.book AND t.reference = k.reference
+       WHERE k.provider = ? AND k.book = ? AND k.lookup_key = ?`,
+      [at.provider, at.book, at.lookupKey],
+    );
+    return row?.body;
   }
 }

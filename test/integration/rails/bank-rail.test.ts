@@ -82,7 +82,7 @@ async function startHarness(): Promise<Harness> {
       },
       health,
       logger: silentLogger,
-      books: await MockTransactionBooks.load(store, clock),
+      books: new MockTransactionBooks(store, clock),
       maxHoldMs: 2_000,
       defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS,
     },

@@ -77,7 +77,7 @@ async function harness(): Promise<Harness> {
   app.use(
     '/mocks/hubtel',
     createHubtelMock(
-      { clock, scheduler, store, scenarios, health, logger, books: await MockTransactionBooks.load(store, clock), maxHoldMs: 2000, defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS },
+      { clock, scheduler, store, scenarios, health, logger, books: new MockTransactionBooks(store, clock), maxHoldMs: 2000, defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS },
       CREDENTIALS,
     ),
   );

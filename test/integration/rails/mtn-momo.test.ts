@@ -74,7 +74,7 @@ async function startHarness(options: { maxHoldMs?: number } = {}): Promise<Harne
       },
       health,
       logger: silentLogger,
-      books: await MockTransactionBooks.load(store, clock),
+      books: new MockTransactionBooks(store, clock),
       maxHoldMs: options.maxHoldMs ?? 2000,
       defaultCallbackSeconds: DEFAULT_CALLBACK_SECONDS,
     },

@@ -65,7 +65,7 @@ describe('the callback planner', () => {
     await p.scheduler.advanceBy(4_000);
     expect(p.sender.sent).toHaveLength(0);
     await p.scheduler.advanceBy(1_000);
-    expect(p.book.get('r1')).toMatchObject({ state: 'failed', code: 'E_FUNDS' });
+    expect(await p.book.get('r1')).toMatchObject({ state: 'failed', code: 'E_FUNDS' });
     expect(p.bodies()).toEqual([{ at: 5_000, body: { ref: 'r1', state: 'failed', code: 'E_FUNDS' } }]);
   });
 
@@ -80,7 +80,7 @@ describe('the callback planner', () => {
       payload: { book: 'payments', reference: 'r1', transaction: PAYMENT, outcome: { status: 'failed', reason: 'E_LATE' } },
     });
     await p.scheduler.runDue();
-    expect(p.book.get('r1')).toMatchObject({ state: 'paid' });
+    expect(await p.book.get('r1')).toMatchObject({ state: 'paid' });
     expect(p.sender.sent).toHaveLength(1);
   });
 
@@ -88,7 +88,7 @@ describe('the callback planner', () => {
     const p = await planner();
     await p.accept(PAYMENT, { after_seconds: 2, status: 'success', drop: true });
     await p.scheduler.advanceBy(2_000);
-    expect(p.book.get('r1')).toMatchObject({ state: 'paid' });
+    expect(await p.book.get('r1')).toMatchObject({ state: 'paid' });
     expect(p.sender.sent).toHaveLength(0);
   });
 
@@ -115,21 +115,21 @@ describe('the callback planner', () => {
       { at: 5_000, body: { ref: 'r1', state: 'failed', code: 'E_CONTRADICTS' } },
       { at: 6_000, body: { ref: 'r1', state: 'failed', code: 'E_CONTRADICTS' } },
     ]);
-    expect(p.book.get('r1')).toMatchObject({ state: 'paid' });
+    expect(await p.book.get('r1')).toMatchObject({ state: 'paid' });
   });
 
   it('plans no settlement for a transaction that stays pending for good', async () => {
     const p = await planner();
     await p.accept(PAYMENT, null);
     expect(await p.scheduler.pending()).toMatchObject({ count: 0 });
-    expect(p.book.get('r1')).toMatchObject({ state: 'pending' });
+    expect(await p.book.get('r1')).toMatchObject({ state: 'pending' });
   });
 
   it('settles but sends nothing for a transaction without a callback URL', async () => {
     const p = await planner();
     await p.accept({ reference: 'r2', state: 'pending' }, { after_seconds: 1, status: 'success', duplicate: true });
     await p.scheduler.advanceBy(5_000);
-    expect(p.book.get('r2')).toMatchObject({ state: 'paid' });
+    expect(await p.book.get('r2')).toMatchObject({ state: 'paid' });
     expect(p.sender.sent).toHaveLength(0);
     expect(await p.scheduler.pending()).toMatchObject({ count: 0 });
   });
@@ -149,8 +149,8 @@ describe('the callback planner', () => {
       { ref: 'r1', state: 'paid' },
       { ref: 'r3', state: 'failed', code: 'E_X' },
     ]);
-    const reloaded = (await MockTransactionBooks.load(store, second.clock)).open<Payment>('acme', 'payments');
-    expect(reloaded.get('r3')).toMatchObject({ state: 'failed' });
+    const reloaded = new MockTransactionBooks(store, second.clock).open<Payment>('acme', 'payments');
+    expect(await reloaded.get('r3')).toMatchObject({ state: 'failed' });
     await store.close();
   });
 

@@ -50,7 +50,7 @@ export async function engineWorld(options: { store?: SqliteStore; boot?: number;
     },
     health: new ProviderHealth(),
     logger,
-    books: await MockTransactionBooks.load(store, clock),
+    books: new MockTransactionBooks(store, clock),
     maxHoldMs: 300,
     defaultCallbackSeconds: 3,
   };

@@ -89,7 +89,7 @@ describe('the mock engine taking a collect or payout', () => {
     const res = await a.order('o1');
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ accepted: 'o1' });
-    expect(a.orders.get('o1')).toMatchObject({ state: 'open', amount: 500 });
+    expect(await a.orders.get('o1')).toMatchObject({ state: 'open', amount: 500 });
     expect(a.queries).toEqual([{ provider: 'acme', operation: 'collect', channel: 'momo', msisdn: '233240000000', amount: 500 }]);
     await a.scheduler.advanceBy(3_000);
     expect(a.callbacks()).toEqual([{ path: '/cb/o1', body: { ref: 'o1', state: 'done' } }]);
@@ -116,7 +116,7 @@ describe('the mock engine taking a collect or payout', () => {
     await a.order('never', '233200000001');
     await a.order('fails', '233200000002');
     await a.scheduler.advanceBy(60_000);
-    expect(a.orders.get('never')).toMatchObject({ state: 'open' });
+    expect(await a.orders.get('never')).toMatchObject({ state: 'open' });
     expect(a.callbacks()).toEqual([{ path: '/cb/fails', body: { ref: 'fails', state: 'failed', why: 'E_SANDBOX' } }]);
   });
 
@@ -124,7 +124,7 @@ describe('the mock engine taking a collect or payout', () => {
     const a = await acme(() => ({ respond: 'accept' }));
     await a.order('o1', '233200000001');
     await a.scheduler.advanceBy(3_000);
-    expect(a.orders.get('o1')).toMatchObject({ state: 'done' });
+    expect(await a.orders.get('o1')).toMatchObject({ state: 'done' });
   });
 
   it('refuses in the wire’s words on reject and server_error, and keeps nothing', async () => {
@@ -137,20 +137,20 @@ describe('the mock engine taking a collect or payout', () => {
     const broken = await a.order('r2', '233240000002');
     expect(broken.status).toBe(503);
     expect(await broken.json()).toEqual({ error: 'E_INTERNAL' });
-    expect([a.orders.has('r1'), a.orders.has('r2')]).toEqual([false, false]);
+    expect([await a.orders.has('r1'), await a.orders.has('r2')]).toEqual([false, false]);
     expect(await a.scheduler.pending()).toMatchObject({ count: 0 });
   });
 
   it('holds a timeout open until the client gives up; without a callback plan nothing is taken', async () => {
     const a = await acme(() => ({ respond: 'timeout' }));
     await expect(a.order('t1', undefined, 150)).rejects.toThrow();
-    expect(a.orders.has('t1')).toBe(false);
+    expect(await a.orders.has('t1')).toBe(false);
   });
 
   it('takes a timed-out request that has a callback planned: the caller hears nothing, the callback comes late', async () => {
     const a = await acme(() => ({ respond: 'timeout', callback: { after_seconds: 30, status: 'success' } }));
     await expect(a.order('late', undefined, 150)).rejects.toThrow();
-    expect(a.orders.get('late')).toMatchObject({ state: 'open' });
+    expect(await a.orders.get('late')).toMatchObject({ state: 'open' });
     await a.scheduler.advanceBy(30_000);
     expect(a.callbacks()).toEqual([{ path: '/cb/late', body: { ref: 'late', state: 'done' } }]);
   });
@@ -161,13 +161,13 @@ describe('the mock engine taking a collect or payout', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     expect(await res.text()).toContain('502 Bad Gateway');
-    expect(a.orders.has('m1')).toBe(true); // extra callbacks planned: the upstream took it
+    expect(await a.orders.has('m1')).toBe(true); // extra callbacks planned: the upstream took it
   });
 
   it('resets the connection without an answer', async () => {
     const a = await acme(() => ({ respond: 'reset' }));
     await expect(a.order('x1')).rejects.toThrow();
-    expect(a.orders.has('x1')).toBe(false);
+    expect(await a.orders.has('x1')).toBe(false);
   });
 
   it('refuses a book it was never given', async () => {

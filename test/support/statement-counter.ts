@@ -1,0 +1,143 @@
+// Counts the statements each HTTP request makes the store run, and the rows they read or wrote:
+// a Store decorator (AppOptions.wrapStore) plus a request listener that gives every request its
+// own scope (AsyncLocalStorage), so background work (heartbeats, jobs) and other requests (the
+// mocks an adapter calls over HTTP) are not counted against it.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Db, SqlValue, Store } from '../../src/store/db.ts';
+
+export interface Statement {
+  sql: string;
+  /** Rows a read returned, or rows a write changed. */
+  rows: number;
+  /** get or all, rather than run. */
+  read: boolean;
+  params: SqlValue[];
+}
+
+/** What one request made the store do. */
+export interface RequestStatements {
+  method: string;
+  path: string;
+  statements: Statement[];
+  transactions: number;
+}
+
+interface Scope extends RequestStatements {
+  inflight: number;
+  closed: boolean;
+  /** Called whenever inflight or closed changes. */
+  changed?: () => void;
+}
+
+/** One line per statement, whitespace collapsed: readable in a failing diff. */
+export function oneLine(sql: string): string {
+  return sql.replace(/\s+/g, ' ').trim();
+}
+
+export class StatementCounter {
+  private readonly scope = new AsyncLocalStorage<Scope>();
+  /** Every request served, in arrival order. */
+  readonly requests: RequestStatements[] = [];
+
+  /** The decorator for AppOptions.wrapStore. */
+  readonly wrapStore = (store: Store): Store => {
+    const counted = (db: Db, fixed?: Scope): Db => ({
+      run: (sql: string, params?: SqlValue[]) => this.note(fixed, sql, params, false, () => db.run(sql, params), (r) => r.changes),
+      get: <T>(sql: string, params?: SqlValue[]) => this.note(fixed, sql, params, true, () => db.get<T>(sql, params), (r) => (r === undefined ? 0 : 1)),
+      all: <T>(sql: string, params?: SqlValue[]) => this.note(fixed, sql, params, true, () => db.all<T>(sql, params), (r) => r.length),
+    });
+    const outer = counted(store);
+    return {
+      kind: store.kind,
+      run: outer.run,
+      get: outer.get,
+      all: outer.all,
+      close: () => store.close(),
+      transaction: <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
+        // A group commit may run `work` from another request's turn: its statements stay with the caller.
+        const caller = this.scope.getStore();
+        if (caller) caller.transactions++;
+        return this.track(caller, () => store.transaction((tx) => work(counted(tx, caller))));
+      },
+    };
+  };
+
+  /** Serves `app` with each request in its own counting scope. */
+  listener(app: RequestListener): RequestListener {
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const scope: Scope = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, statements: [], transactions: 0, inflight: 0, closed: false };
+      this.requests.push(scope);
+      res.on('close', () => {
+        scope.closed = true;
+        scope.changed?.();
+      });
+      this.scope.run(scope, () => app(req, res));
+    };
+  }
+
+  /** Runs `work` in a scope of its own: the statements it issued until it resolved. */
+  async within<T>(label: string, work: () => Promise<T>): Promise<{ result: T; statements: RequestStatements }> {
+    const scope: Scope = { method: 'RUN', path: label, statements: [], transactions: 0, inflight: 0, closed: false };
+    const result = await this.scope.run(scope, work);
+    return { result, statements: { method: scope.method, path: label, statements: [...scope.statements], transactions: scope.transactions } };
+  }
+
+  /**
+   * The statements of the last request to `method path`, once it is over: answered, and done with
+   * whatever it still ran after answering (the requests inspector notes a mock call on close).
+   */
+  async last(method: string, path: string | RegExp): Promise<RequestStatements> {
+    const matches = (r: RequestStatements) => r.method === method && (typeof path === 'string' ? r.path === path : path.test(r.path));
+    const found = [...this.requests].reverse().find(matches) as Scope | undefined;
+    if (!found) throw new Error(`no request ${method} ${path} was served`);
+    return this.finished(found);
+  }
+
+  /** Every request served so far (the mocks the adapters called, the callbacks), each once it is over. */
+  async served(): Promise<RequestStatements[]> {
+    const all: RequestStatements[] = [];
+    for (const scope of [...this.requests] as Scope[]) all.push(await this.finished(scope));
+    return all;
+  }
+
+  private async finished(found: Scope): Promise<RequestStatements> {
+    const method = found.method;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      while (!(found.closed && found.inflight === 0)) {
+        if (Date.now() > deadline) throw new Error(`${method} ${found.path} never finished its statements`);
+        await new Promise<void>((done) => {
+          found.changed = done;
+          setTimeout(done, 100);
+        });
+      }
+      // One more turn: a statement issued by a continuation of the last one.
+      await new Promise((done) => setImmediate(done));
+      if (found.inflight === 0) break;
+    }
+    return { method: found.method, path: found.path, statements: found.statements, transactions: found.transactions };
+  }
+
+  private note<R>(fixed: Scope | undefined, sql: string, params: SqlValue[] = [], read: boolean, run: () => Promise<R>, rows: (result: R) => number): Promise<R> {
+    const scope = fixed ?? this.scope.getStore();
+    const statement: Statement = { sql: oneLine(sql), rows: 0, read, params: [...params] };
+    scope?.statements.push(statement);
+    return this.track(scope, async () => {
+      const result = await run();
+      statement.rows = rows(result);
+      return result;
+    });
+  }
+
+  private async track<R>(scope: Scope | undefined, work: () => Promise<R>): Promise<R> {
+    if (!scope) return work();
+    scope.inflight++;
+    try {
+      return await work();
+    } finally {
+      scope.inflight--;
+      scope.changed?.();
+    }
+  }
+}
