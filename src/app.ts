@@ -25,6 +25,7 @@ import type { RailAdapterContext } from './rails/provider-port.ts';
 import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
+import { ClockAdvances } from './sandbox/clock-advances.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { SandboxFunding } from './sandbox/sandbox-funding.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
@@ -244,7 +245,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const routes: RouteSpec[] = [
     ...walletRoutes({ ledger, charges, transfers, nameEnquiry, transactions }),
     ...tradingRoutes({ quotes, trades }),
-    ...sandboxRoutes({ clock, scheduler, funding: new SandboxFunding({ store, ledger }), router, health, apiKeys, mockAccess }),
+    ...sandboxRoutes({
+      clock,
+      scheduler,
+      funding: new SandboxFunding({ store, ledger }),
+      router,
+      health,
+      apiKeys,
+      mockAccess,
+      advances: new ClockAdvances({ clock, wallClock, logger, boot, advanceBy: (ms, onProgress) => scheduler.advanceBy(ms, onProgress) }),
+    }),
     ...marketRoutes({ feed, clock, config }),
     ...tradingSandboxRoutes({ trades, ladder }),
     ...webhookRoutes({ endpoints, dispatcher }),

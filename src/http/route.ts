@@ -55,6 +55,8 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   params?: z.ZodType<P>;
   /** contentType: a non-JSON answer (text/csv); schema then describes the text. */
   response: { status: number; description: string; schema: z.ZodType; contentType?: string };
+  /** Other successful answers (202 Accepted beside 200), for /openapi.json. */
+  alternatives?: { status: number; description: string; schema: z.ZodType; contentType?: string; headers?: Record<string, string> }[];
   errors: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
 }

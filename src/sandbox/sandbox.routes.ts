@@ -10,6 +10,7 @@ import type { ProviderHealth } from '../rails/provider-health.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
+import type { ClockAdvance, ClockAdvances } from './clock-advances.ts';
 import type { SandboxFunding } from './sandbox-funding.ts';
 
 export interface SandboxRouteDeps {
@@ -19,6 +20,9 @@ export interface SandboxRouteDeps {
   router: RailRouter;
   health: ProviderHealth;
   apiKeys: ApiKeyService;
+  advances: ClockAdvances;
+  /** More jobs due than this and an advance runs in the background (202) unless asked to wait. */
+  asyncAdvanceThreshold?: number;
   /** The in-process mock of a provider: where it is served and what it accepts. */
   mockAccess(provider: string): MockAccess | undefined;
 }
@@ -62,8 +66,45 @@ const providerWithMockSchema = providerSchema.extend({ mock: mockSchema.nullable
 
 const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
 
+/** Above this many due jobs an advance answers 202 at once and runs in the background. */
+export const ASYNC_ADVANCE_THRESHOLD = 1000;
+
+export const clockAdvanceSchema = z.object({
+  id: z.string().describe('adv_…: follow it at GET /api/v1/sandbox/clock/advances/{id}'),
+  state: z.enum(['running', 'succeeded', 'failed']),
+  seconds: z.number(),
+  from: z.string().describe('Business time when the advance started'),
+  to: z.string().describe('Business time the advance moves the clock to'),
+  jobs_done: z.number().int().describe('Jobs run so far'),
+  jobs_total: z.number().int().describe('Jobs due by `to`, run or waiting: it grows when running jobs schedule more (webhook deliveries, retries) and equals jobs_done once succeeded'),
+  started_at: z.string().describe('Real time the advance was asked for'),
+  finished_at: z.string().nullable().describe('Real time it ended; null while running'),
+  error: z.string().nullable().describe('Why it failed; null unless failed'),
+});
+
+function advanceView(a: ClockAdvance): z.infer<typeof clockAdvanceSchema> {
+  return {
+    id: a.id,
+    state: a.state,
+    seconds: a.seconds,
+    from: iso(a.from),
+    to: iso(a.to),
+    jobs_done: a.done,
+    jobs_total: Math.max(a.total, a.done),
+    started_at: iso(a.startedAt),
+    finished_at: a.finishedAt === null ? null : iso(a.finishedAt),
+    error: a.error,
+  };
+}
+
+/** RFC 7240: Prefer: respond-async. */
+function prefersAsync(prefer: string | undefined): boolean {
+  return (prefer ?? '').split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
+}
+
 /** Test-mode helpers: only sk_test_ keys reach them (route flag sandboxOnly). */
 export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
+  const threshold = deps.asyncAdvanceThreshold ?? ASYNC_ADVANCE_THRESHOLD;
   const clockState = async () => {
     const pending = await deps.scheduler.pending();
     return {
@@ -119,22 +160,69 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       path: '/api/v1/sandbox/clock/advance',
       operationId: 'sandboxAdvanceClock',
       summary: 'Move the virtual clock forward, running every job that falls due, in order',
+      description:
+        `Answers 200 when the advance is done. When more than ${threshold} jobs fall due by the target, or with "async": true or the header ` +
+        '`Prefer: respond-async`, it answers 202 at once with an advance to follow at GET /api/v1/sandbox/clock/advances/{id} (also in the Location header). ' +
+        '"wait": true always waits for the 200.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
-      body: z.strictObject({
-        seconds: z.number({ error: 'seconds must be a number' }).min(0, 'seconds must be zero or more').max(MAX_ADVANCE_SECONDS, 'seconds must be at most a year'),
-      }),
+      body: z
+        .strictObject({
+          seconds: z.number({ error: 'seconds must be a number' }).min(0, 'seconds must be zero or more').max(MAX_ADVANCE_SECONDS, 'seconds must be at most a year'),
+          async: z.boolean({ error: 'async must be true or false' }).optional().describe('Answer 202 at once and run the advance in the background'),
+          wait: z.boolean({ error: 'wait must be true or false' }).optional().describe('Answer 200 when done, however many jobs fall due'),
+        })
+        .refine((b) => !(b.async && b.wait), { message: 'ask for async or wait, not both', path: ['wait'] }),
       response: { status: 200, description: 'The clock after advancing', schema: envelopeOf(clockSchema.extend({ jobs_run: z.number().int() })) },
+      alternatives: [
+        {
+          status: 202,
+          description: 'The advance runs in the background: follow it at its Location',
+          schema: envelopeOf(clockAdvanceSchema),
+          headers: { Location: '/api/v1/sandbox/clock/advances/{id}' },
+        },
+      ],
       errors: ['forbidden'],
-      handler: async ({ body }) => {
+      handler: async ({ body, req }) => {
         if (deps.clock.kind !== 'virtual') {
           throw new ValidationError('The clock is the system clock; start railyard with RAILYARD_CLOCK=virtual to advance it', [
             { field: 'seconds', message: 'the system clock cannot be advanced' },
           ]);
         }
-        const ran = await deps.scheduler.advanceBy(Math.round(body.seconds * 1000));
+        const ms = Math.round(body.seconds * 1000);
+        if (!body.wait) {
+          const due = await deps.scheduler.dueWithin(ms);
+          if (body.async || (body.async === undefined && prefersAsync(req.get('prefer'))) || (body.async === undefined && due > threshold)) {
+            const advance = deps.advances.start(body.seconds, due);
+            const location = `/api/v1/sandbox/clock/advances/${advance.id}`;
+            return {
+              status: 202,
+              headers: { Location: location, 'Preference-Applied': 'respond-async' },
+              body: ok(`Advancing ${body.seconds} s in the background (${due} job(s) due); follow ${location}`, advanceView(advance)),
+            };
+          }
+        }
+        const ran = await deps.scheduler.advanceBy(ms);
         return { status: 200, body: ok(`Advanced ${body.seconds} s; ran ${ran} job(s)`, { ...(await clockState()), jobs_run: ran }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/clock/advances/:id',
+      operationId: 'sandboxGetClockAdvance',
+      summary: 'How far a background advance has got: jobs done and due, and its state',
+      description: 'Advances are held by the process that runs them, in memory: after a restart the id names nothing (404), and the clock resumes at the last job that ran.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      params: pathIdParams('id', 'clock advance', 'adv_1_1'),
+      response: { status: 200, description: 'The advance', schema: envelopeOf(clockAdvanceSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params }) => {
+        const advance = deps.advances.get(params.id);
+        if (!advance) throw noSuch('clock advance', params.id);
+        return { status: 200, body: ok(`Advance ${advance.state}: ${advance.done} of ${Math.max(advance.total, advance.done)} job(s)`, advanceView(advance)) };
       },
     }),
     defineRoute({
