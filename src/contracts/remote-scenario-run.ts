@@ -103,7 +103,7 @@ export class RemoteScenarioRun {
         const res = await this.send(r.method, String(interpolate(r.path, vars)), r.body === undefined ? undefined : interpolate(r.body, vars));
         if (r.as) vars[r.as] = res;
       } else if ('advance' in step) {
-        const res = await this.send('POST', '/api/v1/sandbox/clock/advance', { seconds: step.advance });
+        const res = await this.send('POST', '/api/v1/sandbox/clock/advance', { seconds: step.advance, wait: true });
         if (res.status >= 300) throw new Error(`could not advance the clock of ${this.baseUrl} (${res.status}): start it with RAILYARD_CLOCK=virtual`);
       }
     }
