@@ -20,6 +20,8 @@ import { chargeInitiate } from './measures/charge-initiate.ts';
 import { coldStart } from './measures/cold-start.ts';
 import { dueCallbacks } from './measures/due-callbacks.ts';
 import { history } from './measures/history.ts';
+import { settleRate } from './measures/settle-rate.ts';
+import { webhookLag } from './measures/webhook-lag.ts';
 import { listPage } from './measures/list-page.ts';
 import { memory } from './measures/memory.ts';
 import { postgresFleet } from './measures/postgres-fleet.ts';
@@ -29,7 +31,7 @@ import { simulatedDay } from './measures/simulated-day.ts';
 import { DatabaseCache } from './seed-database.ts';
 import { wholeNumberOption } from '../chaos/process-group.ts';
 
-export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, postgresFleet, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart, history];
+export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, postgresFleet, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart, history, webhookLag, settleRate];
 
 const USAGE = `npm run bench -- [options]
 
