@@ -97,6 +97,9 @@ function advanceView(a: ClockAdvance): z.infer<typeof clockAdvanceSchema> {
   };
 }
 
+/** How often, at most, the event stream of a running advance sends its progress. */
+const PROGRESS_EVERY_MS = 100;
+
 /** RFC 7240: Prefer: respond-async. */
 function prefersAsync(prefer: string | undefined): boolean {
   return (prefer ?? '').split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
@@ -223,6 +226,55 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
         const advance = deps.advances.get(params.id);
         if (!advance) throw noSuch('clock advance', params.id);
         return { status: 200, body: ok(`Advance ${advance.state}: ${advance.done} of ${Math.max(advance.total, advance.done)} job(s)`, advanceView(advance)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/clock/advances/:id/events',
+      operationId: 'sandboxStreamClockAdvance',
+      summary: 'A background advance as server-sent events: one `progress` event per change, then `succeeded` or `failed`, and the stream ends',
+      description: 'Each event\'s data is the advance, as GET /api/v1/sandbox/clock/advances/{id} answers it. An advance that already ended gives its one final event.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      params: pathIdParams('id', 'clock advance', 'adv_1_1'),
+      response: { status: 200, description: 'The advance\'s progress, as server-sent events', schema: clockAdvanceSchema, contentType: 'text/event-stream' },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params }) => {
+        const advance = deps.advances.get(params.id);
+        if (!advance) throw noSuch('clock advance', params.id);
+        return {
+          status: 200,
+          body: null,
+          stream: (res, req) => {
+            let last = '';
+            const send = (a: ClockAdvance) => {
+              const data = JSON.stringify(advanceView(a));
+              if (data === last) return;
+              last = data;
+              res.write(`event: ${a.state === 'running' ? 'progress' : a.state}\ndata: ${data}\n\n`);
+              if (a.state !== 'running') res.end();
+            };
+            if (advance.state !== 'running') return send(advance);
+            // At most one event per PROGRESS_EVERY_MS while it runs: a large advance changes thousands of times a second.
+            let timer: NodeJS.Timeout | undefined;
+            const stop = deps.advances.follow(advance.id, (a) => {
+              if (a.state !== 'running') {
+                clearTimeout(timer);
+                return send(a);
+              }
+              timer ??= setTimeout(() => {
+                timer = undefined;
+                send(a);
+              }, PROGRESS_EVERY_MS);
+            });
+            req.on('close', () => {
+              clearTimeout(timer);
+              stop();
+            });
+            send(advance);
+          },
+        };
       },
     }),
     defineRoute({

@@ -133,3 +133,32 @@ describe('Scheduler.advanceBy progress', () => {
     expect(progress.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 5]);
   });
 });
+
+describe('following a background advance as server-sent events', () => {
+  it('streams progress events, then succeeded, and ends', async () => {
+    await charges(30);
+    const started = await sb.post('/api/v1/sandbox/clock/advance', { seconds: 10, async: true });
+    expect(started.status).toBe(202);
+    const res = await fetch(`${sb.baseUrl}/api/v1/sandbox/clock/advances/${started.body.data.id}/events`, { headers: { authorization: `Bearer ${sb.key}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await res.text(); // the stream ends after the final event
+    const events = text
+      .trim()
+      .split('\n\n')
+      .map((block) => ({ event: /^event: (.+)$/m.exec(block)![1], data: JSON.parse(/^data: (.+)$/m.exec(block)![1]!) }));
+    expect(events.at(-1)).toMatchObject({ event: 'succeeded', data: { state: 'succeeded', jobs_done: 30, jobs_total: 30 } });
+    for (const e of events.slice(0, -1)) expect(e).toMatchObject({ event: 'progress', data: { state: 'running' } });
+
+    // An advance that already ended: its final event alone.
+    const again = await (await fetch(`${sb.baseUrl}/api/v1/sandbox/clock/advances/${started.body.data.id}/events`, { headers: { authorization: `Bearer ${sb.key}` } })).text();
+    expect(again.trim().split('\n\n')).toHaveLength(1);
+    expect(again).toContain('event: succeeded');
+  });
+
+  it('answers 404 in the envelope for an advance it does not hold', async () => {
+    const res = await sb.get('/api/v1/sandbox/clock/advances/adv_9_9/events');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
