@@ -89,6 +89,22 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'b
   throw new ValidationError(`Invalid request ${part === 'path' ? 'path' : part}: ${summary}`, fields);
 }
 
+/** Deeper than any body a route takes: a deeper one is never hashed to look for a stored retry. */
+export const MAX_BODY_DEPTH = 32;
+
+/** How deeply a parsed body nests, counted without recursion (a hostile body may nest thousands deep); stops past `limit`. */
+export function nestingDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    if (node && typeof node === 'object') for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export interface RouteDeps {
   store: Store;
   apiKeys: ApiKeyService;
@@ -118,7 +134,9 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
       const keyHeader = req.get('idempotency-key');
       let verdict: SignatureVerdict = 'fresh';
       if (route.signed) {
-        const knownRetry = route.idempotent && keyHeader ? () => deps.idempotency.holds(deps.store, claimOf(keyHeader)) : undefined;
+        // A body nested deeper than any route takes was never stored (it fails validation), and
+        // hashing it recursively would run out of stack: it cannot be a retry.
+        const knownRetry = route.idempotent && keyHeader && nestingDepth(req.body) <= MAX_BODY_DEPTH ? () => deps.idempotency.holds(deps.store, claimOf(keyHeader)) : undefined;
         verdict = await deps.signatures.verify(
           auth,
           {
