@@ -26,7 +26,7 @@ Usage:
   railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
                             [--review-address <address>]
                             create the objects that emit that event (on a virtual clock, advance it)
-  railyard clock advance <duration> [--api <url>] [--key <sk_test_…>]
+  railyard clock advance <duration> [--api <url>] [--key <sk_test_…>]   (--base is --api)
                             move a running sandbox's virtual clock forward (90s, 15m, 24h, 1d) with a
                             progress bar of the jobs that fall due on the way
   railyard replay <files or dirs...> [--json] [--seed N]
