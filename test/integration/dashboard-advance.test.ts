@@ -33,10 +33,10 @@ describe('the Sandbox page and a background advance', () => {
     const location = posted.headers.location as string;
     expect(location).toMatch(/^\/dashboard\/sandbox\?advance=adv_\d+_\d+$/);
     const page = (await agent.get(location)).text;
-    expect(page).toMatch(/<div id="flash" class="flash ok"[^>]*>Advancing 10 s in the background: 4 job\(s\) due\./);
+    expect(page).toMatch(/<div id="flash" class="flash ok"[^>]*>Advancing 10 s in the background: \d+ job\(s\) due\./);
     const id = location.split('=')[1]!;
     expect(page).toContain(`<div id="advance-progress" data-poll-fragment="/dashboard/sandbox/advances/${id}"`);
-    expect(page).toMatch(/<progress id="advance-bar" max="4" value="\d"/);
+    expect(page).toMatch(/<progress id="advance-bar" max="\d+" value="\d+"/);
 
     let fragment = '';
     for (let i = 0; i < 200 && !fragment.includes('data-advance-state="succeeded"'); i++) {
@@ -45,8 +45,11 @@ describe('the Sandbox page and a background advance', () => {
       fragment = res.text;
       if (!fragment.includes('data-advance-state="succeeded"')) await new Promise((done) => setTimeout(done, 20));
     }
-    expect(fragment).toContain('<strong id="advance-count">4 of 4 job(s)</strong> (100%)');
-    expect(fragment).toContain('<progress id="advance-bar" max="4" value="4"');
+    // One callback per charge (more should a slow machine make a provider call time out), all run.
+    const [, done, total] = /<strong id="advance-count">(\d+) of (\d+) job\(s\)<\/strong> \(100%\)/.exec(fragment)!;
+    expect(done).toBe(total);
+    expect(Number(done)).toBeGreaterThanOrEqual(4);
+    expect(fragment).toContain(`<progress id="advance-bar" max="${total}" value="${done}"`);
     expect((await sb.get('/api/v1/sandbox/clock')).body.data.now).toBe('2026-01-01T00:00:10.000Z');
   });
 
