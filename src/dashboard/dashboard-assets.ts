@@ -186,7 +186,8 @@ export const DASHBOARD_JS = `
       fetch(el.getAttribute('data-poll-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
         .then(function (res) { return res.ok ? res.text() : null; })
         .then(function (text) {
-          if (text !== null && text !== el.innerHTML) el.innerHTML = text;
+          if (text === null) return; // gone (the server restarted): nothing more to follow
+          if (text !== el.innerHTML) el.innerHTML = text;
           setTimeout(poll, 500);
         })
         .catch(function () { setTimeout(poll, 2000); });
