@@ -19,6 +19,9 @@ import { chargeFlow, chargeFlowSystemClock } from './measures/charge-flow.ts';
 import { chargeInitiate } from './measures/charge-initiate.ts';
 import { coldStart } from './measures/cold-start.ts';
 import { dueCallbacks } from './measures/due-callbacks.ts';
+import { history } from './measures/history.ts';
+import { settleRate } from './measures/settle-rate.ts';
+import { webhookLag } from './measures/webhook-lag.ts';
 import { listPage } from './measures/list-page.ts';
 import { memory } from './measures/memory.ts';
 import { postgresFleet } from './measures/postgres-fleet.ts';
@@ -28,7 +31,7 @@ import { simulatedDay } from './measures/simulated-day.ts';
 import { DatabaseCache } from './seed-database.ts';
 import { wholeNumberOption } from '../chaos/process-group.ts';
 
-export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, postgresFleet, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart];
+export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, postgresFleet, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart, history, webhookLag, settleRate];
 
 const USAGE = `npm run bench -- [options]
 
@@ -39,6 +42,9 @@ const USAGE = `npm run bench -- [options]
   --only LIST        comma-separated measures: ${MEASURES.map((m) => [m.id, ...m.aliases].join('|')).join(', ')}
   --quick            a smoke run: short rounds, small databases and batches (figures not comparable to a full run)
   --large-rows N     rows of the large list database (default 1000000; --quick 20000)
+  --history-charges N  charges of history in the history measure's grown store (default 1000000; --quick 20000)
+  --lag-seconds S    seconds of sustained charges in the webhook lag measure (default 30; --quick 8)
+  --settle-operations N  acknowledged operations the settle rate measure settles (default 20000; --quick 2000)
   --keep             keep the temp directory (logs, databases) after the run
   -h, --help
 `;
@@ -64,6 +70,9 @@ function parseOptions() {
         only: { type: 'string' },
         quick: { type: 'boolean', default: false },
         'large-rows': { type: 'string' },
+        'history-charges': { type: 'string' },
+        'lag-seconds': { type: 'string' },
+        'settle-operations': { type: 'string' },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -91,6 +100,9 @@ function parseOptions() {
     warmupSec: int('warmup', v.warmup, quick ? 1 : 3, 1, 60),
     connections: int('connections', v.connections, 50, 1, 1_000),
     largeRows: int('large-rows', v['large-rows'], quick ? 20_000 : 1_000_000, 2_000, 5_000_000),
+    historyCharges: int('history-charges', v['history-charges'], quick ? 20_000 : 1_000_000, 1_000, 5_000_000),
+    lagSeconds: int('lag-seconds', v['lag-seconds'], quick ? 8 : 30, 2, 600),
+    settleOperations: int('settle-operations', v['settle-operations'], quick ? 2_000 : 20_000, 100, 1_000_000),
     measures,
   };
 }
@@ -150,6 +162,9 @@ async function main(): Promise<void> {
       dayObjects: options.quick ? 1_000 : 10_000,
       dueCallbacks: options.quick ? 2_000 : 20_000,
       coldStarts: options.quick ? 3 : 5,
+      historyCharges: options.historyCharges,
+      lagSeconds: options.lagSeconds,
+      settleOperations: options.settleOperations,
     },
     databases: new DatabaseCache(runDir, (m) => log(m)),
     log,

@@ -18,6 +18,12 @@ export interface BenchContext {
     /** Charges whose callbacks fall due in one advance. */
     dueCallbacks: number;
     coldStarts: number;
+    /** Charges of history in the history measure's grown store (1M). */
+    historyCharges: number;
+    /** Seconds of sustained charges in the webhook lag measure (30). */
+    lagSeconds: number;
+    /** Operations of the burst the settle rate measure settles. */
+    settleOperations: number;
   };
   databases: DatabaseCache;
   log(message: string): void;

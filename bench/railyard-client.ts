@@ -29,9 +29,12 @@ export async function clockState(baseUrl: string): Promise<ClockState> {
   return r.json.data as ClockState;
 }
 
-/** POST /sandbox/clock/advance; the raw answer (callers time it and read jobs_run). */
+/**
+ * POST /sandbox/clock/advance, waiting for the 200 however many jobs fall due (a large backlog
+ * would otherwise answer 202 at once); the raw answer (callers time it and read jobs_run).
+ */
 export function advanceClock(baseUrl: string, seconds: number, timeoutMs: number): Promise<JsonResponse> {
-  return requestJson(baseUrl, 'POST', '/api/v1/sandbox/clock/advance', { headers: auth, body: { seconds }, timeoutMs });
+  return requestJson(baseUrl, 'POST', '/api/v1/sandbox/clock/advance', { headers: auth, body: { seconds, wait: true }, timeoutMs });
 }
 
 /**

@@ -16,6 +16,8 @@ export interface ReceiverStats {
   delivered: Record<string, number>;
   /** Epoch milliseconds (sub-ms) of each 2xx-answered delivery of the tracked type. */
   arrivals: number[];
+  /** The first 2xx-answered arrival of the tracked type per object (data.object.id), epoch ms. */
+  arrivalsByObject: Record<string, number>;
 }
 
 /** A stable fraction of ids, from a hash of the id: which events a failing receiver fails. */
@@ -35,7 +37,7 @@ export function startWebhookReceiverServer(env: NodeJS.ProcessEnv = process.env)
     return f < failFraction ? failTimes : f < failFraction + alwaysFailFraction ? Number.POSITIVE_INFINITY : 0;
   };
   const attempts = new Map<string, number>();
-  let stats: ReceiverStats = { requests: 0, failuresSent: 0, delivered: {}, arrivals: [] };
+  let stats: ReceiverStats = { requests: 0, failuresSent: 0, delivered: {}, arrivals: [], arrivalsByObject: {} };
 
   const server = createServer((req, res) => {
     if (req.method === 'GET') {
@@ -54,14 +56,21 @@ export function startWebhookReceiverServer(env: NodeJS.ProcessEnv = process.env)
         res.writeHead(500, { 'content-type': 'text/plain' }).end('failing on purpose');
         return;
       }
+      const at = performance.timeOrigin + performance.now();
       let type = 'unknown';
+      let objectId: string | undefined;
       try {
-        type = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: unknown }).type ?? 'unknown');
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: unknown; data?: { object?: { id?: unknown } } };
+        type = String(event.type ?? 'unknown');
+        if (typeof event.data?.object?.id === 'string') objectId = event.data.object.id;
       } catch {
         // counted as unknown
       }
       stats.delivered[type] = (stats.delivered[type] ?? 0) + 1;
-      if (type === tracked) stats.arrivals.push(performance.timeOrigin + performance.now());
+      if (type === tracked) {
+        stats.arrivals.push(at);
+        if (objectId !== undefined && stats.arrivalsByObject[objectId] === undefined) stats.arrivalsByObject[objectId] = at;
+      }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
@@ -69,7 +78,7 @@ export function startWebhookReceiverServer(env: NodeJS.ProcessEnv = process.env)
   process.on('message', (message: { type?: string; reset?: boolean }) => {
     if (message?.type !== 'stats') return;
     process.send?.({ type: 'stats', stats });
-    if (message.reset) stats = { requests: 0, failuresSent: 0, delivered: {}, arrivals: [] };
+    if (message.reset) stats = { requests: 0, failuresSent: 0, delivered: {}, arrivals: [], arrivalsByObject: {} };
   });
   process.on('disconnect', () => process.exit(0)); // the bench is gone
   server.listen(port, '127.0.0.1', () => process.stdout.write(`webhook receiver on 127.0.0.1:${port}, timing ${tracked}\n`));

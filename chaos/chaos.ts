@@ -6,7 +6,11 @@
 // same database and port, retries every unanswered request byte-identically, replays a sample of
 // answered ones, settles the virtual clock and reconciles what the clients were told against the
 // API and the database: nothing lost, nothing duplicated, nothing orphaned, no 5xx, no 409 after
-// the restart, a balanced ledger, no key left in flight. Exit 1 when any trial shows a problem.
+// the restart, a balanced ledger, no key left in flight. Then it kills the server again in the
+// middle of a background clock advance (POST /api/v1/sandbox/clock/advance with "async": true,
+// once a random share of its jobs ran), restarts it, and checks the clock did not go back behind
+// a job that ran, no event was emitted twice, and every job due by the final clock ran.
+// Exit 1 when any trial shows a problem.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,6 +136,8 @@ const COLUMNS: Column[] = [
   },
   ...counts([['401', 'unauthorized'], ['replay ≠', 'replayMismatches'], ['keys in flight', 'inFlightKeys'], ['never answered', 'unansweredAtEnd']]),
   ...counts([['webhooks twice', 'webhookDuplicates'], ['jobs twice', 'jobsTwice']]),
+  { title: 'advance killed', cell: (r) => r.advanceKill ?? '-', total: (rs) => `${rs.filter((r) => r.advanceKill?.includes(' at ')).length} mid-advance` },
+  ...counts([['advance', 'advance']]),
   { title: 'ledger balanced', cell: (r) => (r.error ? '?' : r.findings.ledger.length ? `no (${r.findings.ledger.length})` : 'yes'), total: (rs) => (rs.every((r) => !r.error && !r.findings.ledger.length) ? 'yes' : 'no') },
   { title: 'result', cell: (r) => (r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'), total: (rs) => `${rs.filter(trialFailed).length} failed` },
 ];
@@ -172,7 +178,7 @@ function table(results: TrialResult[]): string {
 const LABELS: Record<FindingKind, string> = {
   lost: 'lost', duplicated: 'duplicated', orphaned: 'orphaned', serverErrors: '5xx', conflictsAfterRestart: '409 after restart',
   unauthorized: '401', replayMismatches: 'replay mismatch', inFlightKeys: 'keys left in flight', unansweredAtEnd: 'never answered',
-  ledger: 'ledger', webhookDuplicates: 'webhooks delivered twice', jobsTwice: 'work run twice (a job or an interrupted request recovered while it still ran)', warnings: 'warnings (not failures)',
+  ledger: 'ledger', advance: 'kill during a clock advance', webhookDuplicates: 'webhooks delivered twice', jobsTwice: 'work run twice (a job or an interrupted request recovered while it still ran)', warnings: 'warnings (not failures)',
 };
 const MAX_LINES = 8;
 

@@ -177,6 +177,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       }
       options.trace?.({ index, operationId: draft.op?.operationId ?? null, mutations: draft.labels, request: wire, response });
       if (response) harvest(state, draft, wire, response);
+      if (response) await followAccepted(send, wire, response);
       if ((index + 1) % 500 === 0) options.onProgress?.(index + 1, distinct.size);
     }
   } finally {
@@ -187,6 +188,22 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 }
 
 const isRefusal = (status: number) => status >= 400 && status < 500;
+
+/**
+ * Work a 202 started in the background (a clock advance) is followed at its Location until it
+ * ends, so that what it changes later is never taken for the doing of a refused request.
+ */
+async function followAccepted(send: (w: WireRequest) => Promise<WireResponse>, wire: WireRequest, response: WireResponse): Promise<void> {
+  const location = response.headers.location;
+  if (response.status !== 202 || typeof location !== 'string') return;
+  const authorization = Object.entries(wire.headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  for (let polls = 0; polls < 1_200; polls++) {
+    const polled = await send({ method: 'GET', path: location, headers: authorization === undefined ? {} : { authorization } }).catch(() => null);
+    const state = polled?.status === 200 ? (parseJson(polled.text) as { data?: { state?: unknown } } | undefined)?.data?.state : undefined;
+    if (state !== 'running') return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
 
 /**
  * Whether a refused request changes the state again when replayed (re-signed, same

@@ -27,6 +27,11 @@ export interface Findings {
   webhookDuplicates: string[];
   /** Fleet mode: evidence that work ran twice: an event emitted twice for one object (a job, or a recovery of a request still running elsewhere), a delivery attempt recorded twice. */
   jobsTwice: string[];
+  /**
+   * A kill during a clock advance: the advance could not be started or read, the clock went back
+   * behind a job that ran, or a job due by the final clock was left waiting.
+   */
+  advance: string[];
   /** Worth reading, not a failure of the trial. */
   warnings: string[];
 }
@@ -34,13 +39,13 @@ export interface Findings {
 export function emptyFindings(): Findings {
   return {
     lost: [], duplicated: [], orphaned: [], serverErrors: [], conflictsAfterRestart: [], conflictAnswers: 0, unauthorized: [],
-    replayMismatches: [], inFlightKeys: [], unansweredAtEnd: [], ledger: [], webhookDuplicates: [], jobsTwice: [], warnings: [],
+    replayMismatches: [], inFlightKeys: [], unansweredAtEnd: [], ledger: [], webhookDuplicates: [], jobsTwice: [], advance: [], warnings: [],
   };
 }
 
 export const FAILURE_KINDS = [
   'lost', 'duplicated', 'orphaned', 'serverErrors', 'conflictsAfterRestart', 'unauthorized',
-  'replayMismatches', 'inFlightKeys', 'unansweredAtEnd', 'ledger', 'webhookDuplicates', 'jobsTwice',
+  'replayMismatches', 'inFlightKeys', 'unansweredAtEnd', 'ledger', 'webhookDuplicates', 'jobsTwice', 'advance',
 ] as const satisfies readonly (keyof Findings)[];
 export type FindingKind = (typeof FAILURE_KINDS)[number] | 'warnings';
 

@@ -258,7 +258,7 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
     while (elapsed < o.settleSeconds) {
       const seconds = elapsed < 60 ? 5 : 60;
       const port = ports[step++ % ports.length]!;
-      const res = await apiCall(port, SANDBOX_KEY, 'POST', '/api/v1/sandbox/clock/advance', { seconds }, 120_000);
+      const res = await apiCall(port, SANDBOX_KEY, 'POST', '/api/v1/sandbox/clock/advance', { seconds, wait: true }, 120_000);
       if (res.status !== 200) findings.serverErrors.push(`POST /api/v1/sandbox/clock/advance {"seconds":${seconds}} on port ${port} at +${elapsed} s answered ${res.status} ${res.raw.slice(0, 300)}`);
       elapsed += seconds;
     }

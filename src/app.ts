@@ -26,6 +26,7 @@ import type { RailAdapterContext } from './rails/provider-port.ts';
 import { RailRouter } from './rails/rail-router.ts';
 import { RailSettlement } from './rails/rail-settlement.ts';
 import type { SettlementTarget } from './rails/settlement-target.ts';
+import { ClockAdvances } from './sandbox/clock-advances.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { SandboxMerchants } from './sandbox/sandbox-merchants.ts';
 import { SandboxFunding } from './sandbox/sandbox-funding.ts';
@@ -269,6 +270,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       health,
       apiKeys,
       mockAccess,
+      advances: new ClockAdvances({ clock, wallClock, logger, boot, advanceBy: (ms, onProgress) => scheduler.advanceBy(ms, onProgress) }),
     }),
     ...marketRoutes({ feed, clock, config }),
     ...tradingSandboxRoutes({ trades, ladder }),

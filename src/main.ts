@@ -26,6 +26,9 @@ Usage:
   railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
                             [--review-address <address>]
                             create the objects that emit that event (on a virtual clock, advance it)
+  railyard clock advance <duration> [--api <url>] [--key <sk_test_…>]   (--base is --api)
+                            move a running sandbox's virtual clock forward (90s, 15m, 24h, 1d) with a
+                            progress bar of the jobs that fall due on the way
   railyard replay <files or dirs...> [--reporter default|junit|json] [--output <file>] [--seed N]
                             run the scenario files' scripts, each in its own in-process sandbox on a
                             virtual clock, and check their expectations; exit 0 when all pass, 1 when
@@ -359,6 +362,8 @@ async function main(argv: string[]): Promise<void> {
       return trigger(rest);
     case 'replay':
       return replay(rest);
+    case 'clock':
+      return process.exit(await (await import('./cli/clock-command.ts')).clockMain(rest, USAGE));
     case 'contracts':
       return contracts(rest);
     case 'scenarios':

@@ -459,7 +459,7 @@ async function fire(type: EventType, awaiting: Awaiting, mode: ClockMode, client
     const max = awaiting.maxAdvance ?? Math.max(awaiting.advance, 5);
     while (advanced < max) {
       const seconds = Math.min(next, max - advanced);
-      await client.must('POST', '/api/v1/sandbox/clock/advance', [200], { body: { seconds }, summary: (c) => `+${seconds} s, ran ${String(c.body.data?.jobs_run ?? '?')} job(s)` });
+      await client.must('POST', '/api/v1/sandbox/clock/advance', [200], { body: { seconds, wait: true }, summary: (c) => `+${seconds} s, ran ${String(c.body.data?.jobs_run ?? '?')} job(s)` });
       advanced += seconds;
       next = awaiting.step ?? next;
       found = await client.findEvent(type, awaiting.id);

@@ -147,9 +147,9 @@ export class RemoteScenarioRun {
         const res = await this.send(this.merchant, r.method, String(interpolate(r.path, vars)), r.body === undefined ? undefined : interpolate(r.body, vars));
         if (r.as) vars[r.as] = res;
         // A replay runs the jobs that fell due after each request (a 0 s callback, say).
-        if (this.virtualClock) await this.control('POST', '/api/v1/sandbox/clock/advance', { seconds: 0 });
+        if (this.virtualClock) await this.control('POST', '/api/v1/sandbox/clock/advance', { seconds: 0, wait: true });
       } else if ('advance' in step) {
-        const res = await this.send(this.admin, 'POST', '/api/v1/sandbox/clock/advance', { seconds: step.advance });
+        const res = await this.send(this.admin, 'POST', '/api/v1/sandbox/clock/advance', { seconds: step.advance, wait: true });
         if (res.status >= 300) throw new Error(`could not advance the clock of ${this.baseUrl} (${res.status}): start it with RAILYARD_CLOCK=virtual`);
       }
     }

@@ -146,6 +146,7 @@ details.add { margin-top: 12px; }
 details summary { cursor: pointer; font-weight: 600; }
 .live-note { font-size: .82rem; }
 [aria-busy=true] { opacity: .85; }
+progress { width: 100%; height: 14px; accent-color: var(--brand); }
 `;
 
 export const DASHBOARD_JS = `
@@ -177,6 +178,22 @@ export const DASHBOARD_JS = `
     flash.setAttribute('tabindex', '-1');
     flash.focus();
   }
+
+  // Progress: each [data-poll-fragment] is fetched again every half second while what it shows runs.
+  document.querySelectorAll('[data-poll-fragment]').forEach(function (el) {
+    function poll() {
+      if (!el.querySelector('[data-advance-state=running]')) return;
+      fetch(el.getAttribute('data-poll-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
+        .then(function (res) { return res.ok ? res.text() : null; })
+        .then(function (text) {
+          if (text === null) return; // gone (the server restarted): nothing more to follow
+          if (text !== el.innerHTML) el.innerHTML = text;
+          setTimeout(poll, 500);
+        })
+        .catch(function () { setTimeout(poll, 2000); });
+    }
+    setTimeout(poll, 500);
+  });
 
   // Live updates: each [data-live-fragment] is fetched again when an event arrives, and what
   // changed is announced in one short polite message (not the whole fragment).

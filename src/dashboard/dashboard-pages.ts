@@ -893,25 +893,54 @@ ${table(
   return html`${form}${result}`;
 }
 
+const ADVANCE_ID = /^adv_\d{1,12}_\d{1,12}$/;
+
+interface AdvanceView {
+  id: string;
+  state: 'running' | 'succeeded' | 'failed';
+  seconds: number;
+  from: string;
+  to: string;
+  jobs_done: number;
+  jobs_total: number;
+  error: string | null;
+}
+
+/** A background advance's progress: what the page shows and what its script fetches again while it runs. */
+function advanceProgressInner(a: AdvanceView): Html {
+  const total = Math.max(a.jobs_total, a.jobs_done);
+  const pct = total === 0 ? 100 : Math.floor((a.jobs_done / total) * 100);
+  return html`<p data-advance-state="${a.state}">${statusBadge(a.state)} <strong id="advance-count">${String(a.jobs_done)} of ${String(total)} job(s)</strong> (${String(pct)}%) · ${when(a.from)} → ${when(a.to)}</p>
+<progress id="advance-bar" max="${String(total)}" value="${String(a.jobs_done)}" aria-label="Jobs run">${String(pct)}%</progress>${a.error ? html`<p class="flash error">${a.error}</p>` : ''}`;
+}
+
+function advanceProgress(a: AdvanceView): Html {
+  return html`<div id="advance-progress" data-poll-fragment="/dashboard/sandbox/advances/${a.id}" aria-live="polite" aria-busy="false">${advanceProgressInner(a)}</div>`;
+}
+
 function registerSandbox(routes: DashboardRoutes): void {
   const testOnly = { testOnly: true };
   // GET /api/v1/sandbox/clock, /providers, /market, /scenarios
   routes.page(
     '/dashboard/sandbox',
     async (ctx) => {
-      const [clock, providers, market, scenarios, replays] = await Promise.all([
+      const advanceId = queryText(ctx, 'advance');
+      const [clock, providers, market, scenarios, replays, advance] = await Promise.all([
         ctx.api.get<{ mode: string; now: string; pending_jobs: number; next_job_at: string | null }>('/api/v1/sandbox/clock', {}, ctx.call),
         ctx.api.get<{ name: string; channels: string[]; networks: string[]; priority: number; status: string; upstream: string }[]>('/api/v1/sandbox/providers', {}, ctx.call),
         ctx.api.get<{ frozen: boolean; legs: { leg: string; value: string; as_of: string; stale: boolean; source: string }[]; benchmarks: { asset: string; rate: string }[] }>('/api/v1/sandbox/market', {}, ctx.call),
         ctx.api.get<ScenarioFile[]>('/api/v1/sandbox/scenarios', {}, ctx.call),
         ctx.api.get<Replayable[]>('/api/v1/sandbox/replays', {}, ctx.call),
+        advanceId && ADVANCE_ID.test(advanceId) ? ctx.api.get<AdvanceView>(`/api/v1/sandbox/clock/advances/${advanceId}`, {}, ctx.call) : null,
       ]);
+      const progress = advance ? (advance.ok ? advanceProgress(advance.data) : apiProblem(advance, 'The advance could not be read')) : '';
       const clockCard = clock.ok
         ? html`<dl class="facts" id="clock"><div><dt>Mode</dt><dd>${clock.data.mode}</dd></div><div><dt>Now</dt><dd id="clock-now">${when(clock.data.now)}</dd></div><div><dt>Jobs waiting</dt><dd id="pending-jobs">${clock.data.pending_jobs}</dd></div><div><dt>Next job at</dt><dd id="next-job">${when(clock.data.next_job_at)}</dd></div></dl>
 <form method="post" action="/dashboard/sandbox/clock" class="filters" id="advance-form">${csrfField(ctx.session)}
   <div class="field"><label for="advance-seconds">Advance by (seconds)</label><input id="advance-seconds" name="seconds" inputmode="numeric" value="60" required></div>
+  <div class="field"><label><input type="checkbox" name="background" value="1" id="advance-background"> In the background, with progress</label></div>
   <button type="submit" class="small" id="advance-submit">Advance the clock</button>
-</form>
+</form>${progress}
 <div class="quick">${[10, 60, 3600, 86400].map((s) => actionButton(ctx.session, '/dashboard/sandbox/clock', `+${s >= 86400 ? `${s / 86400} d` : s >= 3600 ? `${s / 3600} h` : s >= 60 ? `${s / 60} min` : `${s} s`}`, { fields: { seconds: String(s) }, id: `advance-${s}` }))}</div>`
         : apiProblem(clock, 'The clock could not be read');
       const providerRows = providers.ok
@@ -946,7 +975,7 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
       ctx.render(
         { title: 'Sandbox', page: 'sandbox' },
         html`<div class="grid">
-<section class="card"><h2>Virtual clock</h2>${clockCard}<p class="maps">GET /api/v1/sandbox/clock · POST /api/v1/sandbox/clock/advance</p></section>
+<section class="card"><h2>Virtual clock</h2>${clockCard}<p class="maps">GET /api/v1/sandbox/clock · POST /api/v1/sandbox/clock/advance · GET /api/v1/sandbox/clock/advances/:id</p></section>
 <section class="card"><h2>Market</h2>${marketCard}<p class="maps">POST /api/v1/sandbox/market/freeze, /resume · PUT /api/v1/sandbox/rates/fx</p></section>
 </div>
 <section class="card"><h2>Providers</h2>${providerRows}<p class="maps">POST /api/v1/sandbox/providers/:name/outage</p></section>
@@ -957,13 +986,32 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
     testOnly,
   );
 
-  // POST /api/v1/sandbox/clock/advance {seconds}
+  // GET /api/v1/sandbox/clock/advances/:id: the progress the page polls while the advance runs
+  routes.page(
+    '/dashboard/sandbox/advances/:id',
+    async (ctx) => {
+      const id = String(ctx.req.params.id);
+      const answer = ADVANCE_ID.test(id) ? await ctx.api.get<AdvanceView>(`/api/v1/sandbox/clock/advances/${id}`, {}, ctx.call) : null;
+      ctx.res
+        .status(answer?.ok ? 200 : 404)
+        .type('html')
+        .send(answer?.ok ? advanceProgressInner(answer.data).text : '');
+    },
+    testOnly,
+  );
+
+  // POST /api/v1/sandbox/clock/advance {seconds}: a large backlog (or "in the background") answers
+  // 202, and the page follows the advance's progress.
   routes.action(
     '/dashboard/sandbox/clock',
     async (ctx) => {
       const seconds = Number(field(ctx, 'seconds'));
       if (!Number.isFinite(seconds) || seconds < 0) return ctx.done('/dashboard/sandbox', { kind: 'error', text: 'Seconds must be a number, zero or more.' });
-      const answer = await ctx.api.post<{ now: string; jobs_run: number }>('/api/v1/sandbox/clock/advance', { seconds }, ctx.call);
+      const background = field(ctx, 'background') === '1';
+      const answer = await ctx.api.post<{ now: string; jobs_run: number } & AdvanceView>('/api/v1/sandbox/clock/advance', background ? { seconds, async: true } : { seconds }, ctx.call);
+      if (answer.ok && answer.status === 202) {
+        return ctx.done(`/dashboard/sandbox?advance=${encodeURIComponent(answer.data.id)}`, { kind: 'ok', text: `Advancing ${seconds} s in the background: ${answer.data.jobs_total} job(s) due.` });
+      }
       ctx.done('/dashboard/sandbox', answer.ok ? { kind: 'ok', text: `Advanced ${seconds} s: now ${answer.data.now}; ran ${answer.data.jobs_run} job(s).` } : ctx.refusal(answer, 'The clock did not move'));
     },
     testOnly,

@@ -66,6 +66,13 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
         content: { [route.response.contentType ?? 'application/json']: { schema: jsonSchema(route.response.schema, 'output') } },
       },
     };
+    for (const other of route.alternatives ?? []) {
+      responses[String(other.status)] = {
+        description: other.description,
+        ...(other.headers ? { headers: Object.fromEntries(Object.entries(other.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) } : {}),
+        content: { [other.contentType ?? 'application/json']: { schema: jsonSchema(other.schema, 'output') } },
+      };
+    }
     const byStatus = new Map<number, string[]>();
     // Any key may carry an IP allowlist; a route with an area refuses the other roles.
     const implied = ['unauthorized', 'validation_error', 'ip_not_allowed', ...(route.area ? (['role_forbidden'] as const) : [])] as const;

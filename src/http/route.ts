@@ -1,4 +1,4 @@
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiKeyService, AuthContext } from '../auth/api-key-service.ts';
 import type { RequestSignatureVerifier, SignatureVerdict } from '../auth/request-signature.ts';
@@ -29,6 +29,8 @@ export interface RouteResult {
   /** A body that is not JSON (a CSV export): sent as it is, with this content type. */
   contentType?: string;
   headers?: Record<string, string>;
+  /** A streamed answer (text/event-stream): the route writes it, after the status and headers, and ends it. */
+  stream?: (res: Response, req: Request) => void;
 }
 
 /**
@@ -55,6 +57,8 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   params?: z.ZodType<P>;
   /** contentType: a non-JSON answer (text/csv); schema then describes the text. */
   response: { status: number; description: string; schema: z.ZodType; contentType?: string };
+  /** Other successful answers (202 Accepted beside 200), for /openapi.json. */
+  alternatives?: { status: number; description: string; schema: z.ZodType; contentType?: string; headers?: Record<string, string> }[];
   errors: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
 }
@@ -161,7 +165,11 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
         return;
       }
       if (result.headers) res.set(result.headers);
-      if (result.contentType) res.status(result.status).type(result.contentType).send(result.body);
+      if (result.stream) {
+        res.status(result.status).set({ 'content-type': result.contentType ?? 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        res.flushHeaders();
+        result.stream(res, req);
+      } else if (result.contentType) res.status(result.status).type(result.contentType).send(result.body);
       else res.status(result.status).json(result.body);
     });
   }

@@ -10,6 +10,7 @@ import type { ProviderHealth } from '../rails/provider-health.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
+import type { ClockAdvance, ClockAdvances } from './clock-advances.ts';
 import type { SandboxFunding } from './sandbox-funding.ts';
 import type { SandboxMerchants } from './sandbox-merchants.ts';
 
@@ -25,6 +26,9 @@ export interface SandboxRouteDeps {
   defaultTimeoutMs: number;
   /** The scenario rules' counts, named states and simulated wallets. */
   scenarios: { restart(): void };
+  advances: ClockAdvances;
+  /** More jobs due than this and an advance runs in the background (202) unless asked to wait. */
+  asyncAdvanceThreshold?: number;
   /** The in-process mock of a provider: where it is served and what it accepts. */
   mockAccess(provider: string): MockAccess | undefined;
 }
@@ -74,8 +78,48 @@ const railsSchema = z.object({
 
 const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
 
+/** Above this many due jobs an advance answers 202 at once and runs in the background. */
+export const ASYNC_ADVANCE_THRESHOLD = 1000;
+
+export const clockAdvanceSchema = z.object({
+  id: z.string().describe('adv_…: follow it at GET /api/v1/sandbox/clock/advances/{id}'),
+  state: z.enum(['running', 'succeeded', 'failed']),
+  seconds: z.number(),
+  from: z.string().describe('Business time when the advance started'),
+  to: z.string().describe('Business time the advance moves the clock to'),
+  jobs_done: z.number().int().describe('Jobs run so far'),
+  jobs_total: z.number().int().describe('Jobs due by `to`, run or waiting: it grows when running jobs schedule more (webhook deliveries, retries) and equals jobs_done once succeeded'),
+  started_at: z.string().describe('Real time the advance was asked for'),
+  finished_at: z.string().nullable().describe('Real time it ended; null while running'),
+  error: z.string().nullable().describe('Why it failed; null unless failed'),
+});
+
+function advanceView(a: ClockAdvance): z.infer<typeof clockAdvanceSchema> {
+  return {
+    id: a.id,
+    state: a.state,
+    seconds: a.seconds,
+    from: iso(a.from),
+    to: iso(a.to),
+    jobs_done: a.done,
+    jobs_total: Math.max(a.total, a.done),
+    started_at: iso(a.startedAt),
+    finished_at: a.finishedAt === null ? null : iso(a.finishedAt),
+    error: a.error,
+  };
+}
+
+/** How often, at most, the event stream of a running advance sends its progress. */
+const PROGRESS_EVERY_MS = 100;
+
+/** RFC 7240: Prefer: respond-async. */
+function prefersAsync(prefer: string | undefined): boolean {
+  return (prefer ?? '').split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
+}
+
 /** Test-mode helpers: only sk_test_ keys reach them (route flag sandboxOnly). */
 export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
+  const threshold = deps.asyncAdvanceThreshold ?? ASYNC_ADVANCE_THRESHOLD;
   const clockState = async () => {
     const pending = await deps.scheduler.pending();
     return {
@@ -234,22 +278,118 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       path: '/api/v1/sandbox/clock/advance',
       operationId: 'sandboxAdvanceClock',
       summary: 'Move the virtual clock forward, running every job that falls due, in order',
+      description:
+        `Answers 200 when the advance is done. When more than ${threshold} jobs fall due by the target, or with "async": true or the header ` +
+        '`Prefer: respond-async`, it answers 202 at once with an advance to follow at GET /api/v1/sandbox/clock/advances/{id} (also in the Location header). ' +
+        '"wait": true always waits for the 200.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
-      body: z.strictObject({
-        seconds: z.number({ error: 'seconds must be a number' }).min(0, 'seconds must be zero or more').max(MAX_ADVANCE_SECONDS, 'seconds must be at most a year'),
-      }),
+      body: z
+        .strictObject({
+          seconds: z.number({ error: 'seconds must be a number' }).min(0, 'seconds must be zero or more').max(MAX_ADVANCE_SECONDS, 'seconds must be at most a year'),
+          async: z.boolean({ error: 'async must be true or false' }).optional().describe('Answer 202 at once and run the advance in the background'),
+          wait: z.boolean({ error: 'wait must be true or false' }).optional().describe('Answer 200 when done, however many jobs fall due'),
+        })
+        .refine((b) => !(b.async && b.wait), { message: 'ask for async or wait, not both', path: ['wait'] }),
       response: { status: 200, description: 'The clock after advancing', schema: envelopeOf(clockSchema.extend({ jobs_run: z.number().int() })) },
+      alternatives: [
+        {
+          status: 202,
+          description: 'The advance runs in the background: follow it at its Location',
+          schema: envelopeOf(clockAdvanceSchema),
+          headers: { Location: '/api/v1/sandbox/clock/advances/{id}' },
+        },
+      ],
       errors: ['forbidden'],
-      handler: async ({ body }) => {
+      handler: async ({ body, req }) => {
         if (deps.clock.kind !== 'virtual') {
           throw new ValidationError('The clock is the system clock; start railyard with RAILYARD_CLOCK=virtual to advance it', [
             { field: 'seconds', message: 'the system clock cannot be advanced' },
           ]);
         }
-        const ran = await deps.scheduler.advanceBy(Math.round(body.seconds * 1000));
+        const ms = Math.round(body.seconds * 1000);
+        if (!body.wait) {
+          const due = await deps.scheduler.dueWithin(ms);
+          if (body.async || (body.async === undefined && prefersAsync(req.get('prefer'))) || (body.async === undefined && due > threshold)) {
+            const advance = deps.advances.start(body.seconds, due);
+            const location = `/api/v1/sandbox/clock/advances/${advance.id}`;
+            return {
+              status: 202,
+              headers: { Location: location, 'Preference-Applied': 'respond-async' },
+              body: ok(`Advancing ${body.seconds} s in the background (${due} job(s) due); follow ${location}`, advanceView(advance)),
+            };
+          }
+        }
+        const ran = await deps.scheduler.advanceBy(ms);
         return { status: 200, body: ok(`Advanced ${body.seconds} s; ran ${ran} job(s)`, { ...(await clockState()), jobs_run: ran }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/clock/advances/:id',
+      operationId: 'sandboxGetClockAdvance',
+      summary: 'How far a background advance has got: jobs done and due, and its state',
+      description: 'Advances are held by the process that runs them, in memory: after a restart the id names nothing (404), and the clock resumes at the last job that ran.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      params: pathIdParams('id', 'clock advance', 'adv_1_1'),
+      response: { status: 200, description: 'The advance', schema: envelopeOf(clockAdvanceSchema) },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params }) => {
+        const advance = deps.advances.get(params.id);
+        if (!advance) throw noSuch('clock advance', params.id);
+        return { status: 200, body: ok(`Advance ${advance.state}: ${advance.done} of ${Math.max(advance.total, advance.done)} job(s)`, advanceView(advance)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/clock/advances/:id/events',
+      operationId: 'sandboxStreamClockAdvance',
+      summary: 'A background advance as server-sent events: one `progress` event per change, then `succeeded` or `failed`, and the stream ends',
+      description: 'Each event\'s data is the advance, as GET /api/v1/sandbox/clock/advances/{id} answers it. An advance that already ended gives its one final event.',
+      tag: 'Sandbox',
+      area: 'engineering',
+      sandboxOnly: true,
+      params: pathIdParams('id', 'clock advance', 'adv_1_1'),
+      response: { status: 200, description: 'The advance\'s progress, as server-sent events', schema: clockAdvanceSchema, contentType: 'text/event-stream' },
+      errors: ['forbidden', 'not_found'],
+      handler: async ({ params }) => {
+        const advance = deps.advances.get(params.id);
+        if (!advance) throw noSuch('clock advance', params.id);
+        return {
+          status: 200,
+          body: null,
+          stream: (res, req) => {
+            let last = '';
+            const send = (a: ClockAdvance) => {
+              const data = JSON.stringify(advanceView(a));
+              if (data === last) return;
+              last = data;
+              res.write(`event: ${a.state === 'running' ? 'progress' : a.state}\ndata: ${data}\n\n`);
+              if (a.state !== 'running') res.end();
+            };
+            if (advance.state !== 'running') return send(advance);
+            // At most one event per PROGRESS_EVERY_MS while it runs: a large advance changes thousands of times a second.
+            let timer: NodeJS.Timeout | undefined;
+            const stop = deps.advances.follow(advance.id, (a) => {
+              if (a.state !== 'running') {
+                clearTimeout(timer);
+                return send(a);
+              }
+              timer ??= setTimeout(() => {
+                timer = undefined;
+                send(a);
+              }, PROGRESS_EVERY_MS);
+            });
+            req.on('close', () => {
+              clearTimeout(timer);
+              stop();
+            });
+            send(advance);
+          },
+        };
       },
     }),
     defineRoute({

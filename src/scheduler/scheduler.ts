@@ -9,6 +9,15 @@ import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbe
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
 
 
+/** How far an advance has got: jobs run, and jobs due by its target (run and still waiting). */
+export interface AdvanceProgress {
+  done: number;
+  total: number;
+}
+
+/** How many jobs an advance runs between two counts of the jobs still due (the total grows as jobs schedule more). */
+const RECOUNT_EVERY = 256;
+
 export interface ScheduledJob {
   kind: string;
   runAt: number;
@@ -118,14 +127,24 @@ export class Scheduler {
    * On a shared database the clock is the fleet's: the advance starts from the shared time, raises
    * it at each stop (other instances' schedulers help with the jobs due there, each claimed once),
    * and answers only when every job due by the target is done, wherever it ran.
+   *
+   * `onProgress` hears how far it got: first with done 0, then after every job, last with done
+   * equal to total. The total is an indexed count of the jobs due by the target, counted again
+   * every RECOUNT_EVERY jobs and whenever done reaches it, since running jobs schedule more.
    */
-  advanceBy(ms: number): Promise<number> {
+  advanceBy(ms: number, onProgress?: (p: AdvanceProgress) => void): Promise<number> {
     const clock = this.deps.clock;
     if (!(clock instanceof VirtualClock)) throw new Error('only a virtual clock can be advanced');
     return this.exclusive(async () => {
       await this.syncClock();
       const target = clock.now() + ms;
       let ran = 0;
+      let total = 0;
+      const count = async () => {
+        if (onProgress) total = Math.max(total, ran + (await this.repo.pendingThrough(this.deps.store, target)));
+      };
+      await count();
+      onProgress?.({ done: 0, total });
       for (;;) {
         const next = await this.nextDue(target);
         if (next) {
@@ -135,6 +154,10 @@ export class Scheduler {
           }
           await this.execute(next);
           ran++;
+          if (onProgress) {
+            if (ran >= total || ran % RECOUNT_EVERY === 0) await count();
+            onProgress({ done: ran, total: Math.max(total, ran) });
+          }
           continue;
         }
         // Nothing this process may claim: wait for the due jobs other instances are running.
@@ -149,8 +172,15 @@ export class Scheduler {
         // A restart on this database resumes business time here.
         await saveVirtualTime(this.deps.store, target);
       }
+      onProgress?.({ done: ran, total: ran });
       return ran;
     });
+  }
+
+  /** How many jobs fall due within `ms` of business time from now: an indexed count, not a load. */
+  async dueWithin(ms: number): Promise<number> {
+    await this.syncClock();
+    return this.repo.pendingThrough(this.deps.store, this.deps.clock.now() + ms);
   }
 
   /** How many jobs wait, and when the next falls due: counted, not loaded. */

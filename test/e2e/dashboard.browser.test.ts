@@ -204,6 +204,17 @@ describe('The dashboard in Chromium', () => {
     await shot('developers');
   });
 
+  it('advances the clock in the background from the Sandbox page and shows its progress to the end', async () => {
+    await page.goto(`${sb.baseUrl}/dashboard/sandbox`);
+    await page.getByLabel('In the background, with progress').check();
+    await page.locator('#advance-seconds').fill('600');
+    await page.locator('#advance-submit').click();
+    await page.getByRole('status').filter({ hasText: 'Advancing 600 s in the background' }).waitFor();
+    await page.locator('#advance-progress [data-advance-state=succeeded]').waitFor();
+    const bar = page.locator('#advance-bar');
+    await expect(bar.getAttribute('value')).resolves.toBe(await bar.getAttribute('max'));
+  });
+
   it('moves the ladder from sandbox to live', async () => {
     await nav('Service ladder').click();
     await page.getByRole('button', { name: 'Go live' }).click();

@@ -38,6 +38,8 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   revokeKey: { object: 'API key' },
   setKeyIpAllowlist: { object: 'API key', body: { entries: [] } },
   revealKeySigningSecret: { object: 'API key' },
+  sandboxGetClockAdvance: { object: 'clock advance' },
+  sandboxStreamClockAdvance: { object: 'clock advance' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */
