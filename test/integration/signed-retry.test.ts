@@ -44,7 +44,12 @@ interface SignedBytes {
 }
 
 function signedNow(sb: TestSandbox, path: string, idempotencyKey: string, rawBody: string, contentType = 'application/json'): SignedBytes {
-  const ts = String(Math.floor(sb.ry.wallClock.now() / 1000));
+  return signedAt(sb, Math.floor(sb.ry.wallClock.now() / 1000), path, idempotencyKey, rawBody, contentType);
+}
+
+/** Signed by the merchant with the timestamp `unixSeconds`, which may be long past. */
+function signedAt(sb: TestSandbox, unixSeconds: number, path: string, idempotencyKey: string, rawBody: string, contentType = 'application/json'): SignedBytes {
+  const ts = String(unixSeconds);
   return {
     path,
     contentType,
@@ -61,6 +66,20 @@ function send(sb: TestSandbox, bytes: SignedBytes) {
   return sb.http.post(bytes.path).set('Authorization', `Bearer ${sb.key}`).set('Content-Type', bytes.contentType).set(bytes.headers).send(bytes.rawBody);
 }
 
+/** Sends `original`, then the same bytes 301 s later: the retry gets the stored answer and moves no money. */
+async function expectLateRetryReplayed(sb: TestSandbox, clock: LaterClock, original: SignedBytes) {
+  const first = await send(sb, original);
+  expect(first.status).toBe(201);
+  const walletAfterFirst = await sb.wallet();
+  clock.passSeconds(301);
+  const retry = await send(sb, original);
+  expect(retry.status).toBe(201);
+  expect(retry.headers['idempotent-replayed']).toBe('true');
+  expect(retry.body).toEqual(first.body);
+  expect(await sb.wallet()).toEqual(walletAfterFirst);
+  return { first, walletAfterFirst };
+}
+
 const transfer = JSON.stringify({ amount: 5_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
 const transferCount = async (sb: TestSandbox) => Number((await sb.ry.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM transfers'))!.n);
 
@@ -69,16 +88,7 @@ describe('a byte-identical retry of a signed transfer more than 300 s later', ()
     const { sb, clock } = await start();
     await sb.fund(50_000);
     const original = signedNow(sb, '/api/v1/transfers', 'late-retry', transfer);
-    const first = await send(sb, original);
-    expect(first.status).toBe(201);
-    const walletAfterFirst = await sb.wallet();
-
-    clock.passSeconds(301);
-    const retry = await send(sb, original);
-    expect(retry.status).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body).toEqual(first.body);
-    expect(await sb.wallet()).toEqual(walletAfterFirst);
+    const { first } = await expectLateRetryReplayed(sb, clock, original);
     expect(await transferCount(sb)).toBe(1);
 
     clock.passSeconds(3 * 3600); // a long outage: still within the key's 24 hours
@@ -108,13 +118,7 @@ describe('a byte-identical retry of a signed transfer more than 300 s later', ()
     clock.passSeconds(301);
     // Validly signed by the merchant, but with another body and the old timestamp.
     const other = JSON.stringify({ amount: 7_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
-    const ts = String(seenAt);
-    const res = await send(sb, {
-      path: '/api/v1/transfers',
-      contentType: 'application/json',
-      rawBody: other,
-      headers: { 'Idempotency-Key': 'seen-key', 'X-Service-Timestamp': ts, 'X-Service-Signature': signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: '/api/v1/transfers', idempotencyKey: 'seen-key', rawBody: other }) },
-    });
+    const res = await send(sb, signedAt(sb, seenAt, '/api/v1/transfers', 'seen-key', other));
     expect(res.status).toBe(401);
     expect(res.body.error.details.reason).toBe('stale');
     expect(await transferCount(sb)).toBe(1);
@@ -127,13 +131,7 @@ describe('a byte-identical retry of a signed transfer more than 300 s later', ()
     expect((await send(sb, signedNow(sb, '/api/v1/transfers', 'deep-key', transfer))).status).toBe(201);
     clock.passSeconds(301);
     const deep = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
-    const ts = String(seenAt);
-    const res = await send(sb, {
-      path: '/api/v1/transfers',
-      contentType: 'application/json',
-      rawBody: deep,
-      headers: { 'Idempotency-Key': 'deep-key', 'X-Service-Timestamp': ts, 'X-Service-Signature': signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: '/api/v1/transfers', idempotencyKey: 'deep-key', rawBody: deep }) },
-    });
+    const res = await send(sb, signedAt(sb, seenAt, '/api/v1/transfers', 'deep-key', deep));
     expect(res.status).toBe(401);
     expect(res.body.error.details.reason).toBe('stale');
     expect(await transferCount(sb)).toBe(1);
@@ -247,15 +245,7 @@ describe('every signed route answers a late byte-identical retry from the store'
     const { sb, clock } = await start();
     await sb.fund(50_000);
     const original = signedNow(sb, path, `late-${path}`, rawBody, contentType);
-    const first = await send(sb, original);
-    expect(first.status).toBe(201);
-    const walletAfterFirst = await sb.wallet();
-    clock.passSeconds(301);
-    const retry = await send(sb, original);
-    expect(retry.status).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body).toEqual(first.body);
-    expect(await sb.wallet()).toEqual(walletAfterFirst);
+    const { walletAfterFirst } = await expectLateRetryReplayed(sb, clock, original);
 
     const neverSeen = signedNow(sb, path, `never-${path}`, rawBody, contentType);
     clock.passSeconds(301);
@@ -272,15 +262,7 @@ describe('every signed route answers a late byte-identical retry from the store'
     expect(quote.status).toBe(201);
     const rawBody = JSON.stringify({ quote_reference: quote.body.data.reference, delivery_address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' });
     const original = signedNow(sb, '/api/v1/trades', 'late-trade', rawBody);
-    const first = await send(sb, original);
-    expect(first.status).toBe(201);
-    const walletAfterFirst = await sb.wallet();
-    clock.passSeconds(301);
-    const retry = await send(sb, original);
-    expect(retry.status).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body).toEqual(first.body);
-    expect(await sb.wallet()).toEqual(walletAfterFirst);
+    await expectLateRetryReplayed(sb, clock, original);
   });
 });
 
