@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** The configured scenario paths, as serve reads them: the default folder may be absent. */
 export function configuredScenarioPaths(paths: readonly string[]): string[] {
@@ -20,6 +21,19 @@ export function stopSignal(afterSeconds?: number): AbortSignal {
 export function usageError(command: string, problem: string, usage: string): number {
   process.stderr.write(`railyard ${command}: ${problem}\n\n${usage}`);
   return 2;
+}
+
+/**
+ * A subcommand's arguments parsed strictly; parseArgs' complaints (unknown or malformed options)
+ * are usage errors, written with the usage text: then undefined, and the command exits 2.
+ */
+export function parseCommandArgs<T extends ParseArgsConfig>(command: string, usage: string, config: T): ReturnType<typeof parseArgs<T>> | undefined {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    usageError(command, err instanceof Error ? err.message : String(err), usage);
+    return undefined;
+  }
 }
 
 export function isPort(text: string): boolean {

@@ -11,7 +11,7 @@
 //
 // Exit codes: 0 the advance succeeded, 1 the API refused it or it failed, 2 bad arguments.
 
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, stopSignal } from './cli-support.ts';
 import { DEFAULT_API, DEFAULT_KEY, type ExitCode } from './listen-command.ts';
 
 export interface ClockIo {
@@ -182,18 +182,13 @@ const CLOCK_USAGE = 'railyard clock advance <duration> [--api <url>] [--key <sk_
 
 /** `railyard clock …` from main.ts: the exit code. */
 export async function clockMain(args: string[], usage: string): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: { api: { type: 'string' }, base: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    process.stderr.write(`railyard clock: ${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
-    return 2;
-  }
+  const parsed = parseCommandArgs('clock', usage, {
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { api: { type: 'string' }, base: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (!parsed) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(usage);
@@ -204,8 +199,5 @@ export async function clockMain(args: string[], usage: string): Promise<number> 
     process.stderr.write(`railyard clock: usage: ${CLOCK_USAGE}\n`);
     return 2;
   }
-  const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
-  process.once('SIGTERM', () => controller.abort());
-  return runClockAdvance(duration, { api: values.api ?? values.base, key: values.key }, { stdout: process.stdout, stderr: process.stderr, signal: controller.signal });
+  return runClockAdvance(duration, { api: values.api ?? values.base, key: values.key }, { stdout: process.stdout, stderr: process.stderr, signal: stopSignal() });
 }

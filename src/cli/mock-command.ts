@@ -1,7 +1,6 @@
 import express from 'express';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config/config.ts';
 import { SystemClock } from '../kernel/clock.ts';
 import { CryptoRandom, IdGenerator } from '../kernel/ids.ts';
@@ -17,7 +16,7 @@ import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 import { nextBoot } from '../store/runtime-state.ts';
 import { openStore } from '../store/open-store.ts';
-import { configuredScenarioPaths, isPort, stopSignal, usageError } from './cli-support.ts';
+import { configuredScenarioPaths, isPort, parseCommandArgs, stopSignal, usageError } from './cli-support.ts';
 
 // `railyard mock <provider>`: one provider mock on its own port, with its own store, scheduler and
 // scenario rules, as a stand-in upstream (for `railyard record`, or an SDK under test). The mock
@@ -125,17 +124,13 @@ export async function runMock(provider: string, options: Omit<MockOptions, 'logg
 
 /** `railyard mock <provider> [--port N] [--host H] [--scenarios ...]` from its arguments; the exit code. */
 export async function mockMain(args: string[], usage: string): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: { port: { type: 'string' }, host: { type: 'string' }, scenarios: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    return usageError('mock', err instanceof Error ? err.message : String(err), usage);
-  }
+  const parsed = parseCommandArgs('mock', usage, {
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { port: { type: 'string' }, host: { type: 'string' }, scenarios: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (!parsed) return 2;
   const { values, positionals } = parsed;
   if (values.help) return void process.stdout.write(usage), 0;
   if (positionals.length > 1) return usageError('mock', `one provider at a time (got ${positionals.join(' ')})`, usage);

@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createApp, type Railyard } from '../app.ts';
 import { buildConfig, loadConfig, type Config } from '../config/config.ts';
 import { answerClientError } from '../http/error-mapper.ts';
@@ -14,7 +13,7 @@ import { Redactor } from '../kernel/redactor.ts';
 import { WIRE_PROFILES, wireProfileFor } from '../recorder/wire-profiles.ts';
 import { loadScenarios } from '../scenarios/scenario-loader.ts';
 import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
-import { configuredScenarioPaths, isHttpUrl, isPort, stopSignal, usageError } from './cli-support.ts';
+import { configuredScenarioPaths, isHttpUrl, isPort, parseCommandArgs, stopSignal, usageError } from './cli-support.ts';
 
 // `railyard record`: railyard served as by `railyard serve`, with one provider's adapter pointed
 // at a recording proxy in front of a real upstream; on stop, what crossed becomes a scenario file.
@@ -151,25 +150,21 @@ export async function runRecord(options: RecordOptions, io: RecordIo): Promise<n
 
 /** `railyard record --provider <name> --upstream <url> [...]` from its arguments; the exit code. */
 export async function recordMain(args: string[], usage: string): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        provider: { type: 'string' },
-        upstream: { type: 'string' },
-        out: { type: 'string' },
-        duration: { type: 'string' },
-        'proxy-port': { type: 'string' },
-        'callback-origin': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return usageError('record', err instanceof Error ? err.message : String(err), usage);
-  }
+  const parsed = parseCommandArgs('record', usage, {
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      provider: { type: 'string' },
+      upstream: { type: 'string' },
+      out: { type: 'string' },
+      duration: { type: 'string' },
+      'proxy-port': { type: 'string' },
+      'callback-origin': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (!parsed) return 2;
   const { values } = parsed;
   if (values.help) return void process.stdout.write(usage), 0;
   const callbackOrigin = values['callback-origin'];

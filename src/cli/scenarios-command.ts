@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.ts';
 import { lintScenarioFiles } from '../scenarios/scenario-loader.ts';
 import { formatLintProblem, type LintProblem } from '../scenarios/scenario-lint.ts';
-import { configuredScenarioPaths, usageError } from './cli-support.ts';
+import { configuredScenarioPaths, parseCommandArgs, usageError } from './cli-support.ts';
 
 interface Io {
   stdout: { write(text: string): unknown };
@@ -52,17 +51,13 @@ export async function scenariosMain(args: string[], usage: string): Promise<numb
   const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h') return void process.stdout.write(usage), 0;
   if (sub !== 'lint') return usageError('scenarios', `say lint${sub ? `, not ${JSON.stringify(sub)}` : ''}`, usage);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: true,
-      options: { strict: { type: 'boolean' }, reporter: { type: 'string', default: 'text' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    return usageError('scenarios lint', err instanceof Error ? err.message : String(err), usage);
-  }
+  const parsed = parseCommandArgs('scenarios lint', usage, {
+    args: rest,
+    strict: true,
+    allowPositionals: true,
+    options: { strict: { type: 'boolean' }, reporter: { type: 'string', default: 'text' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (!parsed) return 2;
   const { values, positionals } = parsed;
   if (values.help) return void process.stdout.write(usage), 0;
   if (values.reporter !== 'text' && values.reporter !== 'json') {
