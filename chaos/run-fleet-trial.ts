@@ -324,17 +324,22 @@ async function dumpTables(dbUrl: string, file: string): Promise<void> {
   }
 }
 
-/** Waits (real time) until no delivery is pending and every event has been dispatched, or the time is up. */
-async function settleWebhooks(dbUrl: string, maxMs: number): Promise<void> {
+/**
+ * Waits (real time) until no delivery is pending and every event has been dispatched, or the time
+ * is up; with `pendingCharges`, also until no charge waits for its provider (whose callback comes
+ * in real time when nothing advances the clock).
+ */
+export async function settleWebhooks(dbUrl: string, maxMs: number, o: { pendingCharges?: boolean; pollMs?: number } = {}): Promise<void> {
+  const charges = o.pendingCharges ? " + (SELECT COUNT(*) FROM charges WHERE status = 'pending_provider')" : '';
   const store = await openStore(dbUrl);
   try {
     const until = Date.now() + maxMs;
     while (Date.now() < until) {
       const row = await store.get<{ n: number }>(
-        "SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_events WHERE dispatched_at IS NULL) AS n",
+        `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_events WHERE dispatched_at IS NULL)${charges} AS n`,
       );
       if (!row || Number(row.n) === 0) return;
-      await sleep(250);
+      await sleep(o.pollMs ?? 250);
     }
   } finally {
     await store.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, planWorkload, recordOperation, type Attempt, type Operation, type Phase } from '../../chaos/client-workload.ts';
 import { checkAnswers, checkDatabase, checkViaApi, emptyFindings, firstAcknowledged, type Findings } from '../../chaos/reconcile.ts';
 import { apiCall, sendRecorded } from '../../chaos/recorded-request.ts';
-import { checkFleet, type FleetFigures } from '../../chaos/run-fleet-trial.ts';
+import { checkFleet, settleWebhooks, type FleetFigures } from '../../chaos/run-fleet-trial.ts';
 import { seededRandom } from '../../chaos/seeded-random.ts';
 import { freePort, SANDBOX_KEY, SANDBOX_SECRET } from '../../chaos/spawn-server.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -198,19 +198,7 @@ describe('deploy/compose.yaml, run', () => {
 
     // Real time: the mocks call back after seconds; let the fleet deliver what it emitted.
     const pg = `postgres://railyard:railyard@${stack.address('postgres')}:5432/railyard`;
-    const store = await openStore(pg);
-    try {
-      const until = Date.now() + 60_000;
-      while (Date.now() < until) {
-        const row = await store.get<{ n: number }>(
-          "SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_events WHERE dispatched_at IS NULL) + (SELECT COUNT(*) FROM charges WHERE status = 'pending_provider') AS n",
-        );
-        if (!row || Number(row.n) === 0) break;
-        await sleep(500);
-      }
-    } finally {
-      await store.close();
-    }
+    await settleWebhooks(pg, 60_000, { pendingCharges: true, pollMs: 500 });
     const api = await checkViaApi(lbPort, SANDBOX_KEY, ops, findings);
     const after = await apiRequestsPerInstance();
     fleet.sendsPerInstance = after.map((n, i) => n - before[i]!);
