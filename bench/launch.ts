@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { requestJson } from './http-json.ts';
 import { freePort, groupAlive, signalGroup } from '../chaos/process-group.ts';
+import { processTree } from '../test/support/process-tree.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const LOOPBACK = '127.0.0.1';
@@ -65,33 +66,6 @@ export function readMemory(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { pid, rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-}
-
-/** The root pid and every descendant, from /proc/<pid>/stat parent links. */
-export function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    // The command name is in parentheses and may hold spaces: the parent pid follows the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(ppid) ?? [];
-    list.push(Number(entry));
-    children.set(ppid, list);
-  }
-  const out: number[] = [];
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
 }
 
 /** Inodes of sockets listening on this TCP port (IPv4 and IPv6). */

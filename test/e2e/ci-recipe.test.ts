@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { portAccepts } from '../support/port-accepts.ts';
 import { freePort } from '../support/serve-process.ts';
 
 // Runs the CI recipe of docs/contracts.md verbatim (the sh block between the ci-recipe markers):
@@ -27,17 +27,6 @@ function runRecipe(env: Record<string, string>): Promise<{ code: number | null; 
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.on('error', fail);
     child.on('close', (code) => done({ code, output }));
-  });
-}
-
-function portAccepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
   });
 }
 

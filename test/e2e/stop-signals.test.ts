@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { portAccepts } from '../support/port-accepts.ts';
+import { processTree } from '../support/process-tree.ts';
 import { ROOT } from '../support/run-cli.ts';
 import { freePort } from '../support/serve-process.ts';
 
@@ -27,30 +28,9 @@ function killQuietly(pid: number): void {
   }
 }
 
-/** Every live process below `pid`, read from /proc. */
+/** Every live process below `pid`. */
 function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  const found: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      found.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return found;
+  return processTree(pid).slice(1);
 }
 
 function alive(pid: number): boolean {
@@ -61,17 +41,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-function portAccepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
 }
 
 async function healthy(port: number): Promise<boolean> {
