@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { runTour, TOUR_SERVER_ENV, tourExpectations } from '../support/readme-tour.ts';
+import { untilServing } from '../support/serve-process.ts';
 
 // Runs the README's curl tour verbatim (the sh blocks between the tour markers) against a real
 // `railyard serve` process on the system clock, as a reader would after `npm start`.
@@ -19,14 +20,7 @@ beforeAll(async () => {
     env: { ...process.env, ...TOUR_SERVER_ENV, PORT: String(port), RAILYARD_DB: ':memory:', RAILYARD_LOG_REQUESTS: 'false' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise<void>((done, fail) => {
-    let out = '';
-    server.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('openapi')) done();
-    });
-    server.once('exit', (code) => fail(new Error(`serve exited ${code}: ${out}`)));
-  });
+  await untilServing(server);
   outputs = runTour(`http://127.0.0.1:${port}`);
 }, 100_000);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/run-cli.ts';
-import { freePort } from '../support/serve-process.ts';
+import { freePort, untilServing } from '../support/serve-process.ts';
 
 // `railyard serve` is what the container runs: it loads what serving needs, and not the contract
 // tooling (Pact and its native core), the browser driver or the test runner, which only other
@@ -28,14 +28,7 @@ process.on('exit', () => writeFileSync(${JSON.stringify(list)}, [...seen].join('
     env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), HOST: '127.0.0.1', RAILYARD_DB: ':memory:', RAILYARD_LOG_REQUESTS: 'false' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise<void>((done, fail) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('openapi')) done();
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${out}`)));
-  });
+  await untilServing(child);
   // A request through the app, so that whatever a first request loads lazily is counted too.
   expect((await fetch(`http://127.0.0.1:${port}/api/v1/wallet`, { headers: { authorization: 'Bearer sk_test_railyard_sandbox_0000000000000000' } })).status).toBe(200);
   const exited = new Promise((done) => child.once('exit', done));

@@ -22,6 +22,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Resolves once a `railyard serve` child has printed its banner (it listens then); fails if it exits first. */
+export function untilServing(child: ChildProcess): Promise<void> {
+  return new Promise<void>((done, fail) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('openapi')) done();
+    });
+    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
 /** Starts `railyard serve` and resolves once it has printed its banner (it listens then). */
 export function startServe(env: Record<string, string>, port: number, timeoutMs = 30_000): Promise<ServeProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
