@@ -536,4 +536,8 @@ CREATE TABLE shared_state (
   value TEXT NOT NULL
 );
 `,
+  19: `
+ALTER TABLE jobs ADD COLUMN partition_key TEXT;
+CREATE INDEX jobs_due_by_id ON jobs (state, run_at, id);
+`,
 };

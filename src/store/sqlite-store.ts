@@ -1,6 +1,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { jobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -98,6 +99,10 @@ export class SqliteStore implements Store {
     return this.enqueue<T[]>({ kind: 'all', sql, params });
   }
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    // A job's transaction joins the queue once the jobs before it in its round are finished
+    // (JobScope): its rows and sequences land where a serial run would put them.
+    const turn = jobTurn();
+    if (turn) return turn.then(() => this.enqueue<T>({ kind: 'transaction', work }));
     return this.enqueue<T>({ kind: 'transaction', work });
   }
 

@@ -28,6 +28,14 @@ const EXCERPT_CHARS = 500;
 /** Deliveries one replay_failed call sends; `more` says when the range holds further ones. */
 export const MAX_REPLAY = 100;
 
+/**
+ * Deliveries run one at a time per endpoint, in the order they fell due: a merchant's endpoint
+ * sees its webhooks in event order, and different endpoints are served side by side.
+ */
+export function deliveryPartition(endpointId: string): string {
+  return `endpoint:${endpointId}`;
+}
+
 /** One attempt as it happened, before it is logged. */
 interface AttemptRecord {
   deliveryId: string;
@@ -99,7 +107,7 @@ export class WebhookDispatcher {
             if (types && !types.includes(event.type)) continue;
             const id = ids.next('wd');
             await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
-            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id } });
+            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id) });
           }
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
@@ -196,7 +204,7 @@ export class WebhookDispatcher {
       }
       const next = now + delay * 1000;
       await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
-      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId } });
+      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, partition: deliveryPartition(delivery.endpoint_id) });
     });
   }
 

@@ -1,4 +1,5 @@
 import { httpExchange } from '../../kernel/http-exchange.ts';
+import { jobHeader } from '../../kernel/job-scope.ts';
 import type { Logger } from '../../kernel/logger.ts';
 
 /**
@@ -45,6 +46,8 @@ export class CallbackSender {
       'content-type': 'application/json',
       ...message.headers,
       ...(this.deps.sign ? this.deps.sign(message, url) : {}),
+      // The job sending it: an in-process receiver handles the callback as part of that job.
+      ...jobHeader(),
     };
     try {
       const { status } = await httpExchange(url, { method: message.method, headers, body: message.body, timeoutMs: this.deps.timeoutMs ?? CALLBACK_TIMEOUT_MS });

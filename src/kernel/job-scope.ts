@@ -1,0 +1,62 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * The job a piece of work is done for, carried through its awaits. Jobs of one round run side by
+ * side; what a merchant or a replay can see must not depend on which finished first, so a job
+ * draws its ids from its own stream, its store transactions take their turn in the round's
+ * order, and what it records on the timeline sorts into that order too.
+ */
+export interface JobScope {
+  readonly jobId: string;
+  /** The round the job ran in, and its place in it: the order a serial run takes. */
+  readonly round: number;
+  readonly rank: number;
+  /** The job's own id stream (an IdGenerator forked from the job's identity), or undefined: the shared one. */
+  readonly ids: object | undefined;
+  /** Resolves when every job before this one in the round has finished: its writes go next. */
+  turn(): Promise<void>;
+  /** Counts what the job records (timeline entries), to keep their order within the job. */
+  entries: number;
+}
+
+const scopes = new AsyncLocalStorage<JobScope>();
+const running = new Map<string, JobScope>();
+
+/** The job the current work is done for, if any. */
+export function currentJob(): JobScope | undefined {
+  return scopes.getStore();
+}
+
+/** Runs a job's work in its scope; while it runs, work that names it (runningJob) can join it. */
+export async function inJobScope<T>(scope: JobScope, work: () => Promise<T>): Promise<T> {
+  running.set(scope.jobId, scope);
+  try {
+    return await scopes.run(scope, work);
+  } finally {
+    running.delete(scope.jobId);
+  }
+}
+
+/**
+ * Work done on behalf of a job running in this process, such as a mock's callback reaching the
+ * service's receiver over HTTP: it joins the job's scope. A name that is no running job (anything
+ * from outside, or a job already finished) changes nothing.
+ */
+export function joinRunningJob<T>(jobId: string | undefined, work: () => T): T {
+  const scope = jobId ? running.get(jobId) : undefined;
+  return scope ? scopes.run(scope, work) : work();
+}
+
+/** The header a job's in-process HTTP calls carry, so the handler on the other side joins it. */
+export const JOB_HEADER = 'railyard-job';
+
+/** The header to send from the current job, if any. */
+export function jobHeader(): Record<string, string> {
+  const scope = scopes.getStore();
+  return scope ? { [JOB_HEADER]: scope.jobId } : {};
+}
+
+/** Waits for the current job's turn to write (no wait outside a job). */
+export function jobTurn(): Promise<void> | undefined {
+  return scopes.getStore()?.turn();
+}
