@@ -244,6 +244,14 @@ const ENV_NUMBER = (name: string, value: string): number => {
 };
 
 /** Defaults, then railyard.yaml, then environment variables. */
+/**
+ * RAILYARD_JOB_CONCURRENCY: jobs in flight at once, for `serve` and for replays and contract
+ * generation alike (1 runs them one at a time, to rule the scheduler out while debugging).
+ */
+export function jobConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return env.RAILYARD_JOB_CONCURRENCY ? ENV_NUMBER('RAILYARD_JOB_CONCURRENCY', env.RAILYARD_JOB_CONCURRENCY) : undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const file = env.RAILYARD_CONFIG ?? `${cwd}/railyard.yaml`;
   let fromFile: Record<string, any> = {};
@@ -275,7 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (env.RAILYARD_SANDBOX_KEY) set(['sandbox', 'key'], env.RAILYARD_SANDBOX_KEY);
   if (env.RAILYARD_SANDBOX_SIGNING_SECRET) set(['sandbox', 'signing_secret'], env.RAILYARD_SANDBOX_SIGNING_SECRET);
   if (env.RAILYARD_SCENARIOS) set(['scenarios'], env.RAILYARD_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean));
-  if (env.RAILYARD_JOB_CONCURRENCY) set(['scheduler', 'concurrency'], ENV_NUMBER('RAILYARD_JOB_CONCURRENCY', env.RAILYARD_JOB_CONCURRENCY));
+  const concurrency = jobConcurrencyFromEnv(env);
+  if (concurrency !== undefined) set(['scheduler', 'concurrency'], concurrency);
   if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
   if (env.RAILYARD_WEBHOOK_URL) set(['webhooks', 'sandbox_url'], env.RAILYARD_WEBHOOK_URL);
   if (env.RAILYARD_TRUST_PROXY) {

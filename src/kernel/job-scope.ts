@@ -56,6 +56,15 @@ export function jobHeader(): Record<string, string> {
   return scope ? { [JOB_HEADER]: scope.jobId } : {};
 }
 
+/**
+ * `work` bound to the caller's job (or to none): for work that something else runs later in its
+ * own context, such as a store running the transactions of a batch one after another.
+ */
+export function boundToCaller<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+  const scope = scopes.getStore();
+  return scope ? (...args) => scopes.run(scope, () => work(...args)) : (...args) => scopes.exit(() => work(...args));
+}
+
 /** Waits for the current job's turn to write (no wait outside a job). */
 export function jobTurn(): Promise<void> | undefined {
   return scopes.getStore()?.turn();

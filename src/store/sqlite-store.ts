@@ -1,7 +1,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { jobTurn } from '../kernel/job-scope.ts';
+import { boundToCaller, jobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -101,9 +101,11 @@ export class SqliteStore implements Store {
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     // A job's transaction joins the queue once the jobs before it in its round are finished
     // (JobScope): its rows and sequences land where a serial run would put them.
+    // The batch runs `work` later, in the store's own context: it runs as the caller's (its job's) work.
+    const bound = boundToCaller(work);
     const turn = jobTurn();
-    if (turn) return turn.then(() => this.enqueue<T>({ kind: 'transaction', work }));
-    return this.enqueue<T>({ kind: 'transaction', work });
+    if (turn) return turn.then(() => this.enqueue<T>({ kind: 'transaction', work: bound }));
+    return this.enqueue<T>({ kind: 'transaction', work: bound });
   }
 
   private enqueue<T>(op: Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }): Promise<T> {
