@@ -55,7 +55,7 @@ export const ROUND_SIZE = 256;
  * state change that asked for it does. Jobs run at least once: a crash between running and
  * marking done runs the job again, so handlers are idempotent.
  *
- * Jobs run in rounds: up to ROUND_SIZE due jobs, claimed in one write, in (run_at, id) order. On
+ * Jobs run in rounds: up to ROUND_SIZE due jobs, claimed in one write, in (run_at, seq) order. On
  * a virtual clock a round holds the jobs of one instant, the clock stands at it, and every job
  * sees its own run_at as the time. Within a round the jobs of one partition (the object they act
  * on) run one after another in that order; different partitions run side by side, up to
@@ -119,6 +119,13 @@ export class Scheduler {
 
   async schedule(db: Db, job: ScheduledJob): Promise<string> {
     const id = this.deps.ids.next('job');
+    // Outside a transaction, still one: a job's writes take their turn in its round (JobScope),
+    // so jobs are inserted, and numbered, in the same order in a serial and a concurrent run.
+    if (db === this.deps.store) return this.deps.store.transaction((tx) => this.insert(tx, id, job));
+    return this.insert(db, id, job);
+  }
+
+  private async insert(db: Db, id: string, job: ScheduledJob): Promise<string> {
     await this.repo.insert(db, {
       id,
       kind: job.kind,
@@ -295,7 +302,7 @@ export class Scheduler {
     for (const hook of this.tickHooks) await hook();
   }
 
-  /** Claims the next round: up to ROUND_SIZE free jobs due by `dueBy`, in (run_at, id) order. */
+  /** Claims the next round: up to ROUND_SIZE free jobs due by `dueBy`, in (run_at, seq) order. */
   private claimRound(dueBy: number): Promise<JobRow[]> {
     const now = this.deps.wallClock.now();
     return this.repo.claimRound(this.deps.store, dueBy, now, this.deps.boot, now + JOB_LEASE_MS, ROUND_SIZE);

@@ -538,6 +538,5 @@ CREATE TABLE shared_state (
 `,
   19: `
 ALTER TABLE jobs ADD COLUMN partition_key TEXT;
-CREATE INDEX jobs_due_by_id ON jobs (state, run_at, id);
 `,
 };

@@ -609,12 +609,9 @@ CREATE TABLE shared_state (
     version: 19,
     name: 'job-partitions',
     // Jobs run side by side, one at a time per object: partition_key names the object a job acts
-    // on (a charge, a quote, a webhook endpoint); a job without one is its own partition. A round
-    // of due jobs runs in (run_at, id) order, ids that derive from the jobs' own identity, so a
-    // concurrent run and a serial one take them in the same order.
+    // on (a charge, a quote, a webhook endpoint); a job without one is its own partition.
     sql: `
 ALTER TABLE jobs ADD COLUMN partition_key TEXT;
-CREATE INDEX jobs_due_by_id ON jobs (state, run_at, id);
 `,
   },
 ];

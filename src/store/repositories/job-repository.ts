@@ -8,6 +8,7 @@ export interface JobRow {
   payload: string;
   /** The object the job acts on: its jobs run in order; null, the job is its own partition. */
   partition_key: string | null;
+  seq: number;
 }
 
 /** Durable delayed work and its leases: the SQL of the jobs aggregate. */
@@ -70,20 +71,23 @@ export class JobRepository {
 
   /**
    * Claims for `boot`, until `leaseUntil`, the first `limit` free jobs due by `dueBy` in (run_at,
-   * id) order: a round. Ids, not insertion order, so that jobs written side by side are taken in
-   * the same order whichever committed first. The round comes back in that order.
+   * seq) order: a round, which comes back in that order. (Jobs a round writes are inserted in
+   * the round's order, JobScope, so seq is the same in a serial and a concurrent run.)
    */
   async claimRound(db: Db, dueBy: number, now: number, boot: number, leaseUntil: number, limit: number): Promise<JobRow[]> {
     // The outer conditions repeat the inner ones: a row claimed meanwhile by another process is
     // checked again in its new version before it is taken.
     const rows = await db.all<JobRow>(
       `UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE seq IN (
-           SELECT seq FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, id LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
-         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id, kind, run_at, payload, partition_key`,
+           SELECT seq FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
+         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id, kind, run_at, payload, partition_key, seq`,
       [boot, leaseUntil, dueBy, now, boot, limit, now, boot],
     );
-    for (const row of rows) row.run_at = Number(row.run_at);
-    return rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const row of rows) {
+      row.run_at = Number(row.run_at);
+      row.seq = Number(row.seq);
+    }
+    return rows.sort((a, b) => a.run_at - b.run_at || a.seq - b.seq);
   }
 
   async markDone(db: Db, id: string): Promise<void> {
