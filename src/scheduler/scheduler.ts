@@ -8,7 +8,7 @@ import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
 import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
-export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
+export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number; partition: string | null }) => Promise<void>;
 
 
 export interface ScheduledJob {
@@ -371,7 +371,7 @@ export class Scheduler {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at });
+      await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at, partition: job.partition_key });
       return { marked: this.repo.markDone(this.deps.store, job.id) };
     } catch (err) {
       this.deps.logger.error('job failed', { job: job.id, kind: job.kind, error: String(err) });

@@ -29,11 +29,12 @@ const EXCERPT_CHARS = 500;
 export const MAX_REPLAY = 100;
 
 /**
- * Deliveries run one at a time per endpoint, in the order they fell due: a merchant's endpoint
- * sees its webhooks in event order, and different endpoints are served side by side.
+ * The deliveries of one object's events to one endpoint run one at a time, in event order (a
+ * charge's charge.pending reaches it before its charge.success); other objects' deliveries, to
+ * the same endpoint or others, go out side by side.
  */
-export function deliveryPartition(endpointId: string): string {
-  return `endpoint:${endpointId}`;
+export function deliveryPartition(endpointId: string, objectId: string): string {
+  return `endpoint:${endpointId}:${objectId}`;
 }
 
 /** One attempt as it happened, before it is logged. */
@@ -78,7 +79,7 @@ export class WebhookDispatcher {
     },
   ) {
     deps.scheduler.onTick(() => this.fanOut());
-    deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }) => this.deliverScheduled(p.delivery_id));
+    deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }, job) => this.deliverScheduled(p.delivery_id, job.partition));
   }
 
   /** Committed events not yet dispatched: one delivery per matching endpoint, then published live. */
@@ -107,7 +108,7 @@ export class WebhookDispatcher {
             if (types && !types.includes(event.type)) continue;
             const id = ids.next('wd');
             await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
-            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id) });
+            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id, event.object_id) });
           }
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
@@ -174,7 +175,8 @@ export class WebhookDispatcher {
     if (this.following) clearInterval(this.following);
   }
 
-  private async deliverScheduled(deliveryId: string): Promise<void> {
+  /** One automatic attempt; a retry stays in the job's partition, behind the object's later events. */
+  private async deliverScheduled(deliveryId: string, partition: string | null): Promise<void> {
     const { store, clock, scheduler, config } = this.deps;
     const delivery = await this.deliveryRow(store, deliveryId);
     if (!delivery || delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
@@ -204,7 +206,7 @@ export class WebhookDispatcher {
       }
       const next = now + delay * 1000;
       await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
-      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, partition: deliveryPartition(delivery.endpoint_id) });
+      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, ...(partition !== null ? { partition } : {}) });
     });
   }
 
