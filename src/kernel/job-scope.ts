@@ -13,8 +13,12 @@ export interface JobScope {
   readonly rank: number;
   /** The job's own id stream (an IdGenerator forked from the job's identity), or undefined: the shared one. */
   readonly ids: object | undefined;
-  /** Resolves when every job before this one in the round has finished: its writes go next. */
+  /** Resolves when every job before this one in the round has finished (or sealed): its writes go next. */
   turn(): Promise<void>;
+  /** The job has asked for its last transaction: the jobs after it need not wait for it to finish. */
+  seal(): void;
+  /** Set by finalWrites(): the next transaction the job asks for is its last. */
+  finalSection: boolean;
   /** Counts what the job records (timeline entries), to keep their order within the job. */
   entries: number;
 }
@@ -65,7 +69,29 @@ export function boundToCaller<A extends unknown[], R>(work: (...args: A) => R): 
   return scope ? (...args) => scopes.run(scope, () => work(...args)) : (...args) => scopes.exit(() => work(...args));
 }
 
-/** Waits for the current job's turn to write (no wait outside a job). */
-export function jobTurn(): Promise<void> | undefined {
-  return scopes.getStore()?.turn();
+/**
+ * Asks a store for a transaction (`start` queues it) in the current job's turn: once every job
+ * before it in its round has finished, or has asked for its last transaction. Outside a job, at once.
+ */
+export function inJobTurn<T>(start: () => Promise<T>): Promise<T> {
+  const scope = scopes.getStore();
+  if (!scope) return start();
+  return scope.turn().then(() => {
+    const started = start();
+    // Queued: the store runs it before anything asked for later, so the jobs after this one may go.
+    if (scope.finalSection) scope.seal();
+    return started;
+  });
+}
+
+/**
+ * Marks what `work` does as the current job's last writes: one store transaction at most (in
+ * this process, or in a receiver that joins the job). The jobs after it in its round may then
+ * queue their transactions as soon as that one is queued, into the same group commit, instead of
+ * waiting for the job to finish. A job that wrote again after it would break the round's order.
+ */
+export function finalWrites<T>(work: () => Promise<T>): Promise<T> {
+  const scope = scopes.getStore();
+  if (scope) scope.finalSection = true;
+  return work();
 }

@@ -317,6 +317,7 @@ export class Scheduler {
   private runRound(jobs: JobRow[], onDone?: (done: number) => void): Promise<number> {
     if (jobs.length === 0) return Promise.resolve(0);
     const round = ++this.rounds;
+    /** Finished, or asked for its last transaction (sealed): the jobs after it need not wait. */
     const finished = new Array<boolean>(jobs.length).fill(false);
     const started = new Array<boolean>(jobs.length).fill(false);
     const busy = new Set<string>();
@@ -326,6 +327,12 @@ export class Scheduler {
     let inFlight = 0;
     let done = 0;
     const marks: Promise<void>[] = [];
+    const release = () => {
+      while (settledBelow < jobs.length && finished[settledBelow]) settledBelow++;
+      for (let i = turns.length - 1; i >= 0; i--) {
+        if (turns[i]!.rank <= settledBelow) turns.splice(i, 1)[0]!.go();
+      }
+    };
     return new Promise<number>((resolve) => {
       const dispatch = () => {
         for (let rank = settledBelow; rank < jobs.length && inFlight < this.concurrency; rank++) {
@@ -343,7 +350,12 @@ export class Scheduler {
             rank,
             ids: this.deps.ids.fork(`${job.id}@${job.run_at}`),
             entries: 0,
+            finalSection: false,
             turn: () => (rank <= settledBelow ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
+            seal: () => {
+              finished[rank] = true;
+              release();
+            },
           };
           void inJobScope(scope, () => this.execute(job)).then(({ marked }) => {
             marked.catch(() => undefined); // seen by Promise.all at the round's end
@@ -352,10 +364,7 @@ export class Scheduler {
             busy.delete(partition);
             inFlight--;
             done++;
-            while (settledBelow < jobs.length && finished[settledBelow]) settledBelow++;
-            for (let i = turns.length - 1; i >= 0; i--) {
-              if (turns[i]!.rank <= settledBelow) turns.splice(i, 1)[0]!.go();
-            }
+            release();
             onDone?.(done);
             if (done === jobs.length) resolve(Promise.all(marks).then(() => done));
             else dispatch();

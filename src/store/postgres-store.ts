@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ValidationError } from '../kernel/errors.ts';
-import { jobTurn } from '../kernel/job-scope.ts';
+import { inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { POSTGRES_MIGRATIONS } from './migrations-postgres.ts';
@@ -168,9 +168,7 @@ export class PostgresStore implements Store {
 
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     // A job's transaction is asked for once the jobs before it in its round are finished (JobScope).
-    const turn = jobTurn();
-    if (turn) return turn.then(() => this.startTransaction(work));
-    return this.startTransaction(work);
+    return inJobTurn(() => this.startTransaction(work));
   }
 
   private startTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { boundToCaller, jobTurn } from '../kernel/job-scope.ts';
+import { boundToCaller, inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -103,9 +103,7 @@ export class SqliteStore implements Store {
     // (JobScope): its rows and sequences land where a serial run would put them.
     // The batch runs `work` later, in the store's own context: it runs as the caller's (its job's) work.
     const bound = boundToCaller(work);
-    const turn = jobTurn();
-    if (turn) return turn.then(() => this.enqueue<T>({ kind: 'transaction', work: bound }));
-    return this.enqueue<T>({ kind: 'transaction', work: bound });
+    return inJobTurn(() => this.enqueue<T>({ kind: 'transaction', work: bound }));
   }
 
   private enqueue<T>(op: Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }): Promise<T> {

@@ -7,6 +7,7 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
+import { finalWrites } from '../kernel/job-scope.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Timeline } from '../kernel/timeline.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
@@ -187,8 +188,9 @@ export class WebhookDispatcher {
       return;
     }
     const attempt = await this.attempt(delivery, 'automatic');
-    // The attempt's log line and the delivery's new state commit together.
-    await store.transaction(async (tx) => {
+    // The attempt's log line and the delivery's new state commit together: the job's last write,
+    // so the deliveries after it in the round queue theirs into the same commit.
+    await finalWrites(() => store.transaction(async (tx) => {
       await this.logAttempt(tx, attempt);
       const now = clock.now();
       const attempts = delivery.attempts + 1;
@@ -207,7 +209,7 @@ export class WebhookDispatcher {
       const next = now + delay * 1000;
       await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
       await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, ...(partition !== null ? { partition } : {}) });
-    });
+    }));
   }
 
   /** One POST to the endpoint, whatever happens; the caller logs it. ok on a 2xx. */

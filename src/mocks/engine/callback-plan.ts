@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts';
+import { finalWrites } from '../../kernel/job-scope.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { CallbackPlan } from '../../scenarios/scenario-types.ts';
 import type { Scheduler } from '../../scheduler/scheduler.ts';
@@ -148,7 +149,9 @@ export class CallbackPlanner {
         partition: this.partition(reference),
       });
     }
-    await this.deps.sender.send(message, reference);
+    // The job's last writes are the receiver's: an in-process receiver settles the callback in
+    // one transaction, inside this job (JobScope), and the jobs after it need not wait for the answer.
+    await finalWrites(() => this.deps.sender.send(message, reference));
   }
 
   /** The upstream transaction the job acts on: its settlement and callbacks go out in order. */

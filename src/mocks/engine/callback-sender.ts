@@ -4,8 +4,8 @@ import type { Logger } from '../../kernel/logger.ts';
 
 /**
  * How long every mock waits for the receiver of a callback, unless configured
- * (rails.callback_timeout_ms). Real time: a receiver that never answers must not stall the
- * scheduler's one-at-a-time queue for long.
+ * (rails.callback_timeout_ms). Real time: a receiver that never answers must not hold a place in
+ * the scheduler's round (and the jobs behind it in its partition) for long.
  */
 export const CALLBACK_TIMEOUT_MS = 10_000;
 
