@@ -327,6 +327,8 @@ export class Scheduler {
     let inFlight = 0;
     let done = 0;
     const marks: Promise<void>[] = [];
+    /** Jobs whose handlers succeeded: marked done together when the round ends (one statement). */
+    const succeeded: string[] = [];
     const release = () => {
       while (settledBelow < jobs.length && finished[settledBelow]) settledBelow++;
       for (let i = turns.length - 1; i >= 0; i--) {
@@ -357,16 +359,20 @@ export class Scheduler {
               release();
             },
           };
-          void inJobScope(scope, () => this.execute(job)).then(({ marked }) => {
-            marked.catch(() => undefined); // seen by Promise.all at the round's end
-            marks.push(marked);
+          void inJobScope(scope, () => this.execute(job)).then((outcome) => {
+            if (outcome === 'done') succeeded.push(job.id);
+            else {
+              outcome.failed.catch(() => undefined); // seen by Promise.all at the round's end
+              marks.push(outcome.failed);
+            }
             finished[rank] = true;
             busy.delete(partition);
             inFlight--;
             done++;
             release();
             onDone?.(done);
-            if (done === jobs.length) resolve(Promise.all(marks).then(() => done));
+            // A crash before the marks runs the round's jobs again: at least once, as ever.
+            if (done === jobs.length) resolve(Promise.all([...marks, this.repo.markAllDone(this.deps.store, succeeded)]).then(() => done));
             else dispatch();
           });
         }
@@ -375,16 +381,16 @@ export class Scheduler {
     });
   }
 
-  /** Runs a job's handler; the job is finished for its round when the handler is, and marked done (or failed) after. */
-  private async execute(job: JobRow): Promise<{ marked: Promise<void> }> {
+  /** Runs a job's handler: done (marked with its round), or failed (marked at once). */
+  private async execute(job: JobRow): Promise<'done' | { failed: Promise<void> }> {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at, partition: job.partition_key });
-      return { marked: this.repo.markDone(this.deps.store, job.id) };
+      return 'done';
     } catch (err) {
       this.deps.logger.error('job failed', { job: job.id, kind: job.kind, error: String(err) });
-      return { marked: this.repo.markFailed(this.deps.store, job.id, String(err).slice(0, 500)) };
+      return { failed: this.repo.markFailed(this.deps.store, job.id, String(err).slice(0, 500)) };
     }
   }
 

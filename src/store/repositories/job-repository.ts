@@ -90,8 +90,10 @@ export class JobRepository {
     return rows.sort((a, b) => a.run_at - b.run_at || a.seq - b.seq);
   }
 
-  async markDone(db: Db, id: string): Promise<void> {
-    await db.run("UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id = ?", [id]);
+  /** Marks the jobs of a round done in one statement. */
+  async markAllDone(db: Db, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db.run(`UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id IN (${ids.map(() => '?').join(', ')})`, [...ids]);
   }
 
   async markFailed(db: Db, id: string, error: string): Promise<void> {
