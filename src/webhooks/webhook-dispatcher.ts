@@ -56,7 +56,8 @@ interface AttemptRecord {
  * not yet dispatched become one delivery per matching endpoint, each a job due now. A failed
  * attempt (non-2xx, timeout, refused connection) is retried after the next delay of
  * webhooks.retry_schedule_seconds on the business clock; after the last, the delivery fails and
- * the endpoint is flagged failing. First attempts go out in event order; retries may overtake.
+ * the endpoint is flagged failing. One object's first attempts go out to an endpoint in event
+ * order (deliveryPartition); different objects' side by side; retries may overtake.
  */
 export class WebhookDispatcher {
   private readonly repo = new WebhookDeliveryRepository();
