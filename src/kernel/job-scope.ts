@@ -24,7 +24,13 @@ export interface JobScope {
 }
 
 const scopes = new AsyncLocalStorage<JobScope>();
+/**
+ * Running jobs by a token unique in this process: two sandboxes in one process (a replay beside
+ * the served one) may run jobs of the same id at once, and must not join each other's.
+ */
 const running = new Map<string, JobScope>();
+const tokens = new WeakMap<JobScope, string>();
+let started = 0;
 
 /** The job the current work is done for, if any. */
 export function currentJob(): JobScope | undefined {
@@ -33,11 +39,13 @@ export function currentJob(): JobScope | undefined {
 
 /** Runs a job's work in its scope; while it runs, work that names it (runningJob) can join it. */
 export async function inJobScope<T>(scope: JobScope, work: () => Promise<T>): Promise<T> {
-  running.set(scope.jobId, scope);
+  const token = `${scope.jobId}.${++started}`;
+  running.set(token, scope);
+  tokens.set(scope, token);
   try {
     return await scopes.run(scope, work);
   } finally {
-    running.delete(scope.jobId);
+    running.delete(token);
   }
 }
 
@@ -46,18 +54,19 @@ export async function inJobScope<T>(scope: JobScope, work: () => Promise<T>): Pr
  * service's receiver over HTTP: it joins the job's scope. A name that is no running job (anything
  * from outside, or a job already finished) changes nothing.
  */
-export function joinRunningJob<T>(jobId: string | undefined, work: () => T): T {
-  const scope = jobId ? running.get(jobId) : undefined;
+export function joinRunningJob<T>(token: string | undefined, work: () => T): T {
+  const scope = token ? running.get(token) : undefined;
   return scope ? scopes.run(scope, work) : work();
 }
 
 /** The header a job's in-process HTTP calls carry, so the handler on the other side joins it. */
 export const JOB_HEADER = 'railyard-job';
 
-/** The header to send from the current job, if any. */
+/** The header to send from the current job, if any: its token for joinRunningJob. */
 export function jobHeader(): Record<string, string> {
   const scope = scopes.getStore();
-  return scope ? { [JOB_HEADER]: scope.jobId } : {};
+  const token = scope && tokens.get(scope);
+  return token ? { [JOB_HEADER]: token } : {};
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock, VIRTUAL_EPOCH } from '../../src/kernel/clock.ts';
 import { CryptoRandom, IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
-import { currentJob, inJobScope, joinRunningJob, type JobScope } from '../../src/kernel/job-scope.ts';
+import { currentJob, inJobScope, JOB_HEADER, jobHeader, joinRunningJob, type JobScope } from '../../src/kernel/job-scope.ts';
 
 function scopeFor(jobId: string, ids: IdGenerator): JobScope {
   return { jobId, round: 1, rank: 0, ids: ids.fork(jobId), entries: 0, finalSection: false, turn: async () => {}, seal: () => {} };
@@ -29,12 +29,15 @@ describe('a job scope', () => {
 
   it('lets work that names a running job join it, and nothing else', async () => {
     const ids = new IdGenerator(new VirtualClock(VIRTUAL_EPOCH), new SeededRandom(9));
+    let token = '';
     await inJobScope(scopeFor('job_a', ids), async () => {
+      token = jobHeader()[JOB_HEADER]!;
       // e.g. the callback receiver, reached over HTTP with the job's header
-      expect(await new Promise((done) => setImmediate(() => done(joinRunningJob('job_a', () => currentJob()?.jobId))))).toBe('job_a');
-      expect(joinRunningJob('job_unknown', () => currentJob()?.jobId)).toBe('job_a'); // stays in its own
+      expect(await new Promise((done) => setImmediate(() => done(joinRunningJob(token, () => currentJob()?.jobId))))).toBe('job_a');
+      expect(joinRunningJob('job_a', () => currentJob()?.jobId)).toBe('job_a'); // a bare job id joins nothing: it stays in its own
     });
-    expect(joinRunningJob('job_a', () => currentJob())).toBeUndefined(); // finished: no longer joinable
+    expect(await new Promise((done) => setImmediate(() => done(joinRunningJob(token, () => currentJob()))))).toBeUndefined(); // finished: no longer joinable
+    expect(joinRunningJob('job_a', () => currentJob())).toBeUndefined();
     expect(joinRunningJob(undefined, () => currentJob())).toBeUndefined();
   });
 });
