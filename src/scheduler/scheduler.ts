@@ -321,7 +321,7 @@ export class Scheduler {
     const finished = new Array<boolean>(jobs.length).fill(false);
     const started = new Array<boolean>(jobs.length).fill(false);
     const busy = new Set<string>();
-    /** Every job before this rank has finished. */
+    /** Every job before this rank has finished or sealed. */
     let settledBelow = 0;
     const turns: { rank: number; go: () => void }[] = [];
     let inFlight = 0;
@@ -370,7 +370,11 @@ export class Scheduler {
             inFlight--;
             done++;
             release();
-            onDone?.(done);
+            try {
+              onDone?.(done);
+            } catch (err) {
+              this.deps.logger.error('advance progress callback failed', { error: String(err) });
+            }
             // A crash before the marks runs the round's jobs again: at least once, as ever.
             if (done === jobs.length) resolve(Promise.all([...marks, this.repo.markAllDone(this.deps.store, succeeded)]).then(() => done));
             else dispatch();
