@@ -188,7 +188,7 @@ export class WebhookDispatcher {
       await this.repo.stop(store, deliveryId, clock.now());
       return;
     }
-    const attempt = await this.attempt(delivery, 'automatic');
+    const attempt = await this.attempt(delivery, 'automatic', endpoint);
     // The attempt's log line and the delivery's new state commit together: the job's last write,
     // so the deliveries after it in the round queue theirs into the same commit.
     await finalWrites(() => store.transaction(async (tx) => {
@@ -214,9 +214,9 @@ export class WebhookDispatcher {
   }
 
   /** One POST to the endpoint, whatever happens; the caller logs it. ok on a 2xx. */
-  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery'): Promise<AttemptRecord> {
+  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery', known?: EndpointRow): Promise<AttemptRecord> {
     const { store, clock } = this.deps;
-    const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
+    const endpoint = known ?? (await this.deps.endpoints.row(store, delivery.endpoint_id));
     const event = await this.repo.eventPayload(store, delivery.event_id);
     let status: number | null = null;
     let excerpt: string | null = null;
