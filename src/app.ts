@@ -166,7 +166,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(bootSeed(config.seed ?? 1, boot)) : new CryptoRandom();
   const wallClock = options.wallClock ?? new SystemClock();
   const ids = new IdGenerator(clock, random);
-  const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot });
+  const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot, concurrency: config.scheduler.concurrency });
   await scheduler.join();
   const ledger = new Ledger({ clock, ids, store });
   const outbox = new EventOutbox({ clock, ids });

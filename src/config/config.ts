@@ -21,6 +21,9 @@ const provider = {
   callback_token: z.string().min(16).optional(),
 };
 
+/** Jobs in flight at once unless configured: enough to keep a 2-core machine's event loop busy. */
+export const DEFAULT_JOB_CONCURRENCY = 32;
+
 const rateText = z.string().regex(/^\d{1,12}(\.\d{1,8})?$/, 'a decimal rate with at most 8 decimal places, as a string');
 const perNetwork = z.record(z.string(), z.number().int().min(0));
 
@@ -90,6 +93,17 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   scenarios: z.array(z.string().min(1)).default(['scenarios']),
+  scheduler: z
+    .strictObject({
+      concurrency: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000)
+        .default(DEFAULT_JOB_CONCURRENCY)
+        .describe('Jobs of different objects in flight at once; 1 runs every job one at a time (the same bytes either way)'),
+    })
+    .prefault({}),
   rails: z
     .strictObject({
       timeout_ms: z.number().int().min(10).max(120_000).default(5_000).describe('Real-time network timeout per provider call'),
@@ -230,6 +244,14 @@ const ENV_NUMBER = (name: string, value: string): number => {
 };
 
 /** Defaults, then railyard.yaml, then environment variables. */
+/**
+ * RAILYARD_JOB_CONCURRENCY: jobs in flight at once, for `serve` and for replays and contract
+ * generation alike (1 runs them one at a time, to rule the scheduler out while debugging).
+ */
+export function jobConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return env.RAILYARD_JOB_CONCURRENCY ? ENV_NUMBER('RAILYARD_JOB_CONCURRENCY', env.RAILYARD_JOB_CONCURRENCY) : undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const file = env.RAILYARD_CONFIG ?? `${cwd}/railyard.yaml`;
   let fromFile: Record<string, any> = {};
@@ -261,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (env.RAILYARD_SANDBOX_KEY) set(['sandbox', 'key'], env.RAILYARD_SANDBOX_KEY);
   if (env.RAILYARD_SANDBOX_SIGNING_SECRET) set(['sandbox', 'signing_secret'], env.RAILYARD_SANDBOX_SIGNING_SECRET);
   if (env.RAILYARD_SCENARIOS) set(['scenarios'], env.RAILYARD_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean));
+  const concurrency = jobConcurrencyFromEnv(env);
+  if (concurrency !== undefined) set(['scheduler', 'concurrency'], concurrency);
   if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
   if (env.RAILYARD_WEBHOOK_URL) set(['webhooks', 'sandbox_url'], env.RAILYARD_WEBHOOK_URL);
   if (env.RAILYARD_TRUST_PROXY) {

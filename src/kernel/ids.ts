@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
+import { currentJob } from './job-scope.ts';
 
 // Crockford base32: sortable, unambiguous.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -7,13 +8,48 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 export interface RandomSource {
   /** An unsigned 32-bit integer. */
   nextUint32(): number;
+  /**
+   * A stream of its own for the work named `name`, which draws the same values whatever else is
+   * drawn meanwhile; undefined when this source is not reproducible anyway (crypto randomness).
+   */
+  fork?(name: string): RandomSource;
+}
+
+/**
+ * A reproducible stream named by a seed and a name: SHA-256 of both and a block counter, eight
+ * draws a block. Unlike a 32-bit seed, two names practically never give overlapping streams, so
+ * the ids of thousands of jobs forked at one instant do not collide.
+ */
+export class NamedRandom implements RandomSource {
+  private block = 0;
+  private buffer = Buffer.alloc(0);
+  private offset = 0;
+  constructor(private readonly name: string) {}
+  nextUint32(): number {
+    if (this.offset + 4 > this.buffer.length) {
+      this.buffer = createHash('sha256').update(`${this.name}#${this.block++}`).digest();
+      this.offset = 0;
+    }
+    const value = this.buffer.readUInt32BE(this.offset);
+    this.offset += 4;
+    return value;
+  }
+  fork(name: string): RandomSource {
+    return new NamedRandom(`${this.name}/${name}`);
+  }
 }
 
 /** mulberry32: small, fast and good enough for deterministic ids and simulations. */
 export class SeededRandom implements RandomSource {
   private state: number;
+  private readonly seed: number;
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.seed = seed >>> 0;
+    this.state = this.seed;
+  }
+  /** Named after the seed, not the state: the same whatever was drawn before. */
+  fork(name: string): RandomSource {
+    return new NamedRandom(`${this.seed}/${name}`);
   }
   nextUint32(): number {
     this.state = (this.state + 0x6d2b79f5) >>> 0;
@@ -77,9 +113,29 @@ export class IdGenerator {
   constructor(
     private readonly clock: Clock,
     private readonly random: RandomSource,
+    /** The generator this one was forked from: inside a job's scope, that one draws from this. */
+    private readonly parent?: IdGenerator,
   ) {}
 
+  /**
+   * The ids of the work named `name` (a job): a stream of their own, so they are the same
+   * whichever jobs ran before or beside it. Undefined when this generator is not reproducible
+   * (crypto randomness): its ids are unique as they are.
+   */
+  fork(name: string): IdGenerator | undefined {
+    const random = this.random.fork?.(name);
+    return random ? new IdGenerator(this.clock, random, this) : undefined;
+  }
+
+  /** The generator to draw from now: the current job's fork of this one, or this one. */
+  private source(): IdGenerator {
+    const scoped = currentJob()?.ids;
+    return scoped instanceof IdGenerator && scoped.parent === this ? scoped : this;
+  }
+
   next(prefix: string): string {
+    const source = this.source();
+    if (source !== this) return source.next(prefix);
     const now = this.clock.now();
     // A counter keeps ids from the same millisecond in creation order. Past its 1,024 values (a
     // burst on a virtual clock that stands still) the time part moves on a millisecond, so ids stay
@@ -104,13 +160,14 @@ export class IdGenerator {
 
   /** A raw draw from the same source, for simulated data (addresses, transaction ids). */
   nextUint32(): number {
-    return this.random.nextUint32();
+    return this.source().random.nextUint32();
   }
 
   /** A UUID v4 (MTN's X-Reference-Id must be one), drawn from the same source. */
   uuid(): string {
     const bytes = Buffer.alloc(16);
-    for (let i = 0; i < 16; i += 4) bytes.writeUInt32BE(this.random.nextUint32(), i);
+    const random = this.source().random;
+    for (let i = 0; i < 16; i += 4) bytes.writeUInt32BE(random.nextUint32(), i);
     bytes[6] = (bytes[6]! & 0x0f) | 0x40;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
     const hex = bytes.toString('hex');

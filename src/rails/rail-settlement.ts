@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import express from 'express';
 import type { IdempotencyService } from '../idempotency/idempotency-service.ts';
 import type { Clock } from '../kernel/clock.ts';
+import { JOB_HEADER, joinRunningJob } from '../kernel/job-scope.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Timeline } from '../kernel/timeline.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
@@ -76,9 +77,14 @@ export class RailSettlement {
         return;
       }
       const target = this.targetOf(parsed.reference);
-      const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
+      // A callback an in-process mock's job sends is settled as part of that job: its ids, its
+      // turn to write and its timeline place are the job's, whichever job of its round came first.
+      const result: SettlementResult = await joinRunningJob(req.get(JOB_HEADER), async () => {
+        const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
+        this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
+        return result;
+      });
       this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });
-      this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
       // Acknowledge either way: providers do not retry, and an ignored duplicate is not their fault.
       res.status(200).json({ status: true, message: 'received', data: { result } });
     });
@@ -125,6 +131,7 @@ export class RailSettlement {
         kind: RAIL_POLL,
         runAt: this.deps.clock.now() + this.deps.config.rails.poll_interval_seconds * 1000,
         payload: { ...payload, polls: payload.polls + 1 },
+        partition: payload.id,
       });
     } else {
       this.deps.logger.warn('gave up polling; still pending', { ref: payload.id });

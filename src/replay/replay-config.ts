@@ -1,7 +1,7 @@
 // The configuration a replay's sandbox runs with.
 
 import { readFileSync } from 'node:fs';
-import { configSchema, type Config } from '../config/config.ts';
+import { configSchema, jobConcurrencyFromEnv, type Config } from '../config/config.ts';
 import { parseYamlSource, YamlSourceError } from '../kernel/yaml-source.ts';
 import { isPlainObject } from './partial-match.ts';
 import type { ScenarioSource } from './scenario-source.ts';
@@ -19,15 +19,18 @@ export function deepMerge(base: Record<string, unknown>, override: Record<string
 /**
  * The replay's configuration: short real-time rail timeouts, then the file's `replay.config`
  * overrides (deep-merged); the store (in memory), the clock (virtual), request logging (off) and
- * the seed are always the replay's own. Problems name the file, and its line and column when the
- * file can be read.
+ * the seed are always the replay's own; RAILYARD_JOB_CONCURRENCY, when set, says how many jobs run
+ * at once (the bytes are the same either way). Problems name the file, and its line and column
+ * when the file can be read.
  */
-export function replayConfig(file: ScenarioSource, seed: number): Config {
+export function replayConfig(file: ScenarioSource, seed: number, env: NodeJS.ProcessEnv = process.env): Config {
   const base = {
     log_requests: false,
     rails: { timeout_ms: 500, max_hold_ms: 2_000 },
   };
-  const merged = deepMerge(deepMerge(base, file.scenario.replay?.config ?? {}), { db: ':memory:', clock: 'virtual', seed, log_requests: false });
+  const concurrency = jobConcurrencyFromEnv(env);
+  const own = { db: ':memory:', clock: 'virtual', seed, log_requests: false, ...(concurrency !== undefined ? { scheduler: { concurrency } } : {}) };
+  const merged = deepMerge(deepMerge(base, file.scenario.replay?.config ?? {}), own);
   const parsed = configSchema.safeParse(merged);
   if (parsed.success) return Object.freeze(parsed.data) as Config;
   let locate: ((path: PropertyKey[]) => { line: number; col: number }) | undefined;

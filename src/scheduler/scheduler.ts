@@ -1,27 +1,32 @@
+import { DEFAULT_JOB_CONCURRENCY } from '../config/config.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { VirtualClock } from '../kernel/clock.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
+import { inJobScope, type JobScope } from '../kernel/job-scope.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
 import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
-export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number }) => Promise<void>;
+export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number; partition: string | null }) => Promise<void>;
 
-
-/** How far an advance has got: jobs run, and jobs due by its target (run and still waiting). */
-export interface AdvanceProgress {
-  done: number;
-  total: number;
-}
-
-/** How many jobs an advance runs between two counts of the jobs still due (the total grows as jobs schedule more). */
-const RECOUNT_EVERY = 256;
 
 export interface ScheduledJob {
   kind: string;
   runAt: number;
   payload: unknown;
+  /**
+   * The object the job acts on (a charge's id, a quote's, `endpoint:<id>` for deliveries): the
+   * jobs of one object run one at a time, in order; different objects run side by side. Without
+   * one, the job is an object of its own.
+   */
+  partition?: string;
+}
+
+/** How far an advance has got: jobs run, of the jobs due by its target known so far. */
+export interface AdvanceProgress {
+  done: number;
+  total: number;
 }
 
 /**
@@ -37,21 +42,33 @@ export const HEARTBEAT_MS = 5_000;
 /** How often, in real time, an advance looks again for due jobs other processes are running. */
 const FLEET_WAIT_MS = 20;
 
-/** How many jobs due at one instant a process claims in one write. */
-const CLAIM_CHUNK = 32;
+/**
+ * How many due jobs a process claims in one write: a round. A constant, not a multiple of the
+ * concurrency: a serial run and a concurrent one cut the same rounds, so they run the same jobs
+ * in the same order and draw the same ids.
+ */
+export const ROUND_SIZE = 256;
 
 /**
  * Durable delayed work on the business clock: quote expiry, provider callbacks, status polls,
  * webhook retries. A job is written in the caller's transaction, so it exists exactly when the
- * state change that asked for it does. Jobs run in (run_at, creation) order, one at a time, at
- * least once: a crash between running and marking done runs the job again, so handlers are
- * idempotent.
+ * state change that asked for it does. Jobs run at least once: a crash between running and
+ * marking done runs the job again, so handlers are idempotent.
+ *
+ * Jobs run in rounds: up to ROUND_SIZE due jobs, claimed in one write, in (run_at, seq) order. On
+ * a virtual clock a round holds the jobs of one instant, the clock stands at it, and every job
+ * sees its own run_at as the time. Within a round the jobs of one partition (the object they act
+ * on) run one after another in that order; different partitions run side by side, up to
+ * `concurrency` jobs in flight. What they leave is the same as a serial run's: each job draws its
+ * ids from a stream forked from its own identity, and its store transactions wait for the jobs
+ * before it in the round to finish (JobScope), so rows, sequences and events land in round order.
+ * The network calls, parsing and signing of the round's jobs overlap; concurrency 1 runs them one
+ * at a time.
  *
  * Running a job starts with claiming it: a lease in real time, in the name of this process's
- * boot, taken for up to CLAIM_CHUNK jobs due at the same instant at once. Only one process runs a
- * job while its lease holds; the lease of a process that died runs out and the job is due again
- * (at once, at start-up, for the boots of a database only one process uses). So several
- * instances can share one jobs table.
+ * boot. Only one process runs a job while its lease holds; the lease of a process that died runs
+ * out and the job is due again (at once, at start-up, for the boots of a database only one process
+ * uses). So several instances can share one jobs table.
  */
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
@@ -64,6 +81,9 @@ export class Scheduler {
   private beating: NodeJS.Timeout | undefined;
   /** Several processes may share the database (PostgreSQL): claims are leased and renewed. */
   private readonly shared: boolean;
+  private readonly concurrency: number;
+  /** Rounds run by this process: part of each job's place in the order (timeline entries sort by it). */
+  private rounds = 0;
 
   constructor(
     private readonly deps: {
@@ -75,9 +95,12 @@ export class Scheduler {
       wallClock: Clock;
       /** This process's boot: the owner of the jobs it claims. */
       boot: number;
+      /** Jobs in flight at once (scheduler.concurrency); 1 is serial. */
+      concurrency?: number;
     },
   ) {
     this.shared = deps.store.kind === 'postgres';
+    this.concurrency = deps.concurrency ?? DEFAULT_JOB_CONCURRENCY;
     this.repo = new JobRepository(this.shared);
   }
 
@@ -87,7 +110,7 @@ export class Scheduler {
   }
 
   /**
-   * Work to do before every look for due jobs, such as fanning committed outbox events out into
+   * Work to do before every round of due jobs, such as fanning committed outbox events out into
    * webhook deliveries (which are themselves jobs, due now).
    */
   onTick(hook: () => Promise<void>): void {
@@ -96,7 +119,21 @@ export class Scheduler {
 
   async schedule(db: Db, job: ScheduledJob): Promise<string> {
     const id = this.deps.ids.next('job');
-    await this.repo.insert(db, { id, kind: job.kind, runAt: Math.round(job.runAt), payload: JSON.stringify(job.payload), now: this.deps.clock.now() });
+    // Outside a transaction, still one: a job's writes take their turn in its round (JobScope),
+    // so jobs are inserted, and numbered, in the same order in a serial and a concurrent run.
+    if (db === this.deps.store) return this.deps.store.transaction((tx) => this.insert(tx, id, job));
+    return this.insert(db, id, job);
+  }
+
+  private async insert(db: Db, id: string, job: ScheduledJob): Promise<string> {
+    await this.repo.insert(db, {
+      id,
+      kind: job.kind,
+      runAt: Math.round(job.runAt),
+      payload: JSON.stringify(job.payload),
+      partition: job.partition ?? null,
+      now: this.deps.clock.now(),
+    });
     return id;
   }
 
@@ -130,47 +167,42 @@ export class Scheduler {
    *
    * `onProgress` hears how far it got: first with done 0, then after every job, last with done
    * equal to total. The total is an indexed count of the jobs due by the target, counted again
-   * every RECOUNT_EVERY jobs and whenever done reaches it, since running jobs schedule more.
+   * at each round, since running jobs schedule more.
    */
-  advanceBy(ms: number, onProgress?: (p: AdvanceProgress) => void): Promise<number> {
+  advanceBy(ms: number, onProgress?: (progress: AdvanceProgress) => void): Promise<number> {
     const clock = this.deps.clock;
     if (!(clock instanceof VirtualClock)) throw new Error('only a virtual clock can be advanced');
     return this.exclusive(async () => {
       await this.syncClock();
       const target = clock.now() + ms;
+      const { store, wallClock, boot } = this.deps;
       let ran = 0;
-      let total = 0;
-      const count = async () => {
-        if (onProgress) total = Math.max(total, ran + (await this.repo.pendingThrough(this.deps.store, target)));
-      };
-      await count();
+      let total = onProgress ? await this.repo.pendingThrough(store, target) : 0;
       onProgress?.({ done: 0, total });
       for (;;) {
-        const next = await this.nextDue(target);
-        if (next) {
-          if (next.run_at > clock.now()) {
-            if (this.shared) await raiseVirtualTime(this.deps.store, next.run_at);
-            clock.set(next.run_at);
+        await this.tick();
+        const next = await this.repo.nextDueAt(store, target, wallClock.now(), boot);
+        if (next !== undefined) {
+          if (next > clock.now()) {
+            if (this.shared) await raiseVirtualTime(store, next);
+            clock.set(next);
           }
-          await this.execute(next);
-          ran++;
-          if (onProgress) {
-            if (ran >= total || ran % RECOUNT_EVERY === 0) await count();
-            onProgress({ done: ran, total: Math.max(total, ran) });
-          }
+          const round = await this.claimRound(clock.now());
+          if (onProgress && round.length > 0) total = Math.max(total, ran + (await this.repo.pendingThrough(store, target)));
+          ran += await this.runRound(round, onProgress && ((done) => onProgress({ done: ran + done, total: Math.max(total, ran + done) })));
           continue;
         }
         // Nothing this process may claim: wait for the due jobs other instances are running.
-        if (!this.shared || (await this.repo.pendingThrough(this.deps.store, target)) === 0) break;
+        if (!this.shared || (await this.repo.pendingThrough(store, target)) === 0) break;
         await new Promise((done) => setTimeout(done, FLEET_WAIT_MS));
       }
       if (this.shared) {
-        await raiseVirtualTime(this.deps.store, target);
+        await raiseVirtualTime(store, target);
         await this.syncClock();
       } else {
         clock.set(target);
         // A restart on this database resumes business time here.
-        await saveVirtualTime(this.deps.store, target);
+        await saveVirtualTime(store, target);
       }
       onProgress?.({ done: ran, total: ran });
       return ran;
@@ -270,40 +302,111 @@ export class Scheduler {
   private async drain(until: number): Promise<number> {
     let ran = 0;
     for (;;) {
-      const next = await this.nextDue(until);
-      if (!next) return ran;
-      await this.execute(next);
-      ran++;
+      await this.tick();
+      const round = await this.claimRound(until);
+      if (round.length === 0) return ran;
+      ran += await this.runRound(round);
     }
   }
 
-  /** The next due job this process has claimed, after the tick hooks ran. */
-  private async nextDue(until: number): Promise<JobRow | undefined> {
+  /** The tick hooks, once before each round (not before each job: they look at the whole outbox). */
+  private async tick(): Promise<void> {
     for (const hook of this.tickHooks) await hook();
-    const { store, wallClock, boot } = this.deps;
-    for (;;) {
-      const now = wallClock.now();
-      // The next job in (run_at, seq) order that is free, or already claimed by this process.
-      const job = await this.repo.nextClaimable(store, until, now, boot);
-      if (!job) return undefined;
-      if (job.claimed_by === boot && job.lease_until !== null && job.lease_until - now > JOB_LEASE_MS / 2) return job;
-      // Claim it with the jobs due at the same instant after it: one write for a run of jobs, and
-      // the order is unchanged, since jobs due later wait behind any a running job schedules now.
-      const claimed = await this.repo.claimDueAt(store, job.run_at, now, boot, now + JOB_LEASE_MS, CLAIM_CHUNK);
-      if (claimed.some((c) => c.id === job.id)) return job;
-      // Another process claimed it between the two statements: look again.
-    }
   }
 
-  private async execute(job: JobRow): Promise<void> {
+  /** Claims the next round: up to ROUND_SIZE free jobs due by `dueBy`, in (run_at, seq) order. */
+  private claimRound(dueBy: number): Promise<JobRow[]> {
+    const now = this.deps.wallClock.now();
+    return this.repo.claimRound(this.deps.store, dueBy, now, this.deps.boot, now + JOB_LEASE_MS, ROUND_SIZE);
+  }
+
+  /**
+   * Runs a round: the jobs of one partition one after another in round order, different
+   * partitions side by side, at most `concurrency` in flight. The next job to start is always the
+   * earliest in the round whose partition is idle, so the earliest unfinished job is always
+   * running; a job's transactions wait only for earlier jobs, so the round never stalls.
+   */
+  private runRound(jobs: JobRow[], onDone?: (done: number) => void): Promise<number> {
+    if (jobs.length === 0) return Promise.resolve(0);
+    const round = ++this.rounds;
+    /** Finished, or asked for its last transaction (sealed): the jobs after it need not wait. */
+    const finished = new Array<boolean>(jobs.length).fill(false);
+    const started = new Array<boolean>(jobs.length).fill(false);
+    const busy = new Set<string>();
+    /** Every job before this rank has finished or sealed. */
+    let settledBelow = 0;
+    const turns: { rank: number; go: () => void }[] = [];
+    let inFlight = 0;
+    let done = 0;
+    const marks: Promise<void>[] = [];
+    /** Jobs whose handlers succeeded: marked done together when the round ends (one statement). */
+    const succeeded: string[] = [];
+    const release = () => {
+      while (settledBelow < jobs.length && finished[settledBelow]) settledBelow++;
+      for (let i = turns.length - 1; i >= 0; i--) {
+        if (turns[i]!.rank <= settledBelow) turns.splice(i, 1)[0]!.go();
+      }
+    };
+    return new Promise<number>((resolve) => {
+      const dispatch = () => {
+        for (let rank = settledBelow; rank < jobs.length && inFlight < this.concurrency; rank++) {
+          if (started[rank]) continue;
+          const job = jobs[rank]!;
+          const partition = job.partition_key ?? job.id;
+          // The partition's earlier job is still running, or this one waits behind it.
+          if (busy.has(partition)) continue;
+          busy.add(partition);
+          started[rank] = true;
+          inFlight++;
+          const scope: JobScope = {
+            jobId: job.id,
+            round,
+            rank,
+            ids: this.deps.ids.fork(`${job.id}@${job.run_at}`),
+            entries: 0,
+            finalSection: false,
+            turn: () => (rank <= settledBelow ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
+            seal: () => {
+              finished[rank] = true;
+              release();
+            },
+          };
+          void inJobScope(scope, () => this.execute(job)).then((outcome) => {
+            if (outcome === 'done') succeeded.push(job.id);
+            else {
+              outcome.failed.catch(() => undefined); // seen by Promise.all at the round's end
+              marks.push(outcome.failed);
+            }
+            finished[rank] = true;
+            busy.delete(partition);
+            inFlight--;
+            done++;
+            release();
+            try {
+              onDone?.(done);
+            } catch (err) {
+              this.deps.logger.error('advance progress callback failed', { error: String(err) });
+            }
+            // A crash before the marks runs the round's jobs again: at least once, as ever.
+            if (done === jobs.length) resolve(Promise.all([...marks, this.repo.markAllDone(this.deps.store, succeeded)]).then(() => done));
+            else dispatch();
+          });
+        }
+      };
+      dispatch();
+    });
+  }
+
+  /** Runs a job's handler: done (marked with its round), or failed (marked at once). */
+  private async execute(job: JobRow): Promise<'done' | { failed: Promise<void> }> {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at });
-      await this.repo.markDone(this.deps.store, job.id);
+      await handler(JSON.parse(job.payload), { id: job.id, kind: job.kind, runAt: job.run_at, partition: job.partition_key });
+      return 'done';
     } catch (err) {
       this.deps.logger.error('job failed', { job: job.id, kind: job.kind, error: String(err) });
-      await this.repo.markFailed(this.deps.store, job.id, String(err).slice(0, 500));
+      return { failed: this.repo.markFailed(this.deps.store, job.id, String(err).slice(0, 500)) };
     }
   }
 

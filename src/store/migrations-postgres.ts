@@ -556,4 +556,7 @@ INSERT INTO mock_transaction_keys (provider, book, lookup_key, reference)
   20: `
 CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
 `,
+  21: `
+ALTER TABLE jobs ADD COLUMN partition_key TEXT;
+`,
 };

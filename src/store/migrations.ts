@@ -637,4 +637,13 @@ INSERT OR IGNORE INTO mock_transaction_keys (provider, book, lookup_key, referen
 CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
 `,
   },
+  {
+    version: 21,
+    name: 'job-partitions',
+    // Jobs run side by side, one at a time per object: partition_key names the object a job acts
+    // on (a charge, a quote, a webhook endpoint); a job without one is its own partition.
+    sql: `
+ALTER TABLE jobs ADD COLUMN partition_key TEXT;
+`,
+  },
 ];

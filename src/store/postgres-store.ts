@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ValidationError } from '../kernel/errors.ts';
+import { inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { POSTGRES_MIGRATIONS } from './migrations-postgres.ts';
@@ -166,6 +167,11 @@ export class PostgresStore implements Store {
   }
 
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    // A job's transaction is asked for once the jobs before it in its round are finished (JobScope).
+    return inJobTurn(() => this.startTransaction(work));
+  }
+
+  private startTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const before = Promise.all([this.lastTransaction, ...this.running]);
     this.running.clear();

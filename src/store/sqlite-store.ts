@@ -1,6 +1,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { boundToCaller, inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -98,7 +99,11 @@ export class SqliteStore implements Store {
     return this.enqueue<T[]>({ kind: 'all', sql, params });
   }
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-    return this.enqueue<T>({ kind: 'transaction', work });
+    // A job's transaction joins the queue once the jobs before it in its round are finished
+    // (JobScope): its rows and sequences land where a serial run would put them.
+    // The batch runs `work` later, in the store's own context: it runs as the caller's (its job's) work.
+    const bound = boundToCaller(work);
+    return inJobTurn(() => this.enqueue<T>({ kind: 'transaction', work: bound }));
   }
 
   private enqueue<T>(op: Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }): Promise<T> {

@@ -171,7 +171,7 @@ export class QuoteService {
       await this.repo.insert(tx, row);
       const quote = presentQuote(row);
       await outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote });
-      await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id } });
+      await scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id }, partition: row.id });
       return quote;
     });
   }

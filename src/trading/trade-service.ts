@@ -238,7 +238,7 @@ export class TradeService {
       } else {
         const deposit = makeAddress(quote.network, () => this.deps.ids.nextUint32());
         const row = await this.transition(tx, id, 'pending_payment', { deposit_address: deposit }, 'awaiting the on-chain deposit');
-        await this.deps.scheduler.schedule(tx, { kind: 'trade.deposit_deadline', runAt: now + config.trading.deposit_window_seconds * 1000, payload: { id } });
+        await this.deps.scheduler.schedule(tx, { kind: 'trade.deposit_deadline', runAt: now + config.trading.deposit_window_seconds * 1000, payload: { id }, partition: id });
         response = { status: 201, body: ok(`Send ${row.asset_amount} ${quote.asset} minor units to deposit_address on ${quote.network}`, await this.present(tx, row)) };
       }
       await this.deps.idempotency.complete(tx, claim, response);
@@ -285,7 +285,7 @@ export class TradeService {
       const txId = makeTransactionId(trade.network, () => this.deps.ids.nextUint32());
       const row = await this.transition(tx, trade.id, 'pending_confirmation', { deposited_amount: input.asset_amount, deposited_at: now, transaction_id: txId }, `deposit of ${input.asset_amount} seen on chain`);
       const blockMs = (this.deps.config.trading.block_seconds[trade.network] ?? 10) * 1000;
-      await this.deps.scheduler.schedule(tx, { kind: 'trade.confirm', runAt: now + this.requiredConfirmations(trade.network) * blockMs, payload: { id: trade.id } });
+      await this.deps.scheduler.schedule(tx, { kind: 'trade.confirm', runAt: now + this.requiredConfirmations(trade.network) * blockMs, payload: { id: trade.id }, partition: trade.id });
       return this.present(tx, row);
     });
   }

@@ -146,7 +146,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   async track(tx: Db, record: { id: string; environment: Environment; merchantId: string }, now: number): Promise<void> {
     await this.transactions.insert(tx, { environment: record.environment, merchantId: record.merchantId, objectType: this.kind.object, objectId: record.id, createdAt: now });
     const payload: PollPayload = { object: this.kind.object, id: record.id, polls: 0 };
-    await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload });
+    await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload, partition: record.id });
   }
 
   /** Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation). */

@@ -7,6 +7,7 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
+import { finalWrites } from '../kernel/job-scope.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Timeline } from '../kernel/timeline.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
@@ -28,6 +29,15 @@ const EXCERPT_CHARS = 500;
 /** Deliveries one replay_failed call sends; `more` says when the range holds further ones. */
 export const MAX_REPLAY = 100;
 
+/**
+ * The deliveries of one object's events to one endpoint run one at a time, in event order (a
+ * charge's charge.pending reaches it before its charge.success); other objects' deliveries, to
+ * the same endpoint or others, go out side by side.
+ */
+export function deliveryPartition(endpointId: string, objectId: string): string {
+  return `endpoint:${endpointId}:${objectId}`;
+}
+
 /** One attempt as it happened, before it is logged. */
 interface AttemptRecord {
   deliveryId: string;
@@ -46,7 +56,8 @@ interface AttemptRecord {
  * not yet dispatched become one delivery per matching endpoint, each a job due now. A failed
  * attempt (non-2xx, timeout, refused connection) is retried after the next delay of
  * webhooks.retry_schedule_seconds on the business clock; after the last, the delivery fails and
- * the endpoint is flagged failing. First attempts go out in event order; retries may overtake.
+ * the endpoint is flagged failing. One object's first attempts go out to an endpoint in event
+ * order (deliveryPartition); different objects' side by side; retries may overtake.
  */
 export class WebhookDispatcher {
   private readonly repo = new WebhookDeliveryRepository();
@@ -70,7 +81,7 @@ export class WebhookDispatcher {
     },
   ) {
     deps.scheduler.onTick(() => this.fanOut());
-    deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }) => this.deliverScheduled(p.delivery_id));
+    deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }, job) => this.deliverScheduled(p.delivery_id, job.partition));
   }
 
   /** Committed events not yet dispatched: one delivery per matching endpoint, then published live. */
@@ -99,7 +110,7 @@ export class WebhookDispatcher {
             if (types && !types.includes(event.type)) continue;
             const id = ids.next('wd');
             await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
-            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id } });
+            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id, event.object_id) });
           }
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
@@ -166,7 +177,8 @@ export class WebhookDispatcher {
     if (this.following) clearInterval(this.following);
   }
 
-  private async deliverScheduled(deliveryId: string): Promise<void> {
+  /** One automatic attempt; a retry stays in the job's partition, behind the object's later events. */
+  private async deliverScheduled(deliveryId: string, partition: string | null): Promise<void> {
     const { store, clock, scheduler, config } = this.deps;
     const delivery = await this.deliveryRow(store, deliveryId);
     if (!delivery || delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
@@ -176,9 +188,10 @@ export class WebhookDispatcher {
       await this.repo.stop(store, deliveryId, clock.now());
       return;
     }
-    const attempt = await this.attempt(delivery, 'automatic');
-    // The attempt's log line and the delivery's new state commit together.
-    await store.transaction(async (tx) => {
+    const attempt = await this.attempt(delivery, 'automatic', endpoint);
+    // The attempt's log line and the delivery's new state commit together: the job's last write,
+    // so the deliveries after it in the round queue theirs into the same commit.
+    await finalWrites(() => store.transaction(async (tx) => {
       await this.logAttempt(tx, attempt);
       const now = clock.now();
       const attempts = delivery.attempts + 1;
@@ -196,14 +209,14 @@ export class WebhookDispatcher {
       }
       const next = now + delay * 1000;
       await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
-      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId } });
-    });
+      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, ...(partition !== null ? { partition } : {}) });
+    }));
   }
 
   /** One POST to the endpoint, whatever happens; the caller logs it. ok on a 2xx. */
-  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery'): Promise<AttemptRecord> {
+  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery', known?: EndpointRow): Promise<AttemptRecord> {
     const { store, clock } = this.deps;
-    const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
+    const endpoint = known ?? (await this.deps.endpoints.row(store, delivery.endpoint_id));
     const event = await this.repo.eventPayload(store, delivery.event_id);
     let status: number | null = null;
     let excerpt: string | null = null;

@@ -45,4 +45,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ RAILYARD_CLOCK: 'sundial' }, dir)).toThrow(/clock/);
     expect(() => loadConfig({ RAILYARD_SANDBOX_KEY: 'sk_live_nope_nope_nope_nope' }, dir)).toThrow(/sandbox\.key/);
   });
+
+  it('runs jobs side by side by default; serial only when asked (scheduler.concurrency or RAILYARD_JOB_CONCURRENCY)', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'railyard-empty-'));
+    expect(loadConfig({}, empty).scheduler.concurrency).toBe(32);
+    expect(loadConfig({ RAILYARD_JOB_CONCURRENCY: '1' }, empty).scheduler.concurrency).toBe(1);
+    expect(loadConfig({}, dirWith('scheduler:\n  concurrency: 4\n')).scheduler.concurrency).toBe(4);
+    expect(() => loadConfig({ RAILYARD_JOB_CONCURRENCY: '0' }, empty)).toThrow(/scheduler\.concurrency/);
+    expect(() => loadConfig({ RAILYARD_JOB_CONCURRENCY: 'many' }, empty)).toThrow('RAILYARD_JOB_CONCURRENCY must be a whole number, got "many"');
+  });
 });

@@ -87,4 +87,19 @@ describe('the scheduler', () => {
     expect(await second.scheduler.runDue()).toBe(1);
     expect(second.ran).toEqual(['orphaned claim']);
   });
+
+  it('reports the progress of an advance: done 0 first, then as each job finishes, last done equal to total', async () => {
+    const { store, process } = sharedTable();
+    const { scheduler } = process(1);
+    scheduler.register('chain', async () => {
+      await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH + 3_000, payload: { name: 'follow-up' } });
+    });
+    for (const at of [1_000, 1_000, 2_000]) await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH + at, payload: { name: `at ${at}` } });
+    await scheduler.schedule(store, { kind: 'chain', runAt: VIRTUAL_EPOCH + 2_000, payload: {} });
+    const seen: { done: number; total: number }[] = [];
+    expect(await scheduler.advanceBy(10_000, (p) => seen.push(p))).toBe(5);
+    expect(seen.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 5]);
+    for (const p of seen) expect(p.total).toBeGreaterThanOrEqual(p.done);
+    expect(seen.at(-1)).toEqual({ done: 5, total: 5 });
+  });
 });

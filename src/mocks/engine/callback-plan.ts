@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts';
+import { finalWrites } from '../../kernel/job-scope.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { CallbackPlan } from '../../scenarios/scenario-types.ts';
 import type { Scheduler } from '../../scheduler/scheduler.ts';
@@ -105,12 +106,12 @@ export class CallbackPlanner {
         ...(settle.drop ? { drop: true as const } : {}),
         ...duplicateOf(settle),
       };
-      await this.deps.scheduler.schedule(db, { kind: this.settleJob, runAt: acceptedAt + settle.after_seconds * 1000, payload });
+      await this.deps.scheduler.schedule(db, { kind: this.settleJob, runAt: acceptedAt + settle.after_seconds * 1000, payload, partition: this.partition(reference) });
     }
     for (const extra of extras) {
       if (extra.drop) continue;
       const payload: CallbackJob = { book, reference, transaction, outcome: outcomeOf(extra), ...duplicateOf(extra) };
-      await this.deps.scheduler.schedule(db, { kind: this.callbackJob, runAt: acceptedAt + extra.after_seconds * 1000, payload });
+      await this.deps.scheduler.schedule(db, { kind: this.callbackJob, runAt: acceptedAt + extra.after_seconds * 1000, payload, partition: this.partition(reference) });
     }
   }
 
@@ -145,9 +146,17 @@ export class CallbackPlanner {
         kind: this.callbackJob,
         runAt: this.deps.clock.now() + duplicateAfterSeconds * 1000,
         payload: { reference, message } satisfies CallbackJob,
+        partition: this.partition(reference),
       });
     }
-    await this.deps.sender.send(message, reference);
+    // The job's last writes are the receiver's: an in-process receiver settles the callback in
+    // one transaction, inside this job (JobScope), and the jobs after it need not wait for the answer.
+    await finalWrites(() => this.deps.sender.send(message, reference));
+  }
+
+  /** The upstream transaction the job acts on: its settlement and callbacks go out in order. */
+  private partition(reference: string): string {
+    return `${this.deps.provider}:${reference}`;
   }
 
   private registered(name: string): RegisteredBook | undefined {

@@ -1,10 +1,11 @@
 import { httpExchange } from '../../kernel/http-exchange.ts';
+import { jobHeader } from '../../kernel/job-scope.ts';
 import type { Logger } from '../../kernel/logger.ts';
 
 /**
  * How long every mock waits for the receiver of a callback, unless configured
- * (rails.callback_timeout_ms). Real time: a receiver that never answers must not stall the
- * scheduler's one-at-a-time queue for long.
+ * (rails.callback_timeout_ms). Real time: a receiver that never answers must not hold a place in
+ * the scheduler's round (and the jobs behind it in its partition) for long.
  */
 export const CALLBACK_TIMEOUT_MS = 10_000;
 
@@ -45,6 +46,8 @@ export class CallbackSender {
       'content-type': 'application/json',
       ...message.headers,
       ...(this.deps.sign ? this.deps.sign(message, url) : {}),
+      // The job sending it: an in-process receiver handles the callback as part of that job.
+      ...jobHeader(),
     };
     try {
       const { status } = await httpExchange(url, { method: message.method, headers, body: message.body, timeoutMs: this.deps.timeoutMs ?? CALLBACK_TIMEOUT_MS });

@@ -6,12 +6,9 @@ export interface JobRow {
   kind: string;
   run_at: number;
   payload: string;
-}
-
-/** A due job with its claim. */
-export interface ClaimableJobRow extends JobRow {
-  claimed_by: number | null;
-  lease_until: number | null;
+  /** The object the job acts on: its jobs run in order; null, the job is its own partition. */
+  partition_key: string | null;
+  seq: number;
 }
 
 /** Durable delayed work and its leases: the SQL of the jobs aggregate. */
@@ -22,8 +19,16 @@ export class JobRepository {
    */
   constructor(private readonly skipLocked = false) {}
 
-  async insert(db: Db, job: { id: string; kind: string; runAt: number; payload: string; now: number }): Promise<void> {
-    await db.run('INSERT INTO jobs (id, kind, run_at, payload, state, created_at) VALUES (?, ?, ?, ?, ?, ?)', [job.id, job.kind, job.runAt, job.payload, 'pending', job.now]);
+  async insert(db: Db, job: { id: string; kind: string; runAt: number; payload: string; partition: string | null; now: number }): Promise<void> {
+    await db.run('INSERT INTO jobs (id, kind, run_at, payload, partition_key, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      job.id,
+      job.kind,
+      job.runAt,
+      job.payload,
+      job.partition,
+      'pending',
+      job.now,
+    ]);
   }
 
   /** How many jobs wait, and the earliest run_at among them. */
@@ -55,28 +60,40 @@ export class JobRepository {
     return r.changes;
   }
 
-  /** The next job in (run_at, seq) order due by `until` that is free at `now`, or already claimed by `boot`. */
-  nextClaimable(db: Db, until: number, now: number, boot: number): Promise<ClaimableJobRow | undefined> {
-    return db.get<ClaimableJobRow>(
-      "SELECT id, kind, run_at, payload, claimed_by, lease_until FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT 1",
+  /** When the earliest job due by `until` that is free at `now` (or already `boot`'s) falls due. */
+  async nextDueAt(db: Db, until: number, now: number, boot: number): Promise<number | undefined> {
+    const row = await db.get<{ run_at: number }>(
+      "SELECT run_at FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at LIMIT 1",
       [until, now, boot],
     );
+    return row?.run_at;
   }
 
-  /** Claims for `boot`, until `leaseUntil`, up to `limit` free jobs due at `runAt`, in seq order; the ids claimed. */
-  claimDueAt(db: Db, runAt: number, now: number, boot: number, leaseUntil: number, limit: number): Promise<{ id: string }[]> {
+  /**
+   * Claims for `boot`, until `leaseUntil`, the first `limit` free jobs due by `dueBy` in (run_at,
+   * seq) order: a round, which comes back in that order. (Jobs a round writes are inserted in
+   * the round's order, JobScope, so seq is the same in a serial and a concurrent run.)
+   */
+  async claimRound(db: Db, dueBy: number, now: number, boot: number, leaseUntil: number, limit: number): Promise<JobRow[]> {
     // The outer conditions repeat the inner ones: a row claimed meanwhile by another process is
     // checked again in its new version before it is taken.
-    return db.all<{ id: string }>(
+    const rows = await db.all<JobRow>(
       `UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE seq IN (
-           SELECT seq FROM jobs WHERE state = 'pending' AND run_at = ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY seq LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
-         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id`,
-      [boot, leaseUntil, runAt, now, boot, limit, now, boot],
+           SELECT seq FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
+         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id, kind, run_at, payload, partition_key, seq`,
+      [boot, leaseUntil, dueBy, now, boot, limit, now, boot],
     );
+    for (const row of rows) {
+      row.run_at = Number(row.run_at);
+      row.seq = Number(row.seq);
+    }
+    return rows.sort((a, b) => a.run_at - b.run_at || a.seq - b.seq);
   }
 
-  async markDone(db: Db, id: string): Promise<void> {
-    await db.run("UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id = ?", [id]);
+  /** Marks the jobs of a round done in one statement. */
+  async markAllDone(db: Db, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db.run(`UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id IN (${ids.map(() => '?').join(', ')})`, [...ids]);
   }
 
   async markFailed(db: Db, id: string, error: string): Promise<void> {

@@ -22,6 +22,8 @@ export interface OutboxEventRow {
   id: string;
   environment: 'test' | 'live';
   merchant_id: string;
+  /** The object the event is about (a charge, a transfer, a trade). */
+  object_id: string;
   type: string;
   payload: string;
 }
@@ -45,12 +47,12 @@ export interface WebhookAttemptRow {
 export class WebhookDeliveryRepository {
   /** The oldest events not yet fanned out into deliveries. */
   undispatchedEvents(db: Db, limit = 100): Promise<OutboxEventRow[]> {
-    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [limit]);
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [limit]);
   }
 
   /** Committed events after `seq`, in seq order (the event stream follows the outbox with it). */
   eventsAfter(db: Db, seq: number, limit: number): Promise<OutboxEventRow[]> {
-    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?', [seq, limit]);
+    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?', [seq, limit]);
   }
 
   /** The seq of the latest event written, 0 on an empty outbox. */
@@ -77,7 +79,7 @@ export class WebhookDeliveryRepository {
     const params: (string | number)[] = [filter.environment, filter.merchantId];
     if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
     if (filter.type !== undefined) (where.push('type = ?'), params.push(filter.type));
-    return db.all<OutboxEventRow>(`SELECT seq, id, environment, merchant_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [
+    return db.all<OutboxEventRow>(`SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [
       ...params,
       limit,
     ]);

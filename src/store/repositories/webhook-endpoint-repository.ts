@@ -94,7 +94,8 @@ export class WebhookEndpointRepository {
 
   /** A delivery got through: the endpoint is no longer failing. */
   async clearFailing(db: Db, id: string): Promise<void> {
-    await db.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ?', [id]);
+    // Most endpoints are not failing: then nothing is written.
+    await db.run('UPDATE webhook_endpoints SET failing = 0 WHERE id = ? AND failing = 1', [id]);
   }
 
   /** A delivery failed for good: the endpoint is flagged failing. */
