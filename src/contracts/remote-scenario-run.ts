@@ -156,11 +156,16 @@ export class RemoteScenarioRun {
     return values(script, vars);
   }
 
-  /** The n-th event of a type that the state's merchant has, as its webhook carries it. */
+  /**
+   * The n-th event of a type that the state's merchant has, as its webhook carries it. Events of
+   * one instant (jobs of one round) keep the order they were written in, which is the order a
+   * replay delivers them in; their ids are random on a served sandbox, so they cannot break ties.
+   */
   async message(params: StateParams): Promise<unknown> {
     const mine = (await this.events())
+      .reverse() // the list is newest first, by insertion
       .filter((e) => e.type === params.event_type)
-      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
     const event = mine[(params.event_ordinal ?? 1) - 1];
     if (!event) throw new Error(`${this.baseUrl} has no ${params.event_type} event #${params.event_ordinal} from this state`);
     return event;
