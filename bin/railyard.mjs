@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
+// The node flag is the one `npm start` and the Dockerfile's CMD pass: see docs/configuration.md, Memory.
 // Runs the compiled CLI (npm run build, which npm ci runs too); without a build, the TypeScript
 // sources through tsx.
 import { existsSync } from 'node:fs';

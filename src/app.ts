@@ -281,7 +281,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(...payoutRoutes({ payouts }));
   routes.push(...billRoutes({ bills }));
   // The requests inspector and object timelines (in memory, capped per environment).
-  const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests });
+  const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
   const recorder = new RequestRecorder({ log: requestLog, store, logger });
   routes.push(...inspectorRoutes({ requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog, store }) }));
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));

@@ -215,6 +215,13 @@ export const configSchema = z.strictObject({
         .max(1_000_000)
         .default(1_000)
         .describe('How many requests the requests inspector keeps per environment (in memory); the oldest make room'),
+      max_bytes: z
+        .number()
+        .int()
+        .min(65_536)
+        .max(1_073_741_824)
+        .default(8_388_608)
+        .describe('How many bytes (estimated) the requests inspector keeps per environment; the oldest make room'),
     })
     .prefault({}),
   fees: z

@@ -35,42 +35,71 @@ export interface RequestLogQuery {
   status?: number;
 }
 
-/** A fixed-size ring: the oldest entry makes room for the newest, so memory stays bounded. */
+/**
+ * What one kept entry costs, roughly: V8 stores these strings one byte a character (two for
+ * non-Latin-1), plus the objects around them. An estimate that only has to grow with the entry.
+ */
+const ENTRY_OVERHEAD_BYTES = 400;
+function bytesOf(kept: Kept): number {
+  const { entry } = kept;
+  let chars = entry.path.length + (entry.idempotency_key?.length ?? 0) + (entry.object_id?.length ?? 0) + (kept.merchantId?.length ?? 0);
+  if (entry.match) chars += entry.match.matched ? (entry.match.file?.length ?? 0) + entry.match.rule_name.length : entry.match.failed.length + (entry.match.nearest ? (entry.match.nearest.file?.length ?? 0) + entry.match.nearest.rule_name.length : 0);
+  return ENTRY_OVERHEAD_BYTES + 2 * chars;
+}
+
+/**
+ * A ring bounded by count and by bytes: the oldest entries make room for the newest, so memory
+ * stays bounded whatever the requests look like (a path can be as long as the HTTP parser lets it).
+ */
 class Ring {
-  private readonly slots: (Kept | undefined)[];
-  private next = 0;
+  private readonly slots: ({ kept: Kept; bytes: number } | undefined)[];
+  /** The oldest entry's slot. */
+  private head = 0;
   size = 0;
-  constructor(readonly capacity: number) {
-    this.slots = new Array<Kept | undefined>(capacity);
+  bytes = 0;
+  constructor(
+    readonly capacity: number,
+    readonly maxBytes: number,
+  ) {
+    this.slots = new Array<{ kept: Kept; bytes: number } | undefined>(capacity);
   }
   push(kept: Kept): void {
-    this.slots[this.next] = kept;
-    this.next = (this.next + 1) % this.capacity;
-    this.size = Math.min(this.size + 1, this.capacity);
+    const bytes = bytesOf(kept);
+    while (this.size > 0 && (this.size === this.capacity || this.bytes + bytes > this.maxBytes)) this.dropOldest();
+    this.slots[(this.head + this.size) % this.capacity] = { kept, bytes };
+    this.size++;
+    this.bytes += bytes;
+  }
+  private dropOldest(): void {
+    this.bytes -= this.slots[this.head]!.bytes;
+    this.slots[this.head] = undefined;
+    this.head = (this.head + 1) % this.capacity;
+    this.size--;
   }
   /** Newest first. */
   *newest(): Generator<Kept> {
-    for (let i = 1; i <= this.size; i++) yield this.slots[(this.next - i + this.capacity) % this.capacity]!;
+    for (let i = this.size - 1; i >= 0; i--) yield this.slots[(this.head + i) % this.capacity]!.kept;
   }
 }
 
 /**
  * The requests inspector's memory: every merchant request and every call that reached a provider
- * mock, in one capped ring per environment (inspector.max_requests each). In memory only: it is
+ * mock, in one capped ring per environment (inspector.max_requests entries and inspector.max_bytes
+ * each). In memory only: it is
  * a debugging view, gone on restart, and it never holds a secret.
  */
 export class RequestLog {
   private readonly rings = new Map<Environment, Ring>();
   private seq = 0;
 
-  constructor(private readonly deps: { clock: Clock; maxPerEnvironment: number }) {}
+  constructor(private readonly deps: { clock: Clock; maxPerEnvironment: number; maxBytesPerEnvironment: number }) {}
 
   record(environment: Environment, merchantId: string | null, entry: Omit<RequestLogEntry, 'id' | 'at'> & { at?: number }): RequestLogEntry {
     const seq = ++this.seq;
     const { at, ...rest } = entry;
     const kept: RequestLogEntry = { id: `req_${String(seq).padStart(12, '0')}`, at: iso(at ?? this.deps.clock.now()), ...rest };
     let ring = this.rings.get(environment);
-    if (!ring) this.rings.set(environment, (ring = new Ring(this.deps.maxPerEnvironment)));
+    if (!ring) this.rings.set(environment, (ring = new Ring(this.deps.maxPerEnvironment, this.deps.maxBytesPerEnvironment)));
     ring.push({ seq, merchantId, entry: kept });
     return kept;
   }
@@ -78,6 +107,11 @@ export class RequestLog {
   /** How many entries an environment holds now. */
   count(environment: Environment): number {
     return this.rings.get(environment)?.size ?? 0;
+  }
+
+  /** The estimated bytes an environment's entries hold now (bounded by maxBytesPerEnvironment). */
+  bytes(environment: Environment): number {
+    return this.rings.get(environment)?.bytes ?? 0;
   }
 
   /** A merchant's entries (and the environment's unattributed mock calls), newest first. */

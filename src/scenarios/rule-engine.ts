@@ -23,17 +23,34 @@ function canonicalMsisdn(value: string): string {
   return normaliseMsisdn(value) ?? value;
 }
 
-/** Pure: does one field value satisfy one predicate? */
+/** A regex predicate compiled once: rules are loaded data, so this holds no more than they do. */
+const compiledRegex = new WeakMap<Predicate, RegExp>();
+function regexOf(predicate: Predicate, source: string): RegExp {
+  let regex = compiledRegex.get(predicate);
+  if (!regex) compiledRegex.set(predicate, (regex = new RegExp(source)));
+  return regex;
+}
+
+/**
+ * Pure: does one field value satisfy one predicate? Runs for every rule tried on every mock call,
+ * so it normalises only what the predicate compares.
+ */
 export function predicateHolds(predicate: Predicate, actual: string | number | undefined, field: string): boolean {
   if (actual === undefined) return false;
   const isMsisdn = field === 'msisdn';
   const norm = (v: string | number) => (isMsisdn && typeof v === 'string' ? canonicalMsisdn(v) : String(v));
-  // prefix and regex read a Ghana number in its familiar 0XXXXXXXXX form.
-  const text = isMsisdn && typeof actual === 'string' && normaliseMsisdn(actual) ? toLocalMsisdn(normaliseMsisdn(actual)!) : String(actual);
   if (predicate.equals !== undefined) return norm(predicate.equals) === norm(actual);
-  if (predicate.one_of !== undefined) return predicate.one_of.some((v) => norm(v) === norm(actual));
-  if (predicate.prefix !== undefined) return text.startsWith(predicate.prefix);
-  if (predicate.regex !== undefined) return new RegExp(predicate.regex).test(text);
+  if (predicate.one_of !== undefined) {
+    const value = norm(actual);
+    return predicate.one_of.some((v) => norm(v) === value);
+  }
+  if (predicate.prefix !== undefined || predicate.regex !== undefined) {
+    // prefix and regex read a Ghana number in its familiar 0XXXXXXXXX form.
+    const normalised = isMsisdn && typeof actual === 'string' ? normaliseMsisdn(actual) : null;
+    const text = normalised ? toLocalMsisdn(normalised) : String(actual);
+    if (predicate.prefix !== undefined) return text.startsWith(predicate.prefix);
+    return regexOf(predicate, predicate.regex!).test(text);
+  }
   if (predicate.range !== undefined) {
     const n = typeof actual === 'number' ? actual : Number(actual);
     if (!Number.isFinite(n)) return false;

@@ -107,6 +107,19 @@ describe('deploy/compose.yaml', () => {
   });
 });
 
+describe('how railyard is started', () => {
+  // V8 lets its young generation grow to 2 × 64 MB under a sustained load, which alone put the
+  // process past 300 MB RSS; 16 MB semi-spaces keep it at 2 × 16 MB with no loss of throughput
+  // (docs/configuration.md, Memory). Every way a user starts the server passes the same flag.
+  const FLAG = '--max-semi-space-size=16';
+  it('npm start, the image and the railyard bin all run node with the same young-generation bound', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start!;
+    expect(start).toBe(`exec node ${FLAG} dist/main.js serve`);
+    expect(read('Dockerfile')).toContain(`CMD ["node", "${FLAG}", "dist/main.js", "serve"]`);
+    expect(read('bin/railyard.mjs').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${FLAG}`);
+  });
+});
+
 describe('Dockerfile', () => {
   it('passes dockerfile-utils lint with no diagnostics', () => {
     const diagnostics = lintDockerfile(read('Dockerfile')).map((d) => `${d.range.start.line + 1}: ${d.message}`);
