@@ -153,10 +153,10 @@ export class WebhookDeliveryRepository {
     db: Db,
     a: { deliveryId: string; trigger: string; at: number; url: string; status: number | null; latencyMs: number; excerpt: string | null; error: string | null },
   ): Promise<void> {
-    const attemptNo = ((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [a.deliveryId]))?.n ?? 0) + 1;
+    // The attempt's number is counted in the same statement: one round trip per attempt.
     await db.run(
-      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [a.deliveryId, attemptNo, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
+      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, (SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?) + 1, ?, ?, ?, ?, ?, ?, ?)',
+      [a.deliveryId, a.deliveryId, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
     );
   }
 
