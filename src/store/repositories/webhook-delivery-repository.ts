@@ -94,6 +94,14 @@ export class WebhookDeliveryRepository {
     );
   }
 
+  /** The delivery and its event's payload (null when the event is gone), in one read: what an automatic attempt needs. */
+  findWithPayload(db: Db, id: string): Promise<(WebhookDeliveryRow & { event_payload: string | null }) | undefined> {
+    return db.get<WebhookDeliveryRow & { event_payload: string | null }>(
+      'SELECT d.*, e.payload AS event_payload FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id WHERE d.id = ?',
+      [id],
+    );
+  }
+
   find(db: Db, id: string): Promise<WebhookDeliveryRow | undefined> {
     return db.get<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
   }
