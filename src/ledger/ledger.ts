@@ -74,10 +74,8 @@ export class Ledger {
       memo: input.memo,
       createdAt: now,
     });
-    for (const p of input.postings) {
-      await this.repo.insertPosting(tx, id, input.environment, p);
-      await this.repo.addToBalance(tx, input.environment, p);
-    }
+    await this.repo.insertPostings(tx, id, input.environment, input.postings);
+    await this.repo.addToBalances(tx, input.environment, input.postings);
     return id;
   }
 

@@ -238,11 +238,18 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
       return 'ignored';
     }
     if (outcome.status === 'success') {
-      await this.records.markSettled(tx, id, this.successStatus, providerName, clock.now());
+      const now = clock.now();
+      await this.records.markSettled(tx, id, this.successStatus, providerName, now);
       const journal = this.kind.settledJournal(row, providerName);
       await ledger.post(tx, { environment: row.environment, kind: journal.kind, refType: object, refId: id, memo: journal.memo, postings: journal.postings });
-      await this.kind.onSettled?.(tx, row, outcome);
-      const settled = this.kind.present((await this.row(tx, id))!);
+      // The row as markSettled left it, without reading it back; a kind with its own onSettled
+      // may write more to it, so that row is read again.
+      let settledRow = { ...row, status: this.successStatus, provider: providerName, updated_at: now } as Row;
+      if (this.kind.onSettled) {
+        await this.kind.onSettled(tx, row, outcome);
+        settledRow = (await this.row(tx, id))!;
+      }
+      const settled = this.kind.present(settledRow);
       await outbox.emit(tx, { environment: row.environment, merchantId: row.merchant_id, type: this.events.success, objectType: object, object: settled });
     } else {
       await this.records.setProvider(tx, id, providerName);

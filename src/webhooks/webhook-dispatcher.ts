@@ -180,15 +180,16 @@ export class WebhookDispatcher {
   /** One automatic attempt; a retry stays in the job's partition, behind the object's later events. */
   private async deliverScheduled(deliveryId: string, partition: string | null): Promise<void> {
     const { store, clock, scheduler, config } = this.deps;
-    const delivery = await this.deliveryRow(store, deliveryId);
-    if (!delivery || delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    const found = await this.repo.findWithPayload(store, deliveryId);
+    if (!found || found.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    const { event_payload: payload, ...delivery } = found;
     const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
     if (!endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       // The merchant removed or disabled the endpoint: its pending retries stop, quietly.
       await this.repo.stop(store, deliveryId, clock.now());
       return;
     }
-    const attempt = await this.attempt(delivery, 'automatic', endpoint);
+    const attempt = await this.attempt(delivery, 'automatic', { endpoint, event: payload === null ? undefined : { payload } });
     // The attempt's log line and the delivery's new state commit together: the job's last write,
     // so the deliveries after it in the round queue theirs into the same commit.
     await finalWrites(() => store.transaction(async (tx) => {
@@ -214,10 +215,14 @@ export class WebhookDispatcher {
   }
 
   /** One POST to the endpoint, whatever happens; the caller logs it. ok on a 2xx. */
-  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery', known?: EndpointRow): Promise<AttemptRecord> {
+  private async attempt(
+    delivery: DeliveryRow,
+    trigger: 'automatic' | 'redelivery',
+    known?: { endpoint: EndpointRow; event: { payload: string } | undefined },
+  ): Promise<AttemptRecord> {
     const { store, clock } = this.deps;
-    const endpoint = known ?? (await this.deps.endpoints.row(store, delivery.endpoint_id));
-    const event = await this.repo.eventPayload(store, delivery.event_id);
+    const endpoint = known ? known.endpoint : await this.deps.endpoints.row(store, delivery.endpoint_id);
+    const event = known ? known.event : await this.repo.eventPayload(store, delivery.event_id);
     let status: number | null = null;
     let excerpt: string | null = null;
     let error: string | null = null;

@@ -36,4 +36,10 @@ describe('redactingLogger', () => {
     log.warn('call to /x/configured-secret-1 failed', { error: 'Bearer sk_test_abcdef', nested: { list: ['configured-secret-1', 7] }, ms: 3 });
     expect(JSON.parse(lines[0]!)).toEqual({ level: 'warn', msg: `call to /x/${REDACTED} failed`, error: `Bearer ${REDACTED}`, nested: { list: [REDACTED, 7] }, ms: 3 });
   });
+
+  it('replaces a secret made of characters that mean something in a pattern, and returns text with no secret as it was', () => {
+    const odd = new Redactor(['p4ss.word+(1)|[x]$', 'a?b*c\\d^e']);
+    expect(odd.text('u=p4ss.word+(1)|[x]$ v=a?b*c\\d^e')).toBe(`u=${REDACTED} v=${REDACTED}`);
+    expect(odd.text('p4ssXword+(1)|[x]$ a?b*c')).toBe('p4ssXword+(1)|[x]$ a?b*c');
+  });
 });

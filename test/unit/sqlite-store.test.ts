@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { SqliteStore, WAL_CHECKPOINT_PAGES } from '../../src/store/sqlite-store.ts';
 
 let dir: string;
 let store: SqliteStore;
@@ -65,5 +65,14 @@ describe('SqliteStore group commit', () => {
     const before = store.commitCount;
     await Promise.all([store.get('SELECT 1 AS one'), store.all('SELECT id FROM items')]);
     expect(store.commitCount).toBe(before);
+  });
+});
+
+describe('SqliteStore journal', () => {
+  it('keeps a write-ahead log, synced at checkpoints, and checkpoints it every WAL_CHECKPOINT_PAGES pages rather than every 1,000', async () => {
+    expect(await store.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' });
+    expect(await store.get('PRAGMA synchronous')).toEqual({ synchronous: 1 }); // NORMAL
+    expect(await store.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: WAL_CHECKPOINT_PAGES });
+    expect(WAL_CHECKPOINT_PAGES).toBeGreaterThan(1_000);
   });
 });

@@ -136,22 +136,33 @@ export class LedgerRepository {
     );
   }
 
-  async insertPosting(db: Db, journalId: string, environment: LedgerEnvironment, p: PostingRow): Promise<void> {
-    await db.run('INSERT INTO ledger_postings (journal_id, environment, account, currency, amount) VALUES (?, ?, ?, ?, ?)', [
-      journalId,
-      environment,
-      p.account,
-      p.currency,
-      p.amount,
-    ]);
+  /** A journal's postings, in its order (their `seq` follows it): one multi-row INSERT. */
+  async insertPostings(db: Db, journalId: string, environment: LedgerEnvironment, postings: readonly PostingRow[]): Promise<void> {
+    if (postings.length === 0) return;
+    await db.run(
+      `INSERT INTO ledger_postings (journal_id, environment, account, currency, amount) VALUES ${postings.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      postings.flatMap((p) => [journalId, environment, p.account, p.currency, p.amount]),
+    );
   }
 
-  /** Adds `amount` to the account's running balance (creating it at `amount`). */
-  async addToBalance(db: Db, environment: LedgerEnvironment, p: PostingRow): Promise<void> {
+  /**
+   * Adds each posting's amount to its account's running balance (creating it at that amount): one
+   * multi-row upsert. Postings to the same account are summed first: PostgreSQL refuses an upsert
+   * that touches one row twice.
+   */
+  async addToBalances(db: Db, environment: LedgerEnvironment, postings: readonly PostingRow[]): Promise<void> {
+    const sums = new Map<string, PostingRow>();
+    for (const p of postings) {
+      const key = `${p.account}\u0000${p.currency}`;
+      const sum = sums.get(key);
+      sums.set(key, sum ? { ...sum, amount: sum.amount + p.amount } : { ...p });
+    }
+    if (sums.size === 0) return;
+    const rows = [...sums.values()];
     await db.run(
-      `INSERT INTO ledger_balances (environment, account, currency, balance) VALUES (?, ?, ?, ?)
+      `INSERT INTO ledger_balances (environment, account, currency, balance) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
          ON CONFLICT (environment, account, currency) DO UPDATE SET balance = ledger_balances.balance + excluded.balance`,
-      [environment, p.account, p.currency, p.amount],
+      rows.flatMap((p) => [environment, p.account, p.currency, p.amount]),
     );
   }
 

@@ -94,6 +94,14 @@ export class WebhookDeliveryRepository {
     );
   }
 
+  /** The delivery and its event's payload (null when the event is gone), in one read: what an automatic attempt needs. */
+  findWithPayload(db: Db, id: string): Promise<(WebhookDeliveryRow & { event_payload: string | null }) | undefined> {
+    return db.get<WebhookDeliveryRow & { event_payload: string | null }>(
+      'SELECT d.*, e.payload AS event_payload FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id WHERE d.id = ?',
+      [id],
+    );
+  }
+
   find(db: Db, id: string): Promise<WebhookDeliveryRow | undefined> {
     return db.get<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
   }
@@ -153,10 +161,10 @@ export class WebhookDeliveryRepository {
     db: Db,
     a: { deliveryId: string; trigger: string; at: number; url: string; status: number | null; latencyMs: number; excerpt: string | null; error: string | null },
   ): Promise<void> {
-    const attemptNo = ((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', [a.deliveryId]))?.n ?? 0) + 1;
+    // The attempt's number is counted in the same statement: one round trip per attempt.
     await db.run(
-      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [a.deliveryId, attemptNo, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
+      'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, (SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?) + 1, ?, ?, ?, ?, ?, ?, ?)',
+      [a.deliveryId, a.deliveryId, a.trigger, a.at, a.url, a.status, a.latencyMs, a.excerpt, a.error],
     );
   }
 
