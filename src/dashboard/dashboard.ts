@@ -7,10 +7,17 @@ import type { Logger } from '../kernel/logger.ts';
 import { ApiClient } from './api-client.ts';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './dashboard-assets.ts';
 import { layout } from './dashboard-layout.ts';
-import { registerPages } from './dashboard-pages.ts';
-import type { DashboardRoutes, PageContext } from './page-context.ts';
+import type { DashboardPage, DashboardRoutes, PageContext } from './page-context.ts';
 import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Environment, type Flash, type SessionKey } from './dashboard-sessions.ts';
 import { html, type Html } from './html.ts';
+import { developersPage } from './pages/developers-page.ts';
+import { ladderPage } from './pages/ladder-page.ts';
+import { objectPage } from './pages/object-page.ts';
+import { objectsPage } from './pages/objects-page.ts';
+import { requestsPage } from './pages/requests-page.ts';
+import { sandboxPage } from './pages/sandbox-page.ts';
+import { walletPage } from './pages/wallet-page.ts';
+import { webhooksPage } from './pages/webhooks-page.ts';
 
 // /dashboard: server-rendered pages for merchants. The dashboard is a client of railyard's own
 // public API (no private back door): every page reads, and every action writes, through
@@ -19,6 +26,9 @@ import { html, type Html } from './html.ts';
 
 export const DASHBOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Each page registers its GETs and form POSTs, in the navigation's order (the object lists before one object). */
+const PAGES: readonly DashboardPage[] = [ladderPage, walletPage, objectsPage, objectPage, webhooksPage, requestsPage, developersPage, sandboxPage];
 
 export interface DashboardDeps {
   /** railyard's own base URL: where the dashboard calls the API. */
@@ -204,7 +214,7 @@ export function dashboard(deps: DashboardDeps): Router {
     relayEvents(deps, key.key, req, res);
   });
 
-  registerPages(routes);
+  for (const page of PAGES) page(routes);
 
   router.use('/dashboard', (req, res) => {
     send(res, 404, layout({ title: 'Page not found', session: sessionOf(req) }, html`<p>No dashboard page at <code>${req.originalUrl}</code>. <a href="/dashboard">Go to the dashboard</a>.</p>`));

@@ -30,3 +30,5 @@ export interface DashboardRoutes {
   action(path: string, handler: PageHandler, opts?: { testOnly?: boolean }): void;
 }
 
+/** A page (or a family of pages): registers its GETs and form POSTs on the dashboard's routes. */
+export type DashboardPage = (routes: DashboardRoutes) => void;
