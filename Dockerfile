@@ -1,6 +1,7 @@
-# railyard: the sandbox as a container. A build stage compiles the TypeScript (npm run build);
-# the runtime stage runs the compiled JavaScript on the image's own Node 24, with production
-# dependencies only. The `node@24` devDependency is not needed there.
+# railyard: the sandbox as a container. A build stage compiles the TypeScript and copies the
+# stylesheets and scripts beside it (npm run build); the runtime stage runs the compiled JavaScript
+# on the image's own Node 24, with production dependencies only. The `node@24` devDependency is not
+# needed there.
 #
 #   docker build -t railyard .
 #   docker run --rm -p 4010:4010 -v railyard-data:/data railyard
@@ -13,8 +14,11 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the image has Node 24 already, and the build runs below, once the sources are in.
 RUN SCARF_ANALYTICS=false npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/ ./scripts/
 COPY src/ ./src/
-RUN npx tsc -p tsconfig.build.json
+# npm run build: tsc, then scripts/copy-assets.mjs puts src/**/assets/ (the dashboard's and the
+# hosted checkout's stylesheets and scripts) beside the compiled code in dist/.
+RUN npm run build
 
 FROM ${NODE_IMAGE}
 

@@ -2,10 +2,10 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
+import { readAssetFile } from '../kernel/asset-file.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { ApiClient } from './api-client.ts';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './dashboard-assets.ts';
 import { layout } from './dashboard-layout.ts';
 import type { DashboardPage, DashboardRoutes, PageContext } from './page-context.ts';
 import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Environment, type Flash, type SessionKey } from './dashboard-sessions.ts';
@@ -57,8 +57,12 @@ export function dashboard(deps: DashboardDeps): Router {
     next();
   });
 
-  router.get('/dashboard/assets/dashboard.css', (_req, res) => void res.type('text/css; charset=utf-8').send(DASHBOARD_CSS));
-  router.get('/dashboard/assets/dashboard.js', (_req, res) => void res.type('text/javascript; charset=utf-8').send(DASHBOARD_JS));
+  // One stylesheet and one script, no CDN, no fonts, no framework: files in assets/ beside this
+  // module, which `npm run build` copies to dist/ (a missing one fails here, at start-up).
+  const css = readAssetFile(import.meta.url, './assets/dashboard.css');
+  const js = readAssetFile(import.meta.url, './assets/dashboard.js');
+  router.get('/dashboard/assets/dashboard.css', (_req, res) => void res.type('text/css; charset=utf-8').send(css));
+  router.get('/dashboard/assets/dashboard.js', (_req, res) => void res.type('text/javascript; charset=utf-8').send(js));
 
   const sessionOf = (req: Request) => sessions.find(readCookie(req, SESSION_COOKIE));
   const setCookie = (req: Request, res: Response, session: DashboardSession) => {

@@ -2,11 +2,11 @@ import express, { type Request, type Response, type Router } from 'express';
 import { HTTP_STATUS } from '../http/error-mapper.ts';
 import { ok } from '../http/envelope.ts';
 import { fieldIssues } from '../http/route.ts';
+import { readAssetFile } from '../kernel/asset-file.ts';
 import { NotFoundError, RailyardError, ValidationError, type FieldIssue } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { submitOtpBody } from './collections.schemas.ts';
-import { CHECKOUT_CSS, CHECKOUT_JS } from './hosted-checkout-assets.ts';
 import type { CheckoutView, PaymentLinkService } from './payment-link-service.ts';
 import { payLinkBody, type CheckoutCollection, type PaymentLink } from './payment-links.schemas.ts';
 import type { z } from 'zod';
@@ -28,8 +28,12 @@ export function hostedCheckout(deps: HostedCheckoutDeps): Router {
   const router = express.Router();
   const parse = [express.json({ limit: '10kb' }), express.urlencoded({ extended: false, limit: '10kb', parameterLimit: 20 })];
 
-  router.get('/pay/_assets/checkout.css', (_req, res) => asset(res, 'text/css; charset=utf-8', CHECKOUT_CSS));
-  router.get('/pay/_assets/checkout.js', (_req, res) => asset(res, 'text/javascript; charset=utf-8', CHECKOUT_JS));
+  // The stylesheet and the script are files in assets/ beside this module, which `npm run build`
+  // copies to dist/ (a missing one fails here, at start-up).
+  const css = readAssetFile(import.meta.url, './assets/checkout.css');
+  const js = readAssetFile(import.meta.url, './assets/checkout.js');
+  router.get('/pay/_assets/checkout.css', (_req, res) => asset(res, 'text/css; charset=utf-8', css));
+  router.get('/pay/_assets/checkout.js', (_req, res) => asset(res, 'text/javascript; charset=utf-8', js));
 
   // The page itself. Without JavaScript the same form posts here as a plain form and the answers
   // are pages (a 303 to the collection's status page, which refreshes itself while pending).

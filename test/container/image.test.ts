@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTour, TOUR_SERVER_ENV, tourExpectations } from '../support/readme-tour.ts';
+import { assetText, SERVED_ASSETS } from '../support/served-assets.ts';
 import { baseImages, buildImage, firstOk, podman, podmanOk, RUN_FLAGS } from './podman.ts';
 
 // The image a merchant runs, built from the project's Dockerfile and run with podman (npm run
@@ -60,6 +61,15 @@ describe('the README tour against the container', () => {
   it('serves the OpenAPI document and the dashboard', async () => {
     expect((await fetch(`${first.base}/openapi.json`)).status).toBe(200);
     expect((await fetch(`${first.base}/dashboard`)).status).toBe(200);
+  });
+
+  it("serves the dashboard's and the hosted checkout's stylesheets and scripts (npm run build copied them into dist/)", async () => {
+    for (const asset of SERVED_ASSETS) {
+      const res = await fetch(`${first.base}${asset.url}`);
+      expect(res.status, asset.url).toBe(200);
+      expect(res.headers.get('content-type'), asset.url).toBe(asset.contentType);
+      expect(await res.text(), asset.url).toBe(assetText(asset));
+    }
   });
 });
 

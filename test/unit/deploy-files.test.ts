@@ -129,4 +129,11 @@ describe('Dockerfile', () => {
   it('the linter is real: a broken Dockerfile gets diagnostics', () => {
     expect(lintDockerfile('FROM node:24-slim\nEXPOSE port\nCMD\n').length).toBeGreaterThan(0);
   });
+
+  it('builds as npm run build does (tsc, then the copy of src/**/assets/), with the copy script in the build stage', () => {
+    const build = read('Dockerfile').split(/^FROM /m)[1] ?? '';
+    expect(build).toMatch(/^COPY scripts\/ \.\/scripts\/$/m);
+    expect(build).toMatch(/^RUN npm run build$/m);
+    expect(read('Dockerfile')).toContain('COPY --from=build /build/dist/ ./dist/');
+  });
 });

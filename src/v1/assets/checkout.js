@@ -1,67 +1,3 @@
-// The hosted checkout's stylesheet and script, served by railyard itself (/pay/_assets/...):
-// no build step, no CDN, no framework, no fonts to fetch. Kept as strings so `tsc` ships them
-// in dist/ with the rest of the code.
-
-export const CHECKOUT_CSS = `
-:root {
-  --ink: #14213d; --muted: #5b6478; --line: #d9dee8; --bg: #f3f5f9; --card: #ffffff;
-  --brand: #0b6e4f; --brand-dark: #08523b; --focus: #f4b400; --bad: #b3261e; --bad-bg: #fdecea;
-  --good: #0b6e4f; --good-bg: #e6f4ee; --wait-bg: #fff7e0;
-  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-  color: var(--ink); background: var(--bg);
-}
-* { box-sizing: border-box; }
-body { margin: 0; min-height: 100vh; display: flex; flex-direction: column; align-items: center; padding: 32px 16px; }
-main { width: 100%; max-width: 440px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 14px; box-shadow: 0 6px 24px rgba(20, 33, 61, .08); overflow: hidden; }
-.head { padding: 22px 24px 18px; border-bottom: 1px solid var(--line); }
-.merchant { margin: 0; font-size: .85rem; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--muted); }
-h1 { margin: 6px 0 0; font-size: 1.25rem; line-height: 1.35; }
-.amount { margin: 14px 0 0; font-size: 2rem; font-weight: 700; font-variant-numeric: tabular-nums; }
-.amount small { font-size: 1rem; font-weight: 600; color: var(--muted); margin-right: 4px; }
-.body { padding: 20px 24px 24px; }
-.sandbox { margin: 0 0 16px; padding: 10px 12px; border-radius: 8px; background: var(--wait-bg); font-size: .85rem; line-height: 1.45; }
-.sandbox code { font-size: .85rem; }
-fieldset { border: 0; margin: 0 0 16px; padding: 0; }
-legend, label { display: block; font-weight: 600; font-size: .95rem; margin-bottom: 8px; }
-.channels { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
-.channel { position: relative; }
-.channel input { position: absolute; opacity: 0; width: 1px; height: 1px; }
-.channel label { margin: 0; padding: 12px; border: 1.5px solid var(--line); border-radius: 10px; text-align: center; cursor: pointer; font-weight: 600; }
-.channel input:checked + label { border-color: var(--brand); background: var(--good-bg); color: var(--brand-dark); }
-.channel input:focus-visible + label { outline: 3px solid var(--focus); outline-offset: 2px; }
-.field { margin-bottom: 16px; }
-.hint { margin: 6px 0 0; font-size: .82rem; color: var(--muted); }
-input[type=text], input[type=tel] {
-  width: 100%; padding: 12px; font-size: 1rem; border: 1.5px solid var(--line); border-radius: 10px; color: var(--ink); background: #fff;
-}
-input[aria-invalid=true] { border-color: var(--bad); }
-input:focus-visible, button:focus-visible, [tabindex="-1"]:focus { outline: 3px solid var(--focus); outline-offset: 2px; }
-button {
-  width: 100%; padding: 13px; font-size: 1rem; font-weight: 700; color: #fff; background: var(--brand);
-  border: 0; border-radius: 10px; cursor: pointer;
-}
-button:hover { background: var(--brand-dark); }
-button[disabled] { opacity: .6; cursor: progress; }
-.status { margin-top: 16px; padding: 12px 14px; border-radius: 10px; line-height: 1.45; }
-.status:empty { display: none; }
-.status.pending, .status.action { background: var(--wait-bg); }
-.status.success { background: var(--good-bg); color: var(--good); }
-.status.failed, .status.error { background: var(--bad-bg); color: var(--bad); }
-.status strong { display: block; font-size: 1.05rem; margin-bottom: 2px; }
-.spinner { display: inline-block; width: 14px; height: 14px; margin-right: 8px; vertical-align: -2px; border: 2px solid currentColor; border-right-color: transparent; border-radius: 50%; animation: spin .8s linear infinite; }
-@keyframes spin { to { transform: rotate(360deg); } }
-@media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
-[hidden] { display: none !important; }
-.closed { text-align: center; }
-.closed .icon { width: 48px; height: 48px; margin: 4px auto 0; border-radius: 50%; display: flex; align-items: center; justify-content: center; font-size: 1.6rem; font-weight: 700; background: var(--wait-bg); color: #8a5a00; }
-.closed h2 { font-size: 1.2rem; margin: 14px 0 6px; }
-.closed p { color: var(--muted); margin: 0 0 6px; line-height: 1.5; }
-.otp-intro { margin: 0 0 14px; color: var(--muted); }
-footer { margin-top: 18px; font-size: .8rem; color: var(--muted); text-align: center; }
-`;
-
-export const CHECKOUT_JS = `
 'use strict';
 (function () {
   var form = document.getElementById('pay-form');
@@ -229,4 +165,3 @@ export const CHECKOUT_JS = `
     }, function () { otpButton.disabled = false; say('error', 'No connection.', ' Check your connection and try again.'); });
   });
 })();
-`;
