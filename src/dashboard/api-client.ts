@@ -6,7 +6,7 @@ import { hmacSha256Hex } from '../kernel/secrets.ts';
 // API key as Bearer. Signed endpoints are signed here with the key's signing secret, exactly as
 // a merchant's server signs them (X-Service-Timestamp / X-Service-Signature).
 
-export interface ApiAnswer<T = any> {
+export interface ApiAnswer<T = unknown> {
   status: number;
   ok: boolean;
   /** The envelope's data (null on an error). */
@@ -31,25 +31,33 @@ export interface ApiCall {
 
 const TIMEOUT_MS = 60_000;
 
+/** The API's envelope, as far as the dashboard reads it; any field may be missing from a foreign answer. */
+interface Envelope {
+  data?: unknown;
+  message?: unknown;
+  meta?: ApiAnswer['meta'];
+  error?: ApiAnswer['error'];
+}
+
 export class ApiClient {
   constructor(private readonly deps: { baseUrl: () => string; wallClock: Clock }) {}
 
-  get<T = any>(path: string, query: Record<string, string | undefined | null> = {}, call: ApiCall): Promise<ApiAnswer<T>> {
+  get<T = unknown>(path: string, query: Record<string, string | undefined | null> = {}, call: ApiCall): Promise<ApiAnswer<T>> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, v);
     const qs = params.toString();
     return this.send<T>('GET', qs ? `${path}?${qs}` : path, undefined, call);
   }
 
-  post<T = any>(path: string, body: unknown, call: ApiCall): Promise<ApiAnswer<T>> {
+  post<T = unknown>(path: string, body: unknown, call: ApiCall): Promise<ApiAnswer<T>> {
     return this.send<T>('POST', path, body, call);
   }
 
-  put<T = any>(path: string, body: unknown, call: ApiCall): Promise<ApiAnswer<T>> {
+  put<T = unknown>(path: string, body: unknown, call: ApiCall): Promise<ApiAnswer<T>> {
     return this.send<T>('PUT', path, body, call);
   }
 
-  delete<T = any>(path: string, call: ApiCall): Promise<ApiAnswer<T>> {
+  delete<T = unknown>(path: string, call: ApiCall): Promise<ApiAnswer<T>> {
     return this.send<T>('DELETE', path, undefined, call);
   }
 
@@ -70,9 +78,10 @@ export class ApiClient {
     } catch (err) {
       return { status: 502, ok: false, data: null as T, message: `railyard's API did not answer: ${(err as Error).message}`, meta: null, error: { code: 'api_unreachable' } };
     }
-    let parsed: any = null;
+    let parsed: Envelope | null = null;
     try {
-      parsed = JSON.parse(answer.text);
+      const value: unknown = JSON.parse(answer.text);
+      parsed = value !== null && typeof value === 'object' ? (value as Envelope) : null;
     } catch {
       parsed = null;
     }
