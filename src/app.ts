@@ -74,6 +74,7 @@ import { LedgerReportService } from './v1/ledger-report-service.ts';
 import { ledgerRoutes } from './v1/ledger.routes.ts';
 import { EventStream } from './webhooks/event-stream.ts';
 import { eventStreamRouter } from './webhooks/event-stream.routes.ts';
+import { HttpExchangeThread } from './kernel/http-exchange-thread.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { WebhookEndpointService } from './webhooks/webhook-endpoint-service.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
@@ -251,7 +252,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Webhooks: the outbox fans out into signed deliveries with retries on the clock.
   const stream = new EventStream();
   const endpoints = new WebhookEndpointService({ store, clock, ids, config });
-  const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline });
+  // Deliveries are POSTed from a thread of their own: the event loop keeps to the API and the store.
+  const webhookSender = new HttpExchangeThread();
+  const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline, exchange: webhookSender.exchange });
   // On a shared database every instance's stream follows the outbox, so it carries every instance's events.
   if (store.kind === 'postgres') await dispatcher.followOutbox();
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
@@ -398,6 +401,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       dispatcher.stopFollowing();
       await scheduler.stop();
       await scheduler.leave();
+      await webhookSender.close();
       await store.close();
     },
   };

@@ -5,6 +5,7 @@ import type { RailyardEvent } from '../events/event-outbox.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, page } from '../http/pagination.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
+import type { HttpExchange } from '../kernel/http-exchange-thread.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { finalWrites } from '../kernel/job-scope.ts';
@@ -78,6 +79,8 @@ export class WebhookDispatcher {
       logger: Logger;
       config: Pick<Config, 'webhooks'>;
       timeline: Timeline;
+      /** How a delivery's POST is carried: on its own thread in the served sandbox (HttpExchangeThread). */
+      exchange?: HttpExchange;
     },
   ) {
     deps.scheduler.onTick(() => this.fanOut());
@@ -234,7 +237,7 @@ export class WebhookDispatcher {
       const { timeout_ms } = this.deps.config.webhooks;
       try {
         // Redirects are not followed: a 3xx is the endpoint's answer, and a failed attempt.
-        const res = await httpExchange(endpoint.url, {
+        const res = await (this.deps.exchange ?? httpExchange)(endpoint.url, {
           method: 'POST',
           headers: webhookHeaders(this.deps.endpoints.secrets(endpoint), delivery.event_id, Math.floor(this.deps.wallClock.now() / 1000), body),
           body,

@@ -1,0 +1,137 @@
+import { Worker } from 'node:worker_threads';
+import { HttpConnectionError, HttpTimeoutError, type HttpExchangeRequest, type HttpExchangeResponse } from './http-exchange.ts';
+
+/** One exchange, however it is carried: the in-thread httpExchange or an HttpExchangeThread. */
+export type HttpExchange = (url: string | URL, request: HttpExchangeRequest) => Promise<HttpExchangeResponse>;
+
+interface Ask {
+  id: number;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  timeoutMs: number;
+}
+
+type Answer =
+  | { id: number; ok: true; status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { id: number; ok: false; kind: 'timeout' | 'connection'; message: string; code: string | undefined };
+
+/**
+ * The body of the thread, sent to it as source (it imports nothing of ours, so it needs no loader
+ * and runs the same from src/ under tsx and from dist/). It does what httpExchange does: kept-alive
+ * connections, the answer read whole, one deadline for the whole exchange.
+ */
+function threadMain(): void {
+  const req = require as (id: string) => unknown;
+  const { parentPort } = req('node:worker_threads') as typeof import('node:worker_threads');
+  const http = req('node:http') as typeof import('node:http');
+  const https = req('node:https') as typeof import('node:https');
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  parentPort!.on('message', (asks: Ask[]) => {
+    for (const ask of asks) exchange(ask);
+  });
+  function exchange(ask: Ask): void {
+    let settled = false;
+    const finish = (answer: Answer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      parentPort!.postMessage(answer);
+    };
+    const failed = (err: Error) => finish({ id: ask.id, ok: false, kind: 'connection', message: err.message, code: (err as NodeJS.ErrnoException).code });
+    let request: import('node:http').ClientRequest;
+    try {
+      const target = new URL(ask.url);
+      const secure = target.protocol === 'https:';
+      const headers = { ...ask.headers };
+      if (ask.body !== undefined) headers['content-length'] = String(Buffer.byteLength(ask.body));
+      request = (secure ? https.request : http.request)(target, { method: ask.method, headers, agent: secure ? agents.https : agents.http }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () => finish({ id: ask.id, ok: true, status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', failed);
+      });
+    } catch (err) {
+      failed(err as Error);
+      return;
+    }
+    const deadline = setTimeout(() => {
+      finish({ id: ask.id, ok: false, kind: 'timeout', message: `timed out after ${ask.timeoutMs} ms`, code: undefined });
+      request.destroy();
+    }, ask.timeoutMs);
+    request.on('error', failed);
+    request.end(ask.body);
+  }
+}
+
+/**
+ * HTTP exchanges made on a thread of their own. The parsing, socket work and bookkeeping of a
+ * client request cost the event loop about 50 µs each; handed to the thread, about 13: a clock
+ * advance that delivers thousands of webhooks keeps the store's thread for the store. Asks made in
+ * the same turn of the event loop go to the thread as one message.
+ *
+ * The thread is unref'd (it never keeps a process alive) and restarted if it dies; an exchange
+ * in flight when it dies fails as a connection error, as a dropped connection would.
+ */
+export class HttpExchangeThread {
+  private worker: Worker | undefined;
+  private readonly inFlight = new Map<number, { resolve(answer: HttpExchangeResponse): void; reject(error: Error): void }>();
+  private outbox: Ask[] = [];
+  private nextId = 0;
+  private closed = false;
+
+  /** The exchange function to hand to whoever sends (it keeps `this`). */
+  readonly exchange: HttpExchange = (url, request) => this.send(url, request);
+
+  private send(url: string | URL, request: HttpExchangeRequest): Promise<HttpExchangeResponse> {
+    if (this.closed) return Promise.reject(new HttpConnectionError('the exchange thread is closed', undefined));
+    const id = ++this.nextId;
+    return new Promise<HttpExchangeResponse>((resolve, reject) => {
+      this.inFlight.set(id, { resolve, reject });
+      if (this.outbox.length === 0) queueMicrotask(() => this.flush());
+      this.outbox.push({ id, url: String(url), method: request.method, headers: { ...request.headers }, body: request.body, timeoutMs: request.timeoutMs });
+    });
+  }
+
+  private flush(): void {
+    const asks = this.outbox;
+    this.outbox = [];
+    if (asks.length > 0) this.thread().postMessage(asks);
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    // __name: what a transpiler keeping function names may call inside the body (esbuild, tsx).
+    const worker = new Worker(`var __name = (f) => f;\n(${threadMain.toString()})()`, { eval: true });
+    worker.unref();
+    worker.on('message', (answer: Answer) => this.answer(answer));
+    const lost = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const [id, waiting] of this.inFlight) {
+        this.inFlight.delete(id);
+        waiting.reject(new HttpConnectionError(`the exchange thread stopped (${why})`, undefined));
+      }
+    };
+    worker.on('error', (err) => lost(err.message));
+    worker.on('exit', (code) => lost(`exit ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private answer(answer: Answer): void {
+    const waiting = this.inFlight.get(answer.id);
+    if (!waiting) return;
+    this.inFlight.delete(answer.id);
+    if (answer.ok) waiting.resolve({ status: answer.status, headers: answer.headers as HttpExchangeResponse['headers'], text: answer.text });
+    else waiting.reject(answer.kind === 'timeout' ? new HttpTimeoutError(answer.message) : new HttpConnectionError(answer.message, answer.code));
+  }
+
+  /** Ends the thread; exchanges still in flight fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    if (worker) await worker.terminate();
+  }
+}
