@@ -3,8 +3,7 @@ import { ValidationError } from '../kernel/errors.ts';
 import { inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
-import { POSTGRES_MIGRATIONS } from './migrations-postgres.ts';
-import { parseInteger, toPositional } from './postgres-sql.ts';
+import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -103,11 +102,9 @@ export class PostgresStore implements Store {
         const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
         for (const m of MIGRATIONS) {
           if (applied.has(m.version)) continue;
-          const sql = POSTGRES_MIGRATIONS[m.version];
-          if (sql === undefined) throw new Error(`migration ${m.version} (${m.name}) has no PostgreSQL form in migrations-postgres.ts`);
           await client.query('BEGIN');
           try {
-            await client.query(sql);
+            await client.query(postgresMigrationSql(m));
             await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
             await client.query('COMMIT');
           } catch (error) {
