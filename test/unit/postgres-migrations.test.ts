@@ -3,7 +3,6 @@
 // test/contract/schema-parity.test.ts compares the schemas they end with.)
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/store/migrations-postgres.ts';
 import { postgresMigrationSql } from '../../src/store/postgres-sql.ts';
 
 const cases = MIGRATIONS.map((m) => [m.version, m.name, m] as const);
@@ -23,11 +22,5 @@ describe('PostgreSQL migrations', () => {
       /\b(instr|ifnull|group_concat|strftime|datetime|julianday|json_extract|json_each|printf|total|randomblob|last_insert_rowid)\s*\(/i,
     );
     expect(sql).not.toMatch(/INSERT OR |REPLACE INTO|PRAGMA|WITHOUT ROWID|\bGLOB\b/i);
-  });
-
-  // Temporary: the rendering against the hand-kept twins it replaces (removed with them).
-  it.each(cases)('renders migration %i (%s) as the hand-kept PostgreSQL form did', (version, _name, migration) => {
-    const normalised = (sql: string) => sql.replace(/\s+/g, ' ').trim();
-    expect(normalised(postgresMigrationSql(migration))).toBe(normalised(POSTGRES_MIGRATIONS[version]!));
   });
 });
