@@ -104,20 +104,20 @@ export class ApiKeyService {
   }
 
   /** issue, in a transaction of its own. */
-  issueInTransaction(input: Parameters<ApiKeyService['issue']>[1], store: Store = this.deps.store): Promise<IssuedKey> {
-    return store.transaction((tx) => this.issue(tx, input));
+  issueInTransaction(input: Parameters<ApiKeyService['issue']>[1]): Promise<IssuedKey> {
+    return this.deps.store.transaction((tx) => this.issue(tx, input));
   }
 
   /**
    * The key's context, or 401. With the client address (express req.ip), a key whose allowlist
    * is not empty is refused from any other address (403 ip_not_allowed).
    */
-  async authenticate(authorization: string | undefined, ip?: string, db: Db = this.deps.store): Promise<AuthContext> {
+  async authenticate(authorization: string | undefined, ip?: string): Promise<AuthContext> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     const key = match?.[1];
     if (!key || !environmentOf(key)) throw new UnauthorizedError();
     const hash = sha256Hex(key);
-    const row = await this.repo.findActiveByHash(db, hash);
+    const row = await this.repo.findActiveByHash(this.deps.store, hash);
     if (!row || !safeEqual(row.key_hash, hash)) throw new UnauthorizedError('Unknown or revoked API key');
     const ipAllowlist = JSON.parse(row.ip_allowlist) as string[];
     if (ip !== undefined && !ipAllowed(ipAllowlist, ip)) throw new IpNotAllowedError(ip);
@@ -133,32 +133,34 @@ export class ApiKeyService {
   }
 
   /** The merchant's keys of both environments, oldest first. */
-  async list(merchantId: string, db: Db = this.deps.store): Promise<KeyRecord[]> {
-    const rows = await this.repo.listByMerchant(db, merchantId);
+  async list(merchantId: string): Promise<KeyRecord[]> {
+    const rows = await this.repo.listByMerchant(this.deps.store, merchantId);
     return rows.map(record);
   }
 
-  async get(merchantId: string, id: string, db: Db = this.deps.store): Promise<KeyRecord> {
-    return record(await this.owned(db, merchantId, id));
+  async get(merchantId: string, id: string): Promise<KeyRecord> {
+    return record(await this.owned(this.deps.store, merchantId, id));
   }
 
   /** Revoked at once: the next request with the key is 401. Revoking again changes nothing. */
-  async revoke(merchantId: string, id: string, db: Db = this.deps.store): Promise<KeyRecord> {
-    const row = await this.owned(db, merchantId, id);
-    if (row.revoked_at === null) await this.repo.revoke(db, id, this.deps.clock.now());
-    return record((await this.owned(db, merchantId, id))!);
+  async revoke(merchantId: string, id: string): Promise<KeyRecord> {
+    const { store } = this.deps;
+    const row = await this.owned(store, merchantId, id);
+    if (row.revoked_at === null) await this.repo.revoke(store, id, this.deps.clock.now());
+    return record((await this.owned(store, merchantId, id))!);
   }
 
   /** Replaces the allowlist (entries already validated); empty accepts any address. */
-  async setIpAllowlist(merchantId: string, id: string, entries: string[], db: Db = this.deps.store): Promise<KeyRecord> {
-    await this.owned(db, merchantId, id);
-    await this.repo.setIpAllowlist(db, id, JSON.stringify(entries));
-    return record(await this.owned(db, merchantId, id));
+  async setIpAllowlist(merchantId: string, id: string, entries: string[]): Promise<KeyRecord> {
+    const { store } = this.deps;
+    await this.owned(store, merchantId, id);
+    await this.repo.setIpAllowlist(store, id, JSON.stringify(entries));
+    return record(await this.owned(store, merchantId, id));
   }
 
   /** The explicit reveal of a key's request-signing secret (the key itself is only a hash). */
-  async signingSecret(merchantId: string, id: string, db: Db = this.deps.store): Promise<string> {
-    return (await this.owned(db, merchantId, id)).signing_secret;
+  async signingSecret(merchantId: string, id: string): Promise<string> {
+    return (await this.owned(this.deps.store, merchantId, id)).signing_secret;
   }
 
   private async owned(db: Db, merchantId: string, id: string): Promise<KeyRow> {

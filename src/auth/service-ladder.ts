@@ -48,7 +48,12 @@ export class ServiceLadder {
 
   constructor(private readonly deps: { store: Store }) {}
 
-  async view(merchantId: string, environment: Environment, db: Db = this.deps.store): Promise<MerchantView> {
+  /** The merchant's place on the ladder, read on the store. */
+  view(merchantId: string, environment: Environment): Promise<MerchantView> {
+    return this.viewOn(this.deps.store, merchantId, environment);
+  }
+
+  private async viewOn(db: Db, merchantId: string, environment: Environment): Promise<MerchantView> {
     const row = await this.merchants.find(db, merchantId);
     if (!row) throw new Error(`merchant ${merchantId} is missing`);
     const stage = row.trading_stage as Stage;
@@ -75,7 +80,7 @@ export class ServiceLadder {
 
   /** Takes one step; any action but the next one is 409 ladder_out_of_order and changes nothing. */
   async advance(db: Db, merchantId: string, environment: Environment, action: LadderAction): Promise<MerchantView> {
-    const current = await this.view(merchantId, environment, db);
+    const current = await this.viewOn(db, merchantId, environment);
     const step = STEPS[action];
     if (current.stage !== step.from) {
       const expected = current.next_action;
@@ -89,17 +94,17 @@ export class ServiceLadder {
     // The stage moves only if nobody moved it meanwhile.
     const changes = await this.merchants.moveStage(db, merchantId, step.from, step.to);
     if (changes === 0) return this.advance(db, merchantId, environment, action);
-    return this.view(merchantId, environment, db);
+    return this.viewOn(db, merchantId, environment);
   }
 
   /** advance, in a transaction of its own. */
-  advanceInTransaction(merchantId: string, environment: Environment, action: LadderAction, store: Store = this.deps.store): Promise<MerchantView> {
-    return store.transaction((tx) => this.advance(tx, merchantId, environment, action));
+  advanceInTransaction(merchantId: string, environment: Environment, action: LadderAction): Promise<MerchantView> {
+    return this.deps.store.transaction((tx) => this.advance(tx, merchantId, environment, action));
   }
 
   /** Sandbox: puts the merchant at any stage, whatever it was. */
-  async setStage(merchantId: string, stage: Stage, db: Db = this.deps.store): Promise<void> {
-    await this.merchants.setStage(db, merchantId, stage);
+  async setStage(merchantId: string, stage: Stage): Promise<void> {
+    await this.merchants.setStage(this.deps.store, merchantId, stage);
   }
 
   /** The merchant's stage; `none` for a merchant not on record. */

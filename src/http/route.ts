@@ -99,7 +99,7 @@ export interface RouteDeps {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
-      const auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip, deps.store);
+      const auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip);
       res.locals.auth = auth; // whose request it is, for the requests inspector
       if (route.scope && !auth.scopes.includes(route.scope)) {
         throw new ForbiddenError(`This API key lacks the ${route.scope} scope`, { required_scope: route.scope });

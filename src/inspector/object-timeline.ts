@@ -84,10 +84,11 @@ export class ObjectTimelineService {
 
   constructor(private readonly deps: { requests: RequestLog; store: Store }) {}
 
-  async timeline(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<ObjectTimeline> {
+  async timeline(auth: AuthContext, id: string): Promise<ObjectTimeline> {
+    const { store } = this.deps;
     const kind = OBJECTS.find((o) => id.startsWith(o.prefix));
     const row = kind
-      ? await this.repo.objectHead(db, kind.object, id, auth.environment, auth.merchantId)
+      ? await this.repo.objectHead(store, kind.object, id, auth.environment, auth.merchantId)
       : undefined;
     if (!kind || !row) throw noSuch('object', id);
     const { object } = kind;
@@ -95,21 +96,21 @@ export class ObjectTimelineService {
     const add = (ms: number, seq: number, entryKind: TimelineKind, title: string, details: Record<string, unknown>) =>
       entries.push({ at: iso(ms), ms, seq, kind: entryKind, title, details });
 
-    await this.requests(db, auth, id, add);
+    await this.requests(store, auth, id, add);
     if (!entries.some((e) => e.kind === 'request')) add(row.created_at, 0, 'created', `${object} created`, {});
     for (const call of this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'mock')) {
       add(Date.parse(call.at), Number(call.id.slice(4)), 'mock_call', `${call.method} ${call.path} on the ${call.provider} mock: ${call.status ?? 'no answer'}`, {
         request_id: call.id, provider: call.provider, method: call.method, path: call.path, status: call.status, latency_ms: call.latency_ms, match: call.match,
       });
     }
-    await this.providerCalls(db, object, id, add);
-    await this.notices(db, id, add);
-    await this.journals(db, object, id, add);
+    await this.providerCalls(store, object, id, add);
+    await this.notices(store, id, add);
+    await this.journals(store, object, id, add);
     if (object === 'trade') {
-      const history = await this.repo.tradeStatusHistory(db, id);
+      const history = await this.repo.tradeStatusHistory(store, id);
       for (const h of history) add(h.at, h.seq, 'status', `status ${h.status}`, { status: h.status, note: h.note });
     }
-    await this.events(db, object, id, add);
+    await this.events(store, object, id, add);
 
     entries.sort((a, b) => a.ms - b.ms || STAGE[a.kind] - STAGE[b.kind] || a.seq - b.seq);
     return { object_id: id, object, status: row.status, entries: entries.map(({ at, kind: k, title, details }) => ({ at, kind: k, title, details })) };

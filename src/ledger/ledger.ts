@@ -104,11 +104,12 @@ export class Ledger {
     return this.repo.balance(db, environment, account, currency);
   }
 
-  async wallet(environment: Environment, merchantId: string, db: Db = this.deps.store): Promise<WalletBalance> {
+  async wallet(environment: Environment, merchantId: string): Promise<WalletBalance> {
+    const { store } = this.deps;
     return {
       currency: 'GHS',
-      available: await this.balance(db, environment, accounts.walletAvailable(merchantId), 'GHS'),
-      reserved: await this.balance(db, environment, accounts.walletReserved(merchantId), 'GHS'),
+      available: await this.balance(store, environment, accounts.walletAvailable(merchantId), 'GHS'),
+      reserved: await this.balance(store, environment, accounts.walletReserved(merchantId), 'GHS'),
     };
   }
 

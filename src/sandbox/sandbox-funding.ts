@@ -23,6 +23,6 @@ export class SandboxFunding {
         ],
       }),
     );
-    return deps.ledger.wallet(auth.environment, auth.merchantId, deps.store);
+    return deps.ledger.wallet(auth.environment, auth.merchantId);
   }
 }

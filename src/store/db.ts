@@ -14,7 +14,9 @@ export interface Store extends Db {
   readonly kind: string;
   /**
    * Runs `work` in one transaction: all of it commits, or none of it. `work` must only await
-   * calls on `tx`; never network I/O, which would hold the store for everyone else.
+   * calls on `tx`; never network I/O, which would hold the store for everyone else. A call on
+   * the store itself from inside `work` (run, get, all, transaction) would wait for this very
+   * transaction: it rejects at once with a ReentrantStoreCallError (transaction-scope.ts).
    */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,5 +1,21 @@
-// Append-only: a released migration is never edited; add the next one.
-export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+// The schema of both stores, written once in SQLite's dialect. PostgreSQL runs each migration as
+// postgresMigrationSql (postgres-sql.ts) renders it: INTEGER is BIGINT, an AUTOINCREMENT key an
+// identity column, instr() strpos(). A migration those rules cannot render carries its
+// PostgreSQL form in `postgres` and says why; test/unit/postgres-migrations.test.ts fails on one
+// that needs it, and test/contract/schema-parity.test.ts compares the schemas both stores end with.
+//
+// Append-only: a released migration is never edited (nor its rendering, so mind the rules); add
+// the next one.
+export interface Migration {
+  version: number;
+  name: string;
+  /** SQLite's form, and PostgreSQL's by the rules unless `postgres` is given. */
+  sql: string;
+  /** PostgreSQL's own form, where it differs from SQLite's in more than the rules' tokens. */
+  postgres?: string;
+}
+
+export const MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: 'foundation',
@@ -626,6 +642,25 @@ INSERT OR IGNORE INTO mock_transaction_keys (provider, book, lookup_key, referen
     UNION ALL SELECT provider, book, reference, created_at, json_extract(body, '$.id') FROM mock_transactions WHERE provider = 'card-processor' AND book = 'charges'
     UNION ALL SELECT provider, book, reference, created_at, json_extract(body, '$.debitId') FROM mock_transactions WHERE provider = 'direct-debit' AND book = 'debits'
   ) WHERE key IS NOT NULL ORDER BY created_at, reference;
+`,
+    // PostgreSQL differs in substance here: INSERT OR IGNORE is ON CONFLICT … DO NOTHING, a JSON
+    // field is read with ->> rather than json_extract, and the derived table needs a name.
+    postgres: `
+CREATE TABLE mock_transaction_keys (
+  provider TEXT NOT NULL,
+  book TEXT NOT NULL,
+  lookup_key TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  PRIMARY KEY (provider, book, lookup_key)
+);
+INSERT INTO mock_transaction_keys (provider, book, lookup_key, reference)
+  SELECT provider, book, key, reference FROM (
+    SELECT provider, book, reference, created_at, body::jsonb ->> 'transactionId' AS key FROM mock_transactions WHERE provider = 'hubtel' AND book IN ('receive', 'send')
+    UNION ALL SELECT provider, book, reference, created_at, body::jsonb ->> 'externalTransactionId' FROM mock_transactions WHERE provider = 'hubtel' AND book IN ('receive', 'send')
+    UNION ALL SELECT provider, book, reference, created_at, body::jsonb ->> 'id' FROM mock_transactions WHERE provider = 'card-processor' AND book = 'charges'
+    UNION ALL SELECT provider, book, reference, created_at, body::jsonb ->> 'debitId' FROM mock_transactions WHERE provider = 'direct-debit' AND book = 'debits'
+  ) AS filed WHERE key IS NOT NULL ORDER BY created_at, reference
+  ON CONFLICT (provider, book, lookup_key) DO NOTHING;
 `,
   },
   {

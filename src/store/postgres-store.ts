@@ -3,8 +3,8 @@ import { ValidationError } from '../kernel/errors.ts';
 import { inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
-import { POSTGRES_MIGRATIONS } from './migrations-postgres.ts';
-import { parseInteger, toPositional } from './postgres-sql.ts';
+import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
+import { inTransactionWork, reentrantCall } from './transaction-scope.ts';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -61,6 +61,9 @@ export interface PostgresStoreOptions {
  * - A failed statement inside a transaction aborts that transaction (PostgreSQL has no per-statement
  *   rollback): the rejection reaches `work`, and the transaction rejects even if `work` caught it
  *   (with a conflict, it runs again), never committing a part of it silently.
+ * - A call on the store itself from inside a transaction's work is refused (ReentrantStoreCallError):
+ *   it would wait for that transaction to end. Work the transaction started that runs after it
+ *   ended is outside it, and may.
  * - run() answers `changes` = rowCount; BIGINT, NUMERIC and COUNT come back as numbers, a boolean as 1 or 0.
  * - A parameter with a NUL character: a read finds nothing, a write is a ValidationError (below).
  * - close() lets what is already asked for finish, then ends the pool; later calls reject.
@@ -103,11 +106,9 @@ export class PostgresStore implements Store {
         const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
         for (const m of MIGRATIONS) {
           if (applied.has(m.version)) continue;
-          const sql = POSTGRES_MIGRATIONS[m.version];
-          if (sql === undefined) throw new Error(`migration ${m.version} (${m.name}) has no PostgreSQL form in migrations-postgres.ts`);
           await client.query('BEGIN');
           try {
-            await client.query(sql);
+            await client.query(postgresMigrationSql(m));
             await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
             await client.query('COMMIT');
           } catch (error) {
@@ -135,8 +136,11 @@ export class PostgresStore implements Store {
   }
 
   /** A plain statement: after every transaction asked for before it; retried if it deadlocked (it rolled back). */
-  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[], reads: boolean): Promise<T> {
+  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[], reads: boolean, method: string): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
+    // Asked for from inside a transaction's work, it would wait for that transaction to end, for ever.
+    const reentrant = reentrantCall(this, method);
+    if (reentrant) return Promise.reject(reentrant);
     const done = this.lastTransaction.then(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -157,16 +161,18 @@ export class PostgresStore implements Store {
   }
 
   run(sql: string, params: SqlValue[] = []) {
-    return this.statement((r) => ({ changes: r.rowCount ?? 0 }), sql, params, false);
+    return this.statement((r) => ({ changes: r.rowCount ?? 0 }), sql, params, false, 'run');
   }
   get<T = Row>(sql: string, params: SqlValue[] = []) {
-    return this.statement((r) => r.rows[0] as T | undefined, sql, params, true);
+    return this.statement((r) => r.rows[0] as T | undefined, sql, params, true, 'get');
   }
   all<T = Row>(sql: string, params: SqlValue[] = []) {
-    return this.statement((r) => r.rows as T[], sql, params, true);
+    return this.statement((r) => r.rows as T[], sql, params, true, 'all');
   }
 
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    const reentrant = reentrantCall(this, 'transaction');
+    if (reentrant) return Promise.reject(reentrant);
     // A job's transaction is asked for once the jobs before it in its round are finished (JobScope).
     return inJobTurn(() => this.startTransaction(work));
   }
@@ -205,7 +211,7 @@ export class PostgresStore implements Store {
           all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows as R[],
         };
         try {
-          const value = await work(tx);
+          const value = await inTransactionWork(this, () => work(tx));
           // On SQLite a caught failure leaves the rest of the transaction standing; here COMMIT would
           // quietly roll all of it back. Say so instead (or run again, if it was a conflict).
           if (failed) {

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { boundToCaller, inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { inTransactionWork, reentrantCall } from './transaction-scope.ts';
 
 type Statement = { kind: 'run' | 'get' | 'all'; sql: string; params: SqlValue[] };
 type Op = (Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }) & {
@@ -115,6 +116,9 @@ export class SqliteStore implements Store {
     return this.enqueue<T[]>({ kind: 'all', sql, params });
   }
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    // Asked for from inside a transaction's work, it would queue behind that transaction for ever.
+    const reentrant = reentrantCall(this, 'transaction');
+    if (reentrant) return Promise.reject(reentrant);
     // A job's transaction joins the queue once the jobs before it in its round are finished
     // (JobScope): its rows and sequences land where a serial run would put them.
     // The batch runs `work` later, in the store's own context: it runs as the caller's (its job's) work.
@@ -124,6 +128,9 @@ export class SqliteStore implements Store {
 
   private enqueue<T>(op: Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
+    // A statement asked for from inside a transaction's work would wait for that transaction to commit, for ever.
+    const reentrant = op.kind === 'transaction' ? undefined : reentrantCall(this, op.kind);
+    if (reentrant) return Promise.reject(reentrant);
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ ...op, resolve: resolve as (value: unknown) => void, reject });
       this.pumping ??= Promise.resolve().then(() => this.pump());
@@ -201,7 +208,7 @@ export class SqliteStore implements Store {
   private async inSavepoint(op: Op & { kind: 'transaction' }): Promise<Outcome> {
     this.control.savepoint.run();
     try {
-      const value = await op.work(this.direct);
+      const value = await inTransactionWork(this, () => op.work(this.direct));
       this.control.release.run();
       return { op, ok: true, value };
     } catch (error) {

@@ -177,17 +177,17 @@ export class QuoteService {
   }
 
   /** The merchant's quotes in this environment, newest first, keyset-paged on the insertion sequence. */
-  async list(auth: AuthContext, query: QuoteListQuery, db: Db = this.deps.store): Promise<{ items: ListedQuote[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: QuoteListQuery): Promise<{ items: ListedQuote[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const rows = (await this.repo.list(db, orderListFilter(auth, query, before), pageSize + 1)) as (QuoteRow & { seq: number })[];
+    const rows = (await this.repo.list(this.deps.store, orderListFilter(auth, query, before), pageSize + 1)) as (QuoteRow & { seq: number })[];
     const { items, nextCursor } = page(rows, pageSize);
     return { items: items.map((r) => ({ ...presentQuote(r), trade_reference: r.trade_id })), nextCursor };
   }
 
   /** One of the merchant's quotes in this environment; another's, or none, is not found. */
-  async get(auth: AuthContext, reference: string, db: Db = this.deps.store): Promise<ListedQuote> {
-    const row = await this.row(db, reference);
+  async get(auth: AuthContext, reference: string): Promise<ListedQuote> {
+    const row = await this.row(this.deps.store, reference);
     if (!row || row.environment !== auth.environment || row.merchant_id !== auth.merchantId) throw new NotFoundError(`No such quote: '${reference}'`, { id: reference });
     return { ...presentQuote(row), trade_reference: row.trade_id };
   }

@@ -145,16 +145,18 @@ export class TradeService {
     return row;
   }
 
-  async get(auth: AuthContext, reference: string, db: Db = this.deps.store): Promise<Trade> {
-    return this.present(db, await this.owned(db, auth, reference));
+  async get(auth: AuthContext, reference: string): Promise<Trade> {
+    const { store } = this.deps;
+    return this.present(store, await this.owned(store, auth, reference));
   }
 
-  async list(auth: AuthContext, query: TradeListQuery, db: Db = this.deps.store): Promise<{ items: Trade[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: TradeListQuery): Promise<{ items: Trade[]; nextCursor: string | null }> {
+    const { store } = this.deps;
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const rows = (await this.repo.list(db, orderListFilter(auth, query, before), pageSize + 1)) as TradeRow[];
+    const rows = (await this.repo.list(store, orderListFilter(auth, query, before), pageSize + 1)) as TradeRow[];
     const { items, nextCursor } = page(rows, pageSize);
-    return { items: await Promise.all(items.map((r) => this.present(db, r))), nextCursor };
+    return { items: await Promise.all(items.map((r) => this.present(store, r))), nextCursor };
   }
 
   async execute(auth: AuthContext, body: ExecuteBody, claim: IdempotencyClaim): Promise<RouteResult> {

@@ -6,7 +6,6 @@ import { ValidationError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import type { Db } from '../store/db.ts';
 import { BillRepository } from '../store/repositories/bill-repository.ts';
 import { resolveNetwork } from '../wallet/charge-service.ts';
 import { feeFor } from '../wallet/fees.ts';
@@ -143,8 +142,8 @@ export class BillService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Bill> {
-    return this.settlement.get(auth, id, db);
+  get(auth: AuthContext, id: string): Promise<Bill> {
+    return this.settlement.get(auth, id);
   }
 
   /** The catalogue: fixed-price products, then open-amount billers, optionally filtered. */

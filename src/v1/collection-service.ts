@@ -164,8 +164,8 @@ export class CollectionService {
     }
   }
 
-  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Collection> {
-    return this.settlement.get(auth, id, db);
+  get(auth: AuthContext, id: string): Promise<Collection> {
+    return this.settlement.get(auth, id);
   }
 
   /**

@@ -40,7 +40,6 @@ export class LedgerReportService {
   async entries(
     auth: AuthContext,
     query: { cursor?: string; page_size?: number; object_id?: string; account?: string; currency?: string; from?: number; to?: number },
-    db: Db = this.deps.store,
   ): Promise<{ items: LedgerEntry[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     let { from, to } = query;
@@ -53,7 +52,7 @@ export class LedgerReportService {
       refOrJournalId = undefined;
     }
     if (from !== undefined && to !== undefined && from >= to) return { items: [], nextCursor: null };
-    const rows = await ledgerEntries(db, {
+    const rows = await ledgerEntries(this.deps.store, {
       environment: auth.environment,
       merchantId: auth.merchantId,
       ...(refOrJournalId !== undefined ? { refOrJournalId } : {}),
@@ -69,10 +68,11 @@ export class LedgerReportService {
   }
 
   /** Reports of the days the wallet moved, newest first; the cursor names the last day seen. */
-  async settlements(auth: AuthContext, query: { cursor?: string; page_size?: number }, db: Db = this.deps.store): Promise<{ items: SettlementSummary[]; nextCursor: string | null }> {
+  async settlements(auth: AuthContext, query: { cursor?: string; page_size?: number }): Promise<{ items: SettlementSummary[]; nextCursor: string | null }> {
+    const { store } = this.deps;
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const beforeDay = decodeCursor(query.cursor);
-    const days = await activeDays(db, {
+    const days = await activeDays(store, {
       environment: auth.environment,
       merchantId: auth.merchantId,
       accounts: this.walletAccounts(auth),
@@ -83,25 +83,26 @@ export class LedgerReportService {
     const page = keysetPage(days.map((day) => ({ seq: day })), pageSize);
     const items: SettlementSummary[] = [];
     for (const { seq: day } of page.items) {
-      const { lines: _lines, ...summary } = await this.report(db, auth, day);
+      const { lines: _lines, ...summary } = await this.report(store, auth, day);
       items.push(summary);
     }
     return { items, nextCursor: page.nextCursor };
   }
 
   /** One day's report; a day the wallet did not move has none (404, as its absence from the list says). */
-  async settlement(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Settlement> {
+  async settlement(auth: AuthContext, id: string): Promise<Settlement> {
+    const { store } = this.deps;
     const day = dayOf(id);
-    const moved = day === undefined ? [] : await ledgerEntries(db, {
+    const moved = day === undefined ? [] : await ledgerEntries(store, {
       environment: auth.environment, merchantId: auth.merchantId, accounts: this.walletAccounts(auth), from: day * DAY_MS, to: (day + 1) * DAY_MS, limit: 1,
     });
     if (day === undefined || moved.length === 0) throw new NotFoundError(`No such settlement: '${id}'`, { id });
-    return this.report(db, auth, day);
+    return this.report(store, auth, day);
   }
 
   /** The report's receipt lines as CSV (RFC 4180), one row per line, amounts in minor and major units. */
-  async settlementCsv(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<string> {
-    const report = await this.settlement(auth, id, db);
+  async settlementCsv(auth: AuthContext, id: string): Promise<string> {
+    const report = await this.settlement(auth, id);
     const header = ['settlement_id', 'date', 'line', 'object_type', 'object_id', 'direction', 'gross', 'fee', 'net', 'currency', 'gross_major', 'fee_major', 'net_major'];
     const rows = report.lines.map((line, index) => [
       report.id, report.date, String(index + 1), line.object_type, line.object_id, line.direction,

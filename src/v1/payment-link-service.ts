@@ -81,17 +81,15 @@ export class PaymentLinkService {
     return result;
   }
 
-  async get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<PaymentLink> {
-    const row = await this.links.findOwned(db, auth, id);
-    if (!row) throw noSuch('payment link', id);
-    return this.present(row);
+  async get(auth: AuthContext, id: string): Promise<PaymentLink> {
+    return this.present(await this.owned(this.deps.store, auth, id));
   }
 
-  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: PaymentLinkState }, db: Db = this.deps.store): Promise<{ items: PaymentLink[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: PaymentLinkState }): Promise<{ items: PaymentLink[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
     const now = this.deps.clock.now();
-    const rows = await this.links.list(db, {
+    const rows = await this.links.list(this.deps.store, {
       environment: auth.environment,
       merchantId: auth.merchantId,
       ...(before !== undefined ? { before } : {}),
@@ -110,7 +108,7 @@ export class PaymentLinkService {
   async deactivate(auth: AuthContext, id: string): Promise<PaymentLink> {
     const { store, clock } = this.deps;
     return store.transaction(async (tx) => {
-      const link = await this.get(auth, id, tx);
+      const link = this.present(await this.owned(tx, auth, id));
       if (link.status === 'active' || link.status === 'expired') {
         await this.links.deactivate(tx, id, clock.now());
       }
@@ -253,6 +251,13 @@ export class PaymentLinkService {
 
   private row(db: Db, id: string): Promise<PaymentLinkRow | undefined> {
     return this.links.find(db, id);
+  }
+
+  /** The merchant's own link, or not_found. */
+  private async owned(db: Db, auth: AuthContext, id: string): Promise<PaymentLinkRow> {
+    const row = await this.links.findOwned(db, auth, id);
+    if (!row) throw noSuch('payment link', id);
+    return row;
   }
 
   private slug(): string {

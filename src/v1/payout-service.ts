@@ -116,8 +116,8 @@ export class PayoutService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Payout> {
-    return this.settlement.get(auth, id, db);
+  get(auth: AuthContext, id: string): Promise<Payout> {
+    return this.settlement.get(auth, id);
   }
 
   /**
@@ -184,10 +184,11 @@ export class PayoutService {
     await this.answerBulk(bulkId, (tx, response) => idempotency.completeForResource(tx, bulkId, response));
   }
 
-  async getBulk(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<PayoutBulk> {
-    const row = await this.payouts.findOwnedBulk(db, auth, id);
+  async getBulk(auth: AuthContext, id: string): Promise<PayoutBulk> {
+    const { store } = this.deps;
+    const row = await this.payouts.findOwnedBulk(store, auth, id);
     if (!row) throw noSuch('payout_bulk', id);
-    return this.presentBulk(db, row);
+    return this.presentBulk(store, row);
   }
 
   private async answerBulk(bulkId: string, complete: (tx: Db, response: StoredResponse) => Promise<void>): Promise<RouteResult> {

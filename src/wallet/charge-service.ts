@@ -6,7 +6,6 @@ import { ValidationError } from '../kernel/errors.ts';
 import { inferNetwork, normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import type { Db } from '../store/db.ts';
 import { ChargeRepository } from '../store/repositories/charge-repository.ts';
 import { feeFor } from './fees.ts';
 import { SettlementMachine } from './settlement-machine.ts';
@@ -121,7 +120,7 @@ export class ChargeService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Charge> {
-    return this.settlement.get(auth, id, db);
+  get(auth: AuthContext, id: string): Promise<Charge> {
+    return this.settlement.get(auth, id);
   }
 }

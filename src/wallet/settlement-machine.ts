@@ -113,8 +113,8 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   }
 
   /** A merchant's own record, or not_found. */
-  async get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<T> {
-    const row = await this.records.findOwned(db, auth, id);
+  async get(auth: AuthContext, id: string): Promise<T> {
+    const row = await this.records.findOwned(this.deps.store, auth, id);
     if (!row) throw noSuch(this.kind.object, id);
     return this.kind.present(row);
   }
@@ -123,10 +123,10 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    * The merchant's records of this kind, newest first, keyset-paged on their place in the
    * transactions list (stable under inserts), optionally of one status.
    */
-  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }, db: Db = this.deps.store): Promise<{ items: T[]; nextCursor: string | null }> {
+  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: T[]; nextCursor: string | null }> {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const rows = await this.records.listByTransaction(db, {
+    const rows = await this.records.listByTransaction(this.deps.store, {
       environment: auth.environment,
       merchantId: auth.merchantId,
       objectType: this.kind.object,

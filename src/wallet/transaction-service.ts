@@ -1,7 +1,7 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import { DEFAULT_PAGE_SIZE } from '../http/pagination.ts';
 import { iso } from '../kernel/clock.ts';
-import type { Db, Store } from '../store/db.ts';
+import type { Store } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
 import { TransactionRepository, type TransactionListRow } from '../store/repositories/transaction-repository.ts';
 import type { z } from 'zod';
@@ -17,10 +17,10 @@ export class TransactionService {
 
   constructor(private readonly deps: { store: Store }) {}
 
-  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; type?: TransactionItem['type'] }, db: Db = this.deps.store) {
+  async list(auth: AuthContext, query: { cursor?: string; page_size?: number; type?: TransactionItem['type'] }) {
     const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
     const before = decodeCursor(query.cursor);
-    const rows = (await this.repo.list(db, {
+    const rows = (await this.repo.list(this.deps.store, {
       environment: auth.environment,
       merchantId: auth.merchantId,
       ...(before !== undefined ? { before } : {}),

@@ -5,7 +5,6 @@ import { bankName } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../ledger/ledger.ts';
-import type { Db } from '../store/db.ts';
 import { TransferRepository } from '../store/repositories/transfer-repository.ts';
 import { resolveNetwork } from './charge-service.ts';
 import { feeFor } from './fees.ts';
@@ -111,7 +110,7 @@ export class TransferService {
     return this.settlement.initiate(id, claim);
   }
 
-  get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<Transfer> {
-    return this.settlement.get(auth, id, db);
+  get(auth: AuthContext, id: string): Promise<Transfer> {
+    return this.settlement.get(auth, id);
   }
 }

@@ -385,6 +385,70 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
     });
   });
 
+  describe('a call on the store itself from inside its own transaction', () => {
+    // Such a call would wait for the transaction that waits for it: it is refused at once instead,
+    // and the error names the fix. (Before, it hung forever on both stores.)
+    const FIX = /inside one of its own transactions[\s\S]*use the transaction's Db/;
+
+    it.each([
+      ['run', (s: Store) => s.run('INSERT INTO contract_items (id, label, qty) VALUES (9, ?, 9)', ['inner'])],
+      ['get', (s: Store) => s.get('SELECT 1 AS one')],
+      ['all', (s: Store) => s.all('SELECT id FROM contract_items')],
+      ['transaction', (s: Store) => s.transaction((tx) => tx.get('SELECT 1 AS one'))],
+    ] as const)('refuses %s with an error naming the transaction\'s Db, and the transaction goes on to commit', async (method, call) => {
+      const value = await store.transaction(async (tx) => {
+        await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'outer', 1]);
+        await expect(call(store)).rejects.toThrow(FIX);
+        await expect(call(store)).rejects.toThrow(`store.${method}()`);
+        await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [2, 'outer', 2]);
+        return 'done';
+      });
+      expect(value).toBe('done');
+      expect((await store.all<{ label: string }>('SELECT label FROM contract_items ORDER BY id')).map((r) => r.label)).toEqual(['outer', 'outer']);
+    });
+
+    it('refuses it however deep in the work it is asked for (behind awaits and callbacks)', async () => {
+      const nested = async () => {
+        await Promise.resolve();
+        return new Promise((resolve, reject) => setImmediate(() => store.get('SELECT 1 AS one').then(resolve, reject)));
+      };
+      await store.transaction(async () => {
+        await expect(nested()).rejects.toThrow(FIX);
+      });
+    });
+
+    it('lets what the work started use the store once the work has ended (a callback settled after the commit)', async () => {
+      const settled = gate();
+      let later: Promise<unknown> | undefined;
+      await store.transaction(async (tx) => {
+        await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'committed', 1]);
+        // Started inside the work, run after it: outside the transaction, so on the store.
+        later = settled.promise.then(() => store.get<{ label: string }>('SELECT label FROM contract_items WHERE id = ?', [1]));
+      });
+      settled.open();
+      expect(await later).toEqual({ label: 'committed' });
+    });
+
+    it('lets the work call another store, and callers outside the transaction call this one meanwhile', async () => {
+      const other = new SqliteStore(':memory:');
+      extraStores.push(other);
+      const inside = gate();
+      const release = gate();
+      const tx = store.transaction(async (t) => {
+        await t.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'one', 1]);
+        const fromOther = await other.get<{ one: number }>('SELECT 1 AS one');
+        inside.open();
+        await release.promise;
+        return fromOther;
+      });
+      await inside.promise;
+      const outside = count(store, 'contract_items');
+      release.open();
+      expect(await tx).toEqual({ one: 1 });
+      expect(await outside).toBe(1);
+    });
+  });
+
   describe('close', () => {
     it('rejects every call after close()', async () => {
       await store.close();

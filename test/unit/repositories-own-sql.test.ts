@@ -13,6 +13,9 @@ const DB_CALL = /\b(tx|db|store)\.(run|get|all)\s*[<(]/;
 // A route naming the store as code (deps.store, `{ store, … }`, `store: Store`, an argument, an
 // import from store/), not the word in a description ("store the key now", "its own store").
 const STORE_REF = /[.{(,]\s*store\b|\bstore\s*:|\bStore\b|from\s+['"]\.\.\/store\//;
+// A parameter whose Db (or Store) defaults to the object's own store: called inside a transaction
+// without it, the method waited on the store for the transaction that was waiting on the method.
+const DB_DEFAULT = /:\s*(Db|Store)\s*=\s*this\./;
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -77,5 +80,12 @@ describe('SQL lives in the repositories', () => {
     expect(routes.map((f) => relative(SRC, f))).toContain(join('v1', 'record-list-route.ts'));
     expect(routes.map((f) => relative(SRC, f))).toContain(join('webhooks', 'event-stream.routes.ts'));
     expect(offenders(routes, [[STORE_REF, 'the store']])).toEqual([]);
+  });
+
+  it('no method defaults its Db to the store: it takes the Db it runs on, or names the store itself', () => {
+    expect(DB_DEFAULT.test('async get(auth: AuthContext, id: string, db: Db = this.deps.store): Promise<T> {')).toBe(true);
+    expect(DB_DEFAULT.test('issueInTransaction(input: IssueInput, store: Store = this.deps.store) {')).toBe(true);
+    expect(DB_DEFAULT.test('private readonly direct: Db = {')).toBe(false);
+    expect(offenders(files(SRC), [[DB_DEFAULT, 'a Db defaulting to the store']])).toEqual([]);
   });
 });

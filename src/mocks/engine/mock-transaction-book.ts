@@ -28,18 +28,18 @@ export class MockTransactionBook<T> {
   ) {}
 
   /** The transaction kept under `reference`. */
-  async get(reference: string, db: Db = this.store): Promise<T | undefined> {
-    const body = await repo.body(db, { provider: this.provider, book: this.name, reference });
+  async get(reference: string): Promise<T | undefined> {
+    const body = await repo.body(this.store, { provider: this.provider, book: this.name, reference });
     return body === undefined ? undefined : (JSON.parse(body) as T);
   }
 
-  async has(reference: string, db: Db = this.store): Promise<boolean> {
-    return (await this.get(reference, db)) !== undefined;
+  async has(reference: string): Promise<boolean> {
+    return (await this.get(reference)) !== undefined;
   }
 
   /** The transaction filed under one of its lookup keys (see MockTransactionBookOptions). */
-  async find(lookupKey: string, db: Db = this.store): Promise<T | undefined> {
-    const body = await repo.bodyByLookupKey(db, { provider: this.provider, book: this.name, lookupKey });
+  async find(lookupKey: string): Promise<T | undefined> {
+    const body = await repo.bodyByLookupKey(this.store, { provider: this.provider, book: this.name, lookupKey });
     return body === undefined ? undefined : (JSON.parse(body) as T);
   }
 
@@ -61,11 +61,11 @@ export class MockTransactionBook<T> {
   }
 
   /**
-   * Keeps (or updates) a transaction; pass `db` to write inside the caller's transaction. Its
+   * Keeps (or updates) a transaction, on the store (`keep` writes inside a transaction). Its
    * lookup keys are those it was kept with: an update does not file it again.
    */
-  async set(reference: string, transaction: T, db: Db = this.store): Promise<void> {
-    await repo.upsert(db, { provider: this.provider, book: this.name, reference, body: JSON.stringify(transaction), now: this.clock.now() });
+  async set(reference: string, transaction: T): Promise<void> {
+    await repo.upsert(this.store, { provider: this.provider, book: this.name, reference, body: JSON.stringify(transaction), now: this.clock.now() });
   }
 }
 

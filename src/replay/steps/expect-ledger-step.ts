@@ -11,7 +11,7 @@ export async function runExpectLedgerStep(ctx: RunContext, step: Extract<ScriptS
   const e = step.expect_ledger;
   const problems: string[] = [];
   if (e.wallet) {
-    const wallet = await ry.ledger.wallet('test', ry.sandbox.merchantId, ry.store);
+    const wallet = await ry.ledger.wallet('test', ry.sandbox.merchantId);
     const m = partialMatch(e.wallet, { available: wallet.available, reserved: wallet.reserved });
     if (m) problems.push(describeMismatch(m, 'wallet'));
   }
