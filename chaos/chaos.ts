@@ -17,6 +17,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { parseArgs } from 'node:util';
+import { formatFinding } from './openapi-fuzzer/format-finding.ts';
+import { runFuzz } from './openapi-fuzzer/run-fuzz.ts';
+import { storeDigest } from './openapi-fuzzer/store-digest.ts';
 import type { FindingKind, Findings } from './reconcile.ts';
 import { runFleetTrial, type FleetTrialResult } from './run-fleet-trial.ts';
 import { runTrial, trialFailed, type TrialResult } from './run-trial.ts';
@@ -32,7 +35,7 @@ const USAGE = `npm run chaos -- [options]
   --sigterm-ratio R     share of trials killed with SIGTERM instead of SIGKILL, 0..1 (default 0.25)
   --keep                keep the temp dirs (database, server log, requests) of failing trials
   --keep-all            keep every trial's temp dir, passing or not
-  --fuzz N              also send N requests from the OpenAPI fuzzer (chaos/openapi-fuzzer.ts) to one fresh server
+  --fuzz N              also send N requests from the OpenAPI fuzzer (chaos/openapi-fuzzer/) to one fresh server
   --rail-timeout-ms N   real-time provider timeout; the timeout numbers hold requests this long (default 2000)
   --settle-seconds N    virtual seconds to advance after the restart (default 900)
   --fund N              pesewas put in the wallet before the load (default 50000000)
@@ -200,26 +203,10 @@ function details(r: TrialResult): string {
 }
 
 /**
- * --fuzz: runFuzz from chaos/openapi-fuzzer.ts against one fresh server, with a digest of its
- * database so that a request answered 4xx is checked to change nothing. The module is imported
- * only when asked for, so the chaos trials run even while the fuzzer is being worked on.
+ * --fuzz: runFuzz (chaos/openapi-fuzzer/) against one fresh server, with a digest of its
+ * database so that a request answered 4xx is checked to change nothing.
  */
 async function fuzz(requests: number, seed: number, keep: boolean): Promise<boolean> {
-  const specifier = './openapi-fuzzer.ts';
-  let mod: typeof import('./openapi-fuzzer.ts');
-  try {
-    mod = await import(specifier);
-  } catch (err) {
-    process.stderr.write(
-      `chaos: --fuzz needs chaos/openapi-fuzzer.ts exporting runFuzz, which could not be loaded ` +
-        `(${err instanceof Error ? err.message.split('\n')[0] : String(err)}). Run without --fuzz until it lands.\n`,
-    );
-    return false;
-  }
-  if (typeof mod.runFuzz !== 'function') {
-    process.stderr.write('chaos: chaos/openapi-fuzzer.ts does not export a runFuzz function\n');
-    return false;
-  }
   const dir = mkdtempSync(join(tmpdir(), 'railyard-chaos-fuzz-'));
   const dbPath = join(dir, 'railyard.db');
   const port = await freePort();
@@ -234,19 +221,19 @@ async function fuzz(requests: number, seed: number, keep: boolean): Promise<bool
   };
   let passed = false;
   try {
-    const report = await mod.runFuzz({
+    const report = await runFuzz({
       baseUrl: `http://127.0.0.1:${port}`,
       key: SANDBOX_KEY,
       secret: SANDBOX_SECRET,
       requests,
       seed,
-      digest: mod.storeDigest(reader),
+      digest: storeDigest(reader),
       onProgress: (sent, found) => process.stderr.write(`fuzz: ${sent}/${requests} sent, ${found} distinct finding(s)\n`),
     });
     passed = report.findings.length === 0;
     process.stdout.write(`\n## fuzz: ${report.sent} request(s), seed ${report.seed}, ${report.findings.length} distinct finding(s)\n\n`);
     process.stdout.write(`statuses: ${JSON.stringify(report.byStatus)}\n`);
-    for (const finding of report.findings) process.stdout.write(`\n${mod.formatFinding(finding)}\n`);
+    for (const finding of report.findings) process.stdout.write(`\n${formatFinding(finding)}\n`);
   } finally {
     db.close();
     await server.kill('SIGTERM');

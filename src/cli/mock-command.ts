@@ -2,13 +2,13 @@ import express from 'express';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../config/config.ts';
-import { SystemClock } from '../kernel/clock.ts';
+import { SystemClock, type Clock } from '../kernel/clock.ts';
 import { CryptoRandom, IdGenerator } from '../kernel/ids.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
-import type { MockContext } from '../mocks/mock-context.ts';
+import type { MockContext } from '../mocks/engine/mock-context.ts';
 import { mockBannerLines } from '../mocks/mock-definition.ts';
 import { createMock, describeMock, PROVIDERS, type ProviderName } from '../provider-registry.ts';
-import { MockTransactionBooks } from '../mocks/mock-transaction-book.ts';
+import { MockTransactionBooks } from '../mocks/engine/mock-transaction-book.ts';
 import { ProviderHealth } from '../rails/provider-health.ts';
 import { RuleEngine } from '../scenarios/rule-engine.ts';
 import { loadScenarios } from '../scenarios/scenario-loader.ts';
@@ -44,12 +44,19 @@ export interface MockOptions {
   /** Default ':memory:': a standalone mock forgets its transactions when it stops. */
   db?: string;
   logger?: Logger;
+  /**
+   * The mock's business time (callback delays): the system clock by default. A virtual clock
+   * moves only through advance(), so a test plays a 5 s callback delay without waiting for it.
+   */
+  clock?: Clock;
 }
 
 export interface RunningMock {
   provider: MockProvider;
   url: string;
   banner(): string;
+  /** Moves a virtual clock on by `seconds`, running the callbacks due meanwhile; how many ran. */
+  advance(seconds: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -58,9 +65,10 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
   const logger = options.logger ?? silentLogger;
   const store = await openStore(options.db ?? ':memory:');
   const boot = await nextBoot(store);
-  const clock = new SystemClock();
+  const wallClock = new SystemClock();
+  const clock = options.clock ?? wallClock;
   const ids = new IdGenerator(clock, new CryptoRandom());
-  const scheduler = new Scheduler({ store, clock, ids, logger, wallClock: clock, boot });
+  const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot });
   await scheduler.join();
   const ctx: MockContext = {
     clock,
@@ -89,6 +97,7 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
   return {
     provider,
     url,
+    advance: (seconds) => scheduler.advanceBy(seconds * 1000),
     banner: () => ['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n') + '\n',
     async close() {
       await scheduler.stop();

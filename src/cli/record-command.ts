@@ -30,6 +30,11 @@ export interface RecordOptions {
   /** A public origin that reaches the proxy (a tunnel), for an upstream on the internet to call back on. */
   callbackOrigin?: string;
   logger?: Logger;
+  /**
+   * The recorder's clock: when the recording started and how long the upstream took to call
+   * back. By default the system clock (and a monotonic one for the delays); a test recording a
+   * mock on a virtual clock passes that clock, so the delays written are the mock's own.
+   */
   clock?: Clock;
 }
 
@@ -63,6 +68,7 @@ export async function startRecording(options: RecordOptions): Promise<Recording>
     profile,
     config: options.config,
     upstream: upstream.href,
+    ...(options.clock ? { now: () => options.clock!.now() } : {}),
     ...(options.callbackOrigin ? { callbackOrigin: options.callbackOrigin } : {}),
   });
   await proxy.listen(options.proxyPort ?? 0);

@@ -12,15 +12,19 @@ export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = {
   [paystackWire.provider]: paystackWire,
 };
 
-export class UnknownProviderError extends Error {
+/**
+ * Thrown for a provider railyard cannot record: it may well be a known provider (the registry's
+ * UnknownProviderError is for names it does not know), only one without a wire profile.
+ */
+export class NoWireProfileError extends Error {
   constructor(readonly provider: string) {
     super(`no recorder for provider ${JSON.stringify(provider)}: one of ${Object.keys(WIRE_PROFILES).join(', ')}`);
-    this.name = 'UnknownProviderError';
+    this.name = 'NoWireProfileError';
   }
 }
 
 export function wireProfileFor(provider: string): WireProfile {
   const profile = WIRE_PROFILES[provider];
-  if (!profile) throw new UnknownProviderError(provider);
+  if (!profile) throw new NoWireProfileError(provider);
   return profile;
 }

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
 import { buildConfig } from '../../src/config/config.ts';
+import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { PAYSTACK_WEBHOOK_PATH } from '../../src/recorder/paystack-wire.ts';
 import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
-import { merchant, settled, type Merchant } from '../support/recording-merchant.ts';
+import { merchant, secondOnBothClocks, settled, type Merchant } from '../support/recording-merchant.ts';
 import { freePort } from '../support/serve-process.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts';
 
@@ -16,7 +17,8 @@ import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts'
 // URL its dashboard holds, here the standalone mock's providers.paystack.webhook_url, set to the
 // recorder's webhook endpoint. The proxy passes each webhook on byte for byte, so railyard's
 // x-paystack-signature check still holds. The recording, replayed in a fresh sandbox with
-// Paystack first in line, gives the recorded outcomes.
+// Paystack first in line, gives the recorded outcomes. The mock and railyard each run on a
+// virtual clock the test moves: webhook delays and railyard's status poll cost no real time.
 
 const SECRET_KEY = 'sk_test_rec_paystack_6f0d2b9c41e8';
 const SUCCESS = '0551234987';
@@ -42,6 +44,7 @@ function configWithWebhooksTo(webhookUrl: string) {
     host: '127.0.0.1',
     db: ':memory:',
     log_requests: false,
+    clock: 'virtual',
     rails: RAILS,
     providers: { paystack: { secret_key: SECRET_KEY, webhook_url: webhookUrl } },
   });
@@ -84,10 +87,13 @@ describe('railyard record against a standalone Paystack mock', () => {
     const proxyPort = await freePort();
     expectedWebhookUrl = `http://127.0.0.1:${proxyPort}${PAYSTACK_WEBHOOK_PATH}`;
     const config = configWithWebhooksTo(expectedWebhookUrl);
-    upstream = await startMock('paystack', { config, rules });
-    const recording = await startRecording({ provider: 'paystack', upstream: upstream.url, out, config, rules, proxyPort });
+    // The upstream's time; the recorder measures its webhook delays on it too.
+    const upstreamClock = new VirtualClock(VIRTUAL_EPOCH);
+    upstream = await startMock('paystack', { config, rules, clock: upstreamClock });
+    const recording = await startRecording({ provider: 'paystack', upstream: upstream.url, out, config, rules, proxyPort, clock: upstreamClock });
     webhookUrl = recording.webhookUrl;
-    observed = await drive(merchant(recording.railyardUrl, recording.railyard.sandbox.key, recording.railyard.sandbox.signingSecret));
+    const { sandbox } = recording.railyard;
+    observed = await drive(merchant(recording.railyardUrl, sandbox.key, sandbox.signingSecret, secondOnBothClocks(upstream, recording.railyard)));
     scenario = (await recording.stop()).scenario;
     text = readFileSync(out, 'utf8');
   }, 60_000);
@@ -124,8 +130,8 @@ describe('railyard record against a standalone Paystack mock', () => {
     const byAccount = (account: string) => scenario.rules.find((r) => (r.match?.account_number as { equals?: string } | undefined)?.equals === account);
     const success = byNumber(SUCCESS)?.collect?.paystack?.[0];
     expect(success).toMatchObject({ respond: 'accept', callback: { status: 'success', drop: false } });
-    expect(success!.callback!.after_seconds).toBeGreaterThanOrEqual(4.5);
-    expect(success!.callback!.after_seconds).toBeLessThan(10);
+    // The sandbox rule the mock played sends the webhook 5 s after accepting.
+    expect(success!.callback!.after_seconds).toBe(5);
     // No webhook for a failed charge: the poll found it, so the replay drops the callback too.
     expect(byNumber(NO_FUNDS)?.collect?.paystack?.[0]).toMatchObject({ respond: 'accept', callback: { status: 'failed', reason: 'Insufficient Funds', drop: true } });
     expect(byNumber(HELD)?.collect?.paystack?.[0]).toEqual({ respond: 'timeout' });

@@ -5,14 +5,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startMock, type MockProvider } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
 import { buildConfig } from '../../src/config/config.ts';
+import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
-import { merchant, settled, type Merchant } from '../support/recording-merchant.ts';
+import { merchant, secondOnBothClocks, settled, type Merchant } from '../support/recording-merchant.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts';
 
 // Recording the two other wires: Hubtel (five hosts behind one proxy, the callback URL in the
 // body) and the bank rail (a signed body, re-signed after the callback URL is rewritten, and a
 // signed callback passed on unchanged). Each recording, replayed, gives the recorded outcomes.
+// The mocks and railyard run on virtual clocks the test moves: callback delays cost no real time.
 
 const rules = loadScenarios([SANDBOX_SCENARIOS]).rules;
 const dir = mkdtempSync(join(tmpdir(), 'railyard-record-providers-'));
@@ -23,6 +25,7 @@ const config = buildConfig({
   host: '127.0.0.1',
   db: ':memory:',
   log_requests: false,
+  clock: 'virtual',
   rails: { timeout_ms: 1_000, max_hold_ms: 3_000 },
   providers: {
     hubtel: { client_id: 'rec-hubtel-client-4e1a', client_secret: 'rec-hubtel-secret-8c2f9b' },
@@ -32,11 +35,14 @@ const config = buildConfig({
 
 /** Records `drive` against a standalone mock of the provider; the scenario written and the file's text. */
 async function record<T>(provider: MockProvider, drive: (client: Merchant) => Promise<T>): Promise<{ observed: T; scenario: ScenarioFile; text: string }> {
-  const upstream = await startMock(provider, { config, rules });
+  // The upstream's time; the recorder measures its callback delays on it too.
+  const upstreamClock = new VirtualClock(VIRTUAL_EPOCH);
+  const upstream = await startMock(provider, { config, rules, clock: upstreamClock });
   try {
     const out = join(dir, `recorded-${provider}.yaml`);
-    const recording = await startRecording({ provider, upstream: upstream.url, out, config, rules });
-    const observed = await drive(merchant(recording.railyardUrl, recording.railyard.sandbox.key, recording.railyard.sandbox.signingSecret));
+    const recording = await startRecording({ provider, upstream: upstream.url, out, config, rules, clock: upstreamClock });
+    const { sandbox } = recording.railyard;
+    const observed = await drive(merchant(recording.railyardUrl, sandbox.key, sandbox.signingSecret, secondOnBothClocks(upstream, recording.railyard)));
     const { scenario } = await recording.stop();
     return { observed, scenario, text: readFileSync(out, 'utf8') };
   } finally {

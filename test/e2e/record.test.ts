@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
 import { buildConfig, callbackToken } from '../../src/config/config.ts';
+import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { mtnReferenceId } from '../../src/rails/adapters/mtn-momo-adapter.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { SCENARIO_SCHEMA_PATH } from '../../src/scenarios/scenario-json-schema.ts';
@@ -19,7 +20,9 @@ const Ajv2020 = ((Ajv2020Module as unknown as { default?: Ajv2020Class }).defaul
 // railyard record, end to end: a railyard MTN mock served standalone on its own port plays the
 // real upstream; railyard records three charges through it (the sandbox's success, insufficient
 // funds and timeout numbers); the written scenario, loaded into a fresh sandbox, gives the same
-// outcomes, and carries none of the credentials the recording used.
+// outcomes, and carries none of the credentials the recording used. The mock and railyard each
+// run on a virtual clock that the test moves, so a 5 s callback delay costs no real time and is
+// recorded as exactly what the mock was told.
 
 const SUCCESS = '0551234987';
 const NO_FUNDS = '0551234988';
@@ -43,6 +46,7 @@ const config = buildConfig({
   host: '127.0.0.1',
   db: ':memory:',
   log_requests: false,
+  clock: 'virtual',
   sandbox: SANDBOX,
   rails: { timeout_ms: 1_000, max_hold_ms: 3_000 },
   providers: { 'mtn-momo': CREDENTIALS },
@@ -71,16 +75,6 @@ async function chargeOutcome(baseUrl: string, key: string, id: string): Promise<
   return { status: data.status, provider: data.provider, failure_reason: data.failure_reason };
 }
 
-/** Polls in real time until the charge leaves pending_provider. */
-async function settled(baseUrl: string, key: string, id: string, withinMs = 25_000): Promise<Outcome> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    const outcome = await chargeOutcome(baseUrl, key, id);
-    if (outcome.status !== 'pending_provider' || performance.now() > deadline) return outcome;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 describe('railyard record against a standalone MTN mock', () => {
   const dir = mkdtempSync(join(tmpdir(), 'railyard-record-'));
   const out = join(dir, 'recorded-mtn-momo.yaml');
@@ -91,11 +85,19 @@ describe('railyard record against a standalone MTN mock', () => {
   let scenario: ScenarioFile;
 
   beforeAll(async () => {
-    upstream = await startMock('mtn-momo', { config, rules });
-    const recording = await startRecording({ provider: 'mtn-momo', upstream: upstream.url, out, config, rules });
+    // The upstream's time; the recorder measures its callback delays on it too.
+    const upstreamClock = new VirtualClock(VIRTUAL_EPOCH);
+    upstream = await startMock('mtn-momo', { config, rules, clock: upstreamClock });
+    const recording = await startRecording({ provider: 'mtn-momo', upstream: upstream.url, out, config, rules, clock: upstreamClock });
     const key = recording.railyard.sandbox.key;
     chargeIds = await Promise.all(NUMBERS.map((n) => charge(recording.railyardUrl, key, n)));
-    const outcomes = await Promise.all(chargeIds.map((id) => settled(recording.railyardUrl, key, id)));
+    // Business time passes on both sides a second at a time until no charge is pending.
+    let outcomes = await Promise.all(chargeIds.map((id) => chargeOutcome(recording.railyardUrl, key, id)));
+    for (let second = 0; second < 60 && outcomes.some((o) => o.status === 'pending_provider'); second++) {
+      await upstream.advance(1);
+      await recording.railyard.scheduler.advanceBy(1_000);
+      outcomes = await Promise.all(chargeIds.map((id) => chargeOutcome(recording.railyardUrl, key, id)));
+    }
     recordedOutcomes = Object.fromEntries(NUMBERS.map((n, i) => [n, outcomes[i]!]));
     const written = await recording.stop();
     text = readFileSync(out, 'utf8');
@@ -119,8 +121,8 @@ describe('railyard record against a standalone MTN mock', () => {
     const byNumber = (msisdn: string) => scenario.rules.find((r) => (r.match?.msisdn as { equals?: string } | undefined)?.equals === msisdn);
     const success = byNumber(SUCCESS)?.collect?.['mtn-momo']?.[0];
     expect(success).toMatchObject({ respond: 'accept', callback: { status: 'success' } });
-    expect(success!.callback!.after_seconds).toBeGreaterThanOrEqual(4.5);
-    expect(success!.callback!.after_seconds).toBeLessThan(10);
+    // The sandbox rule the mock played calls back 5 s after accepting.
+    expect(success!.callback!.after_seconds).toBe(5);
     expect(byNumber(NO_FUNDS)?.collect?.['mtn-momo']?.[0]).toMatchObject({ respond: 'accept', callback: { status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } });
     expect(byNumber(TIMEOUT)?.collect?.['mtn-momo']?.[0]).toMatchObject({ respond: 'timeout' });
     expect(byNumber(TIMEOUT)?.collect?.['mtn-momo']?.[0]?.callback).toBeUndefined();

@@ -3,7 +3,9 @@
 // spec envelope with a known code and its decided status, a documented operation answers only
 // documented statuses and schemas, and a refused request leaves every table as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatFinding, runFuzz, storeDigest, type FuzzReport } from '../../chaos/openapi-fuzzer.ts';
+import { formatFinding } from '../../chaos/openapi-fuzzer/format-finding.ts';
+import { runFuzz, type FuzzReport } from '../../chaos/openapi-fuzzer/run-fuzz.ts';
+import { storeDigest } from '../../chaos/openapi-fuzzer/store-digest.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_101);

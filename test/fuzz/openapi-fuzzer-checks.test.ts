@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIGEST_EXCLUSIONS, runFuzz, storeDigest, type FuzzReport } from '../../chaos/openapi-fuzzer.ts';
+import { runFuzz, type FuzzReport } from '../../chaos/openapi-fuzzer/run-fuzz.ts';
+import { DIGEST_EXCLUSIONS, storeDigest } from '../../chaos/openapi-fuzzer/store-digest.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
 const envelope = (code: string) => ({ status: false, message: 'refused', error: { code } });

@@ -11,7 +11,7 @@ import { createMtnMomoMock, type MtnMomoCredentials } from '../../src/mocks/mtn-
 import { ProviderHealth } from '../../src/rails/provider-health.ts';
 import { Scheduler } from '../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
-import { MockTransactionBooks } from '../../src/mocks/mock-transaction-book.ts';
+import { MockTransactionBooks } from '../../src/mocks/engine/mock-transaction-book.ts';
 
 // The independent `mtn-momo` npm client (sparkplug/momoapi-node), used unchanged: it is only
 // told the mock's base URL. If this passes, the mock speaks MTN's wire format as clients read it.

@@ -1,12 +1,15 @@
+import type { Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/auth/request-signature.ts';
+import type { RunningMock } from '../../src/cli/mock-command.ts';
 
 // A merchant driving railyard over HTTP, for the recording tests: the same calls run against the
-// recording railyard (real time) and against the replay sandbox (its virtual clock).
+// recording railyard (beside a standalone mock) and against the replay sandbox, each on virtual
+// clocks that waiting moves.
 
 export interface Merchant {
   post(path: string, body: unknown, signed?: boolean): Promise<{ status: number; body: any }>;
   get(path: string): Promise<{ status: number; body: any }>;
-  /** Lets time pass: real time while recording, the virtual clock in a replay. */
+  /** Lets business time pass: a second of the virtual clocks. */
   wait(): Promise<void>;
 }
 
@@ -16,11 +19,9 @@ export interface SettledObject {
   failure_reason: string | null;
 }
 
-const realTime = () => new Promise<void>((r) => setTimeout(r, 250));
-
 let idempotency = 0;
 
-export function merchant(baseUrl: string, key: string, secret: string, wait: () => Promise<void> = realTime): Merchant {
+export function merchant(baseUrl: string, key: string, secret: string, wait: () => Promise<void>): Merchant {
   return {
     wait,
     async post(path, body, signed = false) {
@@ -40,6 +41,19 @@ export function merchant(baseUrl: string, key: string, secret: string, wait: () 
       return { status: res.status, body: await res.json() };
     },
   };
+}
+
+/**
+ * A wait for a recording: a second passes on the upstream mock's virtual clock, then on the
+ * recording railyard's; calls made at once take their turns, as time passes one step at a time.
+ */
+export function secondOnBothClocks(upstream: RunningMock, railyard: Railyard): () => Promise<void> {
+  let last = Promise.resolve();
+  return () =>
+    (last = last.then(async () => {
+      await upstream.advance(1);
+      await railyard.scheduler.advanceBy(1_000);
+    }));
 }
 
 /** Polls until the charge or transfer at `path` leaves its pending state (or `withinMs` of real time pass). */

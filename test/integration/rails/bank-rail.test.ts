@@ -14,7 +14,7 @@ import { RailError, type InboundCallback, type PayoutRequest } from '../../../sr
 import type { Decision, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
-import { MockTransactionBooks } from '../../../src/mocks/mock-transaction-book.ts';
+import { MockTransactionBooks } from '../../../src/mocks/engine/mock-transaction-book.ts';
 
 const CREDENTIALS = { clientId: 'railyard-participant', clientSecret: 'gip-test-secret-7f3a' };
 const CALLBACK_TOKEN = 'tok_bankrail_9c2e';

@@ -20,7 +20,7 @@ import { RailError, type InboundCallback, type MomoCollectRequest } from '../../
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
-import { MockTransactionBooks } from '../../../src/mocks/mock-transaction-book.ts';
+import { MockTransactionBooks } from '../../../src/mocks/engine/mock-transaction-book.ts';
 
 const CREDENTIALS: HubtelCredentials = {
   clientId: 'hubtel-client',

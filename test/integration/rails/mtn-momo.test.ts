@@ -15,7 +15,7 @@ import { RailError, type InboundCallback } from '../../../src/rails/provider-por
 import type { Decision, ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { Scheduler } from '../../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../../src/store/sqlite-store.ts';
-import { MockTransactionBooks } from '../../../src/mocks/mock-transaction-book.ts';
+import { MockTransactionBooks } from '../../../src/mocks/engine/mock-transaction-book.ts';
 
 const CREDENTIALS: MtnMomoCredentials = {
   apiUser: '3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c',

@@ -1,5 +1,5 @@
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallbackSender, jsonCallback } from '../../../src/mocks/engine/callback-sender.ts';
 import { callbackReceiver, recordingLogger, serve } from './engine-fixture.ts';
 
@@ -46,14 +46,25 @@ describe('the callback sender', () => {
   });
 
   it('gives up on a receiver that does not answer within the configured timeout, and logs it without the URL', async () => {
+    let arrive: () => void;
+    const arrived = new Promise<void>((done) => (arrive = done));
     const app = express();
-    app.all('/*rest', () => {}); // never answers
+    app.all('/*rest', () => arrive()); // never answers
     const server = await serve(app);
     closers.push(server.close);
     const logger = recordingLogger();
-    const started = Date.now();
-    await new CallbackSender({ provider: 'acme', logger, timeoutMs: 100 }).send(jsonCallback(`${server.base}/cb/secret-token`, 'POST', {}), 'ref-4');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The timeout's timer is driven by the test: no real time passes.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const sending = new CallbackSender({ provider: 'acme', logger, timeoutMs: 100 }).send(jsonCallback(`${server.base}/cb/secret-token`, 'POST', {}), 'ref-4');
+      await arrived;
+      await vi.advanceTimersByTimeAsync(99);
+      expect(logger.lines, 'still waiting for the answer 99 ms in').toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      await sending;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0]).toMatchObject({ level: 'warn', message: 'acme mock: callback delivery failed', fields: { reference: 'ref-4' } });
     expect(String(logger.lines[0]!.fields!.error)).toContain('timed out after 100 ms');

@@ -1,5 +1,6 @@
+import { get } from 'node:http';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Outcome, TransactionWire } from '../../../src/mocks/engine/callback-plan.ts';
 import { jsonCallback } from '../../../src/mocks/engine/callback-sender.ts';
 import { MockEngine } from '../../../src/mocks/engine/mock-engine.ts';
@@ -179,6 +180,17 @@ describe('the mock engine taking a collect or payout', () => {
   });
 });
 
+/** A GET over node:http, whose answer waits on no global timer, so faking timers holds up only the latency. */
+function getJson(url: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    get(url, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+    }).on('error', reject);
+  });
+}
+
 describe('the mock engine answering a look-up', () => {
   it('hands the rule’s behaviour to the wire, or nothing when no rule decides', async () => {
     const a = await acme((q) => (q.msisdn === '233240000009' ? { respond: 'accept', resolves: false } : undefined));
@@ -196,8 +208,21 @@ describe('the mock engine answering a look-up', () => {
 
   it('waits out the latency first', async () => {
     const a = await acme(() => ({ respond: 'accept', latency_ms: 120, name: 'Ama Mensah' }));
-    const started = Date.now();
-    expect(await (await fetch(`${a.base}/holders/233240000009`)).json()).toEqual({ name: 'Ama Mensah', exists: true });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+    // The latency's timer is driven by the test: no real time passes.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const timersSet = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      let answered = false;
+      const answer = getJson(`${a.base}/holders/233240000009`).then((body) => ((answered = true), body));
+      // Let the request get as far as the latency's timer.
+      while (!timersSet.mock.calls.some(([, ms]) => ms === 120)) await new Promise((turn) => setImmediate(turn));
+      await vi.advanceTimersByTimeAsync(119);
+      expect(answered, 'no answer 119 ms in').toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await answer).toEqual({ name: 'Ama Mensah', exists: true });
+    } finally {
+      timersSet.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { buildConfig } from '../../../src/config/config.ts';
 import { mockAccessView, mockBannerLines, mockPath } from '../../../src/mocks/mock-definition.ts';
 import { createMock, describeMock, PROVIDERS, registration, UnknownProviderError } from '../../../src/provider-registry.ts';
 import type { RailAdapterContext } from '../../../src/rails/provider-port.ts';
+import { NoWireProfileError, wireProfileFor } from '../../../src/recorder/wire-profiles.ts';
 import { VirtualClock, VIRTUAL_EPOCH } from '../../../src/kernel/clock.ts';
 import { engineWorld, serve } from './engine-fixture.ts';
 
@@ -35,6 +36,13 @@ describe('the provider registry', () => {
   it('names the providers it knows when asked for one it does not', () => {
     expect(() => registration('acme')).toThrow(UnknownProviderError);
     expect(() => registration('acme')).toThrow('unknown provider "acme"; known: mtn-momo, hubtel, bank-rail, paystack, card-processor, direct-debit');
+  });
+
+  it('tells a provider it does not know from a known one the recorder cannot record, by two names', () => {
+    expect(registration('card-processor').name).toBe('card-processor');
+    expect(() => wireProfileFor('card-processor')).toThrow(NoWireProfileError);
+    expect(() => wireProfileFor('card-processor')).toThrow('no recorder for provider "card-processor": one of mtn-momo, hubtel, bank-rail, paystack');
+    expect(new NoWireProfileError('acme').name).not.toBe(new UnknownProviderError('acme').name);
   });
 
   it('builds a mock by name with the credentials configured for it, ready to serve on its own', async () => {
