@@ -78,12 +78,7 @@ export class CallbackSender {
       ...(this.deps.sign ? this.deps.sign(message, url) : {}),
     };
     try {
-      const local = this.localPath(url);
-      const { status } =
-        local !== undefined
-          ? await this.deps.local!.receive({ method: message.method, path: local, headers: serverSideHeaders(headers, url, message.body), body: message.body })
-          : // The job sending it: an in-process receiver handles the callback as part of that job.
-            await httpExchange(url, { method: message.method, headers: { ...headers, ...jobHeader() }, body: message.body, timeoutMs: this.deps.timeoutMs ?? CALLBACK_TIMEOUT_MS });
+      const { status } = await this.deliver(message, url, headers);
       if (status < 200 || status >= 300) this.deps.logger.warn(`${this.deps.provider} mock: callback was not accepted`, { reference, status });
     } catch (err) {
       // The URL may carry the receiver's token, so it is not logged.
@@ -91,17 +86,23 @@ export class CallbackSender {
     }
   }
 
-  /** The receiver's path when `url` is railyard's own callback receiver (same origin, under /internal/callbacks/{provider}), else undefined. */
-  private localPath(url: URL): string | undefined {
+  private deliver(message: CallbackMessage, url: URL, headers: Record<string, string>): Promise<{ status: number }> {
     const local = this.deps.local;
-    if (!local) return undefined;
-    const base = new URL(local.serviceBaseUrl());
-    const mount = base.pathname.replace(/\/+$/, '');
-    if (url.origin !== base.origin || !url.pathname.startsWith(`${mount}${CALLBACK_RECEIVER_PATH}`)) return undefined;
-    const path = url.pathname.slice(mount.length);
-    // Only a path that names a provider reaches the receiver's route; anything else is left to HTTP.
-    return /^\/internal\/callbacks\/[^/]+/.test(path) ? path : undefined;
+    const path = local && localPath(url, local.serviceBaseUrl());
+    if (local && path !== undefined) return local.receive({ method: message.method, path, headers: serverSideHeaders(headers, url, message.body), body: message.body });
+    // Over HTTP the sending job is named in a header: a receiver in this process joins that job.
+    return httpExchange(url, { method: message.method, headers: { ...headers, ...jobHeader() }, body: message.body, timeoutMs: this.deps.timeoutMs ?? CALLBACK_TIMEOUT_MS });
   }
+}
+
+/** The receiver's path when `url` is railyard's own callback receiver (same origin, under /internal/callbacks/{provider}), else undefined. */
+function localPath(url: URL, serviceBaseUrl: string): string | undefined {
+  const base = new URL(serviceBaseUrl);
+  const mount = base.pathname.replace(/\/+$/, '');
+  if (url.origin !== base.origin || !url.pathname.startsWith(`${mount}${CALLBACK_RECEIVER_PATH}`)) return undefined;
+  const path = url.pathname.slice(mount.length);
+  // Only a path that names a provider reaches the receiver's route; anything else is left to HTTP.
+  return /^\/internal\/callbacks\/[^/]+/.test(path) ? path : undefined;
 }
 
 /** The headers as a server reads them off the socket: names in lower case, with host and content-length. */
