@@ -8,7 +8,7 @@ import { SCOPES } from './auth/scopes.ts';
 import { configuredSecrets, type Config } from './config/config.ts';
 import { EventOutbox } from './events/event-outbox.ts';
 import { failure } from './http/envelope.ts';
-import { errorHandler } from './http/error-mapper.ts';
+import { errorHandler, toErrorResponse } from './http/error-mapper.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { mountRoutes, type RouteSpec } from './http/route.ts';
 import { IdempotencyService } from './idempotency/idempotency-service.ts';
@@ -17,6 +17,7 @@ import { bootSeed, CryptoRandom, IdGenerator, SeededRandom } from './kernel/ids.
 import { redactingLogger, silentLogger, type Logger } from './kernel/logger.ts';
 import { REDACTED, Redactor } from './kernel/redactor.ts';
 import { Ledger } from './ledger/ledger.ts';
+import { CALLBACK_RECEIVER_PATH, type LocalCallbackReceiver } from './mocks/engine/callback-sender.ts';
 import type { MockContext } from './mocks/engine/mock-context.ts';
 import { MockTransactionBooks } from './mocks/engine/mock-transaction-book.ts';
 import { mockPath, type MockAccessView } from './mocks/mock-definition.ts';
@@ -150,6 +151,42 @@ async function resumeVirtualClock(store: Store, config: Config): Promise<Virtual
 
 /** A callback URL's last segment is the secret that authenticates the callback. */
 const CALLBACK_SECRET = /^(\/internal\/callbacks\/[^/]+\/).+$/;
+
+/** The request log line: method, path (a callback URL's secret segment redacted) and status only. */
+function logRequest(logger: Logger, method: string, originalPath: string, status: number, started: number): void {
+  const path = originalPath.replace(CALLBACK_SECRET, `$1${REDACTED}`);
+  logger.info('request', { method, path, status, ms: Math.round(performance.now() - started) });
+}
+
+/**
+ * railyard's callback receiver as its own mocks reach it: in process, with what the route would
+ * have read off the socket, the same per-request steps before it (the fleet's clock and outages)
+ * and the same request log line after it.
+ */
+function localCallbackReceiver(
+  settlement: RailSettlement,
+  deps: { scheduler: Scheduler; health: ProviderHealth; logger: Logger; logRequests: boolean },
+): LocalCallbackReceiver {
+  return async ({ method, path, headers, body }) => {
+    const started = performance.now();
+    let status: number;
+    try {
+      await deps.scheduler.syncClock();
+      await deps.health.sync();
+      const rest = path.slice(CALLBACK_RECEIVER_PATH.length);
+      const slash = rest.indexOf('/');
+      const provider = slash < 0 ? rest : rest.slice(0, slash);
+      const subpath = (slash < 0 ? '' : rest.slice(slash)) || '/';
+      // No job token: the callback is settled in the job that sends it, which is the caller's.
+      ({ status } = await settlement.receive({ provider, method, subpath, headers, rawBody: body }));
+    } catch (err) {
+      // What the error handler would have answered the route with.
+      ({ status } = toErrorResponse(err, deps.logger));
+    }
+    if (deps.logRequests) logRequest(deps.logger, method, path, status, started);
+    return { status };
+  };
+}
 
 /** The composition root: config in, a wired express app out. It never listens. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
@@ -300,11 +337,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.log_requests) {
     app.use((req, res, next) => {
       const started = performance.now();
-      // The whole path, as the client sent it (a router's req.path is relative to its mount), with
-      // a callback URL's secret segment redacted. Method, path and status only: never the query,
-      // headers (keys, signatures) or bodies.
-      const path = req.originalUrl.split('?')[0]!.replace(CALLBACK_SECRET, `$1${REDACTED}`);
-      res.on('finish', () => logger.info('request', { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) }));
+      // The whole path, as the client sent it (a router's req.path is relative to its mount). Never
+      // the query, headers (keys, signatures) or bodies.
+      const path = req.originalUrl.split('?')[0]!;
+      res.on('finish', () => logRequest(logger, req.method, path, res.statusCode, started));
       next();
     });
   }
@@ -335,6 +371,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
     serviceBaseUrl: baseUrl,
+    localCallbacks: localCallbackReceiver(settlement, { scheduler, health, logger, logRequests: config.log_requests }),
     explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
   for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));

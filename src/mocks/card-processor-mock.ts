@@ -39,7 +39,7 @@ import { isMinorAmount } from '../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { CallbackSender, jsonCallback, type CallbackMessage, type CallbackSigner } from './engine/callback-sender.ts';
+import { jsonCallback, type CallbackMessage, type CallbackSigner } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { defineMock } from './mock-definition.ts';
@@ -210,7 +210,8 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
   // A charge is also found by the processor's own id (its OTP route names it).
   const charges = engine.book('charges', CHARGES, { lookupKeys: (c) => [c.id] });
   // An OTP's answer is reported at once, as the processor's own webhook.
-  const sender = new CallbackSender({ provider: PROVIDER, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: signCallback });
+  // The engine's own sender: to railyard's receiver in process when wired, like the callback jobs.
+  const sender = engine.sender;
   const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));

@@ -36,7 +36,7 @@ import { isMinorAmount } from '../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { CallbackSender, jsonCallback, type CallbackMessage, type CallbackSigner } from './engine/callback-sender.ts';
+import { jsonCallback, type CallbackMessage, type CallbackSigner } from './engine/callback-sender.ts';
 import type { MockContext } from './engine/mock-context.ts';
 import { MockEngine } from './engine/mock-engine.ts';
 import { defineMock } from './mock-definition.ts';
@@ -156,7 +156,8 @@ export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMoc
   // A debit is also found by the rail's own id (the sandbox's approve and decline name it).
   const debits = engine.book('debits', DEBITS, { lookupKeys: (d) => [d.debitId] });
   // The holder's own answer settles at once and is reported at once.
-  const sender = new CallbackSender({ provider: PROVIDER, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: signCallback });
+  // The engine's own sender: to railyard's receiver in process when wired, like the callback jobs.
+  const sender = engine.sender;
   const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));

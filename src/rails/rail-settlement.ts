@@ -11,6 +11,23 @@ import { RailError, type RailOutcome } from './provider-port.ts';
 import type { RailRouter } from './rail-router.ts';
 import { RAIL_POLL, type PollPayload, type SettlementResult, type SettlementTarget } from './settlement-target.ts';
 
+/** A callback as the receiver reads it: the provider named by its path, what follows that in the path, and the exact bytes. */
+export interface ReceivedCallback {
+  provider: string;
+  method: string;
+  /** What follows /internal/callbacks/{provider} in the path, "/" when nothing does. */
+  subpath: string;
+  /** Header names in lower case, as node hands them to a server. */
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+}
+
+/** The receiver's answer: an HTTP status and the JSON body the route sends. */
+export interface CallbackAnswer {
+  status: 200 | 400 | 401 | 404;
+  body: { status: boolean; message: string; data?: { result: SettlementResult }; error?: { code: string } };
+}
+
 /**
  * Brings provider results home: the internal callback receiver (not merchant-facing) and the
  * status poll that covers callbacks that never come. Both end in the same settle().
@@ -42,53 +59,61 @@ export class RailSettlement {
     const router = express.Router();
     router.use(express.text({ type: () => true, limit: '100kb' }));
     router.all('/:provider{/*rest}', async (req, res) => {
-      const provider = this.deps.router.get(req.params.provider as string);
-      if (!provider || !['POST', 'PUT'].includes(req.method)) {
-        res.status(404).json({ status: false, message: 'Unknown callback receiver', error: { code: 'not_found' } });
-        return;
-      }
-      const rawBody = typeof req.body === 'string' ? req.body : '';
-      let body: unknown = undefined;
-      try {
-        body = rawBody ? JSON.parse(rawBody) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const prefix = `/${req.params.provider}`;
+      const provider = req.params.provider as string;
       const callback = {
+        provider,
         method: req.method,
-        subpath: req.path.slice(prefix.length) || '/',
+        subpath: req.path.slice(`/${provider}`.length) || '/',
         headers: req.headers,
-        rawBody,
-        body,
+        rawBody: typeof req.body === 'string' ? req.body : '',
       };
-      if (!provider.verifyCallback(callback)) {
-        this.deps.logger.warn('callback rejected: not authentic', { provider: provider.name });
-        res.status(401).json({ status: false, message: 'Callback not authentic', error: { code: 'unauthorized' } });
-        return;
-      }
-      let parsed;
-      try {
-        parsed = provider.parseCallback(callback);
-      } catch (err) {
-        const message = err instanceof RailError ? err.message : 'unreadable callback';
-        this.deps.logger.warn('callback rejected: unreadable', { provider: provider.name, error: message });
-        res.status(400).json({ status: false, message, error: { code: 'validation_error' } });
-        return;
-      }
-      const target = this.targetOf(parsed.reference);
-      // A callback an in-process mock's job sends is settled as part of that job: its ids, its
-      // turn to write and its timeline place are the job's, whichever job of its round came first.
-      const result: SettlementResult = await joinRunningJob(req.get(JOB_HEADER), async () => {
-        const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
-        this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
-        return result;
-      });
-      this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });
-      // Acknowledge either way: providers do not retry, and an ignored duplicate is not their fault.
-      res.status(200).json({ status: true, message: 'received', data: { result } });
+      const answer = await this.receive(callback, req.get(JOB_HEADER));
+      res.status(answer.status).json(answer.body);
     });
     return router;
+  }
+
+  /**
+   * One callback to the receiver, however it arrived: over HTTP (the route above) or handed over
+   * in process by one of railyard's own mocks. `jobToken` names the running job that sent it (the
+   * route's JOB_HEADER); without one, the callback is settled in the caller's job, if any.
+   */
+  async receive(callback: ReceivedCallback, jobToken?: string): Promise<CallbackAnswer> {
+    const provider = this.deps.router.get(callback.provider);
+    if (!provider || !['POST', 'PUT'].includes(callback.method)) {
+      return { status: 404, body: { status: false, message: 'Unknown callback receiver', error: { code: 'not_found' } } };
+    }
+    const { rawBody } = callback;
+    let body: unknown = undefined;
+    try {
+      body = rawBody ? JSON.parse(rawBody) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const inbound = { method: callback.method, subpath: callback.subpath, headers: callback.headers, rawBody, body };
+    if (!provider.verifyCallback(inbound)) {
+      this.deps.logger.warn('callback rejected: not authentic', { provider: provider.name });
+      return { status: 401, body: { status: false, message: 'Callback not authentic', error: { code: 'unauthorized' } } };
+    }
+    let parsed;
+    try {
+      parsed = provider.parseCallback(inbound);
+    } catch (err) {
+      const message = err instanceof RailError ? err.message : 'unreadable callback';
+      this.deps.logger.warn('callback rejected: unreadable', { provider: provider.name, error: message });
+      return { status: 400, body: { status: false, message, error: { code: 'validation_error' } } };
+    }
+    const target = this.targetOf(parsed.reference);
+    // A callback an in-process mock's job sends is settled as part of that job: its ids, its
+    // turn to write and its timeline place are the job's, whichever job of its round came first.
+    const result: SettlementResult = await joinRunningJob(jobToken, async () => {
+      const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
+      this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
+      return result;
+    });
+    this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });
+    // Acknowledge either way: providers do not retry, and an ignored duplicate is not their fault.
+    return { status: 200, body: { status: true, message: 'received', data: { result } } };
   }
 
   private async poll(payload: PollPayload): Promise<void> {

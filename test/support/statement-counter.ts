@@ -94,7 +94,7 @@ export class StatementCounter {
     return this.finished(found);
   }
 
-  /** Every request served so far (the mocks the adapters called, the callbacks), each once it is over. */
+  /** Every request served so far (the mocks the adapters called, callbacks sent over HTTP), each once it is over. */
   async served(): Promise<RequestStatements[]> {
     const all: RequestStatements[] = [];
     for (const scope of [...this.requests] as Scope[]) all.push(await this.finished(scope));

@@ -6,7 +6,7 @@ import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { ProviderHealth } from '../../src/rails/provider-health.ts';
-import type { InboundCallback, RailOutcome, RailProvider, StatusQuery } from '../../src/rails/provider-port.ts';
+import { RailError, type InboundCallback, type RailOutcome, type RailProvider, type StatusQuery } from '../../src/rails/provider-port.ts';
 import { RailRouter } from '../../src/rails/rail-router.ts';
 import { RailSettlement } from '../../src/rails/rail-settlement.ts';
 import {
@@ -39,7 +39,8 @@ class ScriptedProvider implements RailProvider {
   }
   verifyCallback = (callback: InboundCallback) => callback.headers['x-acme-token'] === 'good';
   parseCallback(callback: InboundCallback) {
-    const body = callback.body as { reference: string; status: 'success' };
+    const body = callback.body as { reference: string; status: 'success' } | undefined;
+    if (!body?.reference) throw new RailError('protocol', 'callback without a reference');
     return { reference: body.reference, outcome: { status: body.status } };
   }
 }
@@ -100,7 +101,7 @@ function railSettlement(answers: RailOutcome[] = []) {
   });
   const app = express().use('/internal/callbacks', settlement.callbackRouter());
   const poll = (object: string, id: string) => scheduler.schedule(store, { kind: RAIL_POLL, runAt: clock.now(), payload: { object, id, polls: 0 } });
-  return { app, scheduler, provider, charges, widgets, poll };
+  return { app, settlement, scheduler, provider, charges, widgets, poll };
 }
 
 describe('RailSettlement settles through the SettlementTarget of each kind of record', () => {
@@ -151,5 +152,45 @@ describe('RailSettlement settles through the SettlementTarget of each kind of re
 
     expect(charges.abandoned).toEqual(['chg_3']);
     expect(provider.asked).toEqual([]);
+  });
+});
+
+describe("the callback receiver's answers, over its route and handed over in process", () => {
+  const good = { 'x-acme-token': 'good', 'content-type': 'application/json' };
+  const answers = {
+    unknown: { status: 404, body: { status: false, message: 'Unknown callback receiver', error: { code: 'not_found' } } },
+    forged: { status: 401, body: { status: false, message: 'Callback not authentic', error: { code: 'unauthorized' } } },
+    unreadable: { status: 400, body: { status: false, message: 'callback without a reference', error: { code: 'validation_error' } } },
+    received: { status: 200, body: { status: true, message: 'received', data: { result: 'settled' } } },
+  };
+
+  it('answers 404 to a provider it does not know or a method other than POST and PUT, 401 to a forged one, 400 to an unreadable one, 200 otherwise', async () => {
+    const { app, widgets } = railSettlement();
+    widgets.records.set('wdg_4', { provider: 'acme', providerReference: 'up-4', pending: true });
+    const route = async (test: request.Test) => {
+      const res = await test;
+      return { status: res.status, body: res.body };
+    };
+
+    expect(await route(request(app).post('/internal/callbacks/nobody/tok').set(good).send({ reference: 'wdg_4', status: 'success' }))).toEqual(answers.unknown);
+    expect(await route(request(app).get('/internal/callbacks/acme').set(good))).toEqual(answers.unknown);
+    expect(await route(request(app).post('/internal/callbacks/acme').set({ ...good, 'x-acme-token': 'bad' }).send({ reference: 'wdg_4', status: 'success' }))).toEqual(answers.forged);
+    expect(await route(request(app).post('/internal/callbacks/acme').set(good).send('not json'))).toEqual(answers.unreadable);
+    expect(await route(request(app).put('/internal/callbacks/acme/tok').set(good).send({ reference: 'wdg_4', status: 'success' }))).toEqual(answers.received);
+    expect(widgets.settled).toEqual([['wdg_4', 'acme', 'success', 'callback']]);
+  });
+
+  it('gives the same answers to a callback handed over in process', async () => {
+    const { settlement, widgets } = railSettlement();
+    widgets.records.set('wdg_5', { provider: 'acme', providerReference: 'up-5', pending: true });
+    const rawBody = JSON.stringify({ reference: 'wdg_5', status: 'success' });
+    const callback = { provider: 'acme', method: 'POST', subpath: '/', headers: good, rawBody };
+
+    expect(await settlement.receive({ ...callback, provider: 'nobody' })).toEqual(answers.unknown);
+    expect(await settlement.receive({ ...callback, method: 'GET' })).toEqual(answers.unknown);
+    expect(await settlement.receive({ ...callback, headers: { 'x-acme-token': 'bad' } })).toEqual(answers.forged);
+    expect(await settlement.receive({ ...callback, rawBody: 'not json' })).toEqual(answers.unreadable);
+    expect(await settlement.receive(callback)).toEqual(answers.received);
+    expect(widgets.settled).toEqual([['wdg_5', 'acme', 'success', 'callback']]);
   });
 });

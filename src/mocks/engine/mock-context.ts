@@ -5,6 +5,7 @@ import type { RuleMatchReport } from '../../scenarios/rule-explanation.ts';
 import type { Decision, RailQuery, ScenarioEngine } from '../../scenarios/scenario-types.ts';
 import type { Scheduler } from '../../scheduler/scheduler.ts';
 import type { Store } from '../../store/db.ts';
+import type { LocalCallbackReceiver } from './callback-sender.ts';
 import type { MockTransactionBooks } from './mock-transaction-book.ts';
 
 /** What every provider mock is given. */
@@ -29,6 +30,11 @@ export interface MockContext {
    * once in their dashboard rather than one sent with each request (Paystack's webhook URL).
    */
   serviceBaseUrl?: () => string;
+  /**
+   * The service's own callback receiver, in process: a callback to a URL under serviceBaseUrl's
+   * /internal/callbacks/ is handed to it instead of sent through a socket. Omitted: all go over HTTP.
+   */
+  localCallbacks?: LocalCallbackReceiver;
   /** Explains a rule decision, or why no rule decided (the requests inspector shows it); omitted: not explained. */
   explainMatch?: (query: RailQuery, decision: Decision | undefined) => RuleMatchReport;
 }

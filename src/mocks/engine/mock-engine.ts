@@ -52,6 +52,8 @@ export interface TakeCall<T> {
 export class MockEngine {
   private readonly behaviours: BehaviourStage;
   private readonly planner: CallbackPlanner;
+  /** How the mock calls back, jobs and wire routes alike: to railyard's own receiver in process when wired, else over HTTP. */
+  readonly sender: CallbackSender;
   private readonly books = new Map<string, MockTransactionBook<unknown>>();
 
   constructor(
@@ -60,8 +62,9 @@ export class MockEngine {
   ) {
     const { provider } = options;
     this.behaviours = new BehaviourStage({ provider, maxHoldMs: ctx.maxHoldMs, logger: ctx.logger, refusals: options.refusals });
-    const sender = new CallbackSender({ provider, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: options.signCallback });
-    this.planner = new CallbackPlanner({ provider, clock: ctx.clock, scheduler: ctx.scheduler, store: ctx.store, logger: ctx.logger, sender });
+    const local = ctx.localCallbacks && ctx.serviceBaseUrl ? { serviceBaseUrl: ctx.serviceBaseUrl, receive: ctx.localCallbacks } : undefined;
+    this.sender = new CallbackSender({ provider, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: options.signCallback, local });
+    this.planner = new CallbackPlanner({ provider, clock: ctx.clock, scheduler: ctx.scheduler, store: ctx.store, logger: ctx.logger, sender: this.sender });
   }
 
   /** Opens one of the mock's persisted books and tells the callback jobs how to settle its transactions. */
