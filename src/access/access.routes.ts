@@ -9,7 +9,7 @@ import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso } from '../kernel/clock.ts';
 import { ForbiddenError } from '../kernel/errors.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
+import { envelopeOf } from '../http/envelope.ts';
 
 const environmentSchema = z.object({ enabled: z.boolean(), unlocks: z.array(z.string()).describe('What this environment gives once enabled') });
 

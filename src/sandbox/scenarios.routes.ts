@@ -3,7 +3,7 @@ import { ok } from '../http/envelope.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { RuleEngine } from '../scenarios/rule-engine.ts';
 import type { ScenarioRule } from '../scenarios/scenario-schema.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
+import { envelopeOf } from '../http/envelope.ts';
 
 const OPERATIONS = ['collect', 'payout', 'resolve'] as const;
 

@@ -5,7 +5,7 @@ import { iso } from '../kernel/clock.ts';
 import { ValidationError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
 import type { Network } from '../kernel/msisdn.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { BillRepository } from '../store/repositories/bill-repository.ts';
 import { resolveNetwork } from '../wallet/charge-service.ts';
 import { feeFor } from '../wallet/fees.ts';

@@ -7,7 +7,7 @@ import { ProviderUnavailableError, ValidationError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { RailError, type Channel, type CollectRequest, type RailAccepted, type RailNextAction, type RailOutcome, type RailProvider } from '../rails/provider-port.ts';
 import type { Db } from '../store/db.ts';
 import { CollectionRepository } from '../store/repositories/collection-repository.ts';

@@ -3,7 +3,7 @@ import type { AuthContext } from '../auth/api-key-service.ts';
 import { ok } from '../http/envelope.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { listEnvelopeOf } from '../wallet/wallet.schemas.ts';
+import { listEnvelopeOf } from '../http/envelope.ts';
 
 interface Listable {
   list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: unknown[]; nextCursor: string | null }>;

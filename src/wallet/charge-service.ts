@@ -5,7 +5,7 @@ import { iso } from '../kernel/clock.ts';
 import { ValidationError } from '../kernel/errors.ts';
 import { inferNetwork, normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { ChargeRepository } from '../store/repositories/charge-repository.ts';
 import { feeFor } from './fees.ts';
 import { SettlementMachine } from './settlement-machine.ts';

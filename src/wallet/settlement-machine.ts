@@ -5,7 +5,7 @@ import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import type { Posting } from '../ledger/journal.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { RailAccepted, RailOutcome, StatusQuery } from '../rails/provider-port.ts';
 import {
   RAIL_POLL,

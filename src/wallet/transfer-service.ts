@@ -4,7 +4,7 @@ import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { bankName } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { TransferRepository } from '../store/repositories/transfer-repository.ts';
 import { resolveNetwork } from './charge-service.ts';
 import { feeFor } from './fees.ts';

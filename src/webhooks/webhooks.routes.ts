@@ -3,7 +3,7 @@ import { ok } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
+import { envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { MAX_REPLAY, type WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { WebhookEndpointService } from './webhook-endpoint-service.ts';
 import {
