@@ -53,7 +53,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
-import { signRequest } from '../src/auth/request-signature.ts';
+import { signRequest } from '../src/kernel/sign-request.ts';
 import { HTTP_STATUS } from '../src/http/error-mapper.ts';
 import type { Db } from '../src/store/db.ts';
 

@@ -1,7 +1,7 @@
 import type { RequestSpec } from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import { compareThroughput } from '../compare-throughput.ts';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess, SANDBOX_SECRET } from '../launch.ts';

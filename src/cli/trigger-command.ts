@@ -33,7 +33,7 @@
 // arguments (an unknown event type lists the valid ones).
 
 import { randomUUID } from 'node:crypto';
-import { signatureHeaders } from '../auth/request-signature.ts';
+import { signatureHeaders } from '../kernel/sign-request.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/webhook.schemas.ts';
 import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './listen-command.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { signatureHeaders } from '../auth/request-signature.ts';
+import { signatureHeaders } from '../kernel/sign-request.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { findRoute } from '../replay/replay-api.ts';
 

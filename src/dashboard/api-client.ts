@@ -1,6 +1,6 @@
 import type { Clock } from '../kernel/clock.ts';
 import { httpExchange } from '../kernel/http-exchange.ts';
-import { hmacSha256Hex } from '../kernel/secrets.ts';
+import { signRequest } from '../kernel/sign-request.ts';
 
 // The dashboard's only way into railyard: its public HTTP API, over HTTP, with the session's
 // API key as Bearer. Signed endpoints are signed here with the key's signing secret, exactly as
@@ -70,7 +70,7 @@ export class ApiClient {
     if (call.signingSecret) {
       const timestamp = String(Math.floor(this.deps.wallClock.now() / 1000));
       headers['x-service-timestamp'] = timestamp;
-      headers['x-service-signature'] = signature(call.signingSecret, timestamp, method, pathAndQuery, call.idempotencyKey, raw ?? '');
+      headers['x-service-signature'] = signRequest(call.signingSecret, timestamp, { method, pathAndQuery, idempotencyKey: call.idempotencyKey, rawBody: raw ?? '' });
     }
     let answer;
     try {
@@ -95,9 +95,4 @@ export class ApiClient {
       error: ok ? null : (parsed?.error ?? { code: `http_${answer.status}` }),
     };
   }
-}
-
-/** The request signature of the decisions table: HMAC-SHA256 over timestamp, method, path, Idempotency-Key and body. */
-export function signature(secret: string, timestamp: string, method: string, pathAndQuery: string, idempotencyKey: string | undefined, rawBody: string): string {
-  return hmacSha256Hex(secret, `${timestamp}.${method.toUpperCase()}.${pathAndQuery}.${idempotencyKey ?? ''}.${rawBody}`);
 }

@@ -1,7 +1,7 @@
 // Requests a script sends to its sandbox, as a merchant would: the sandbox key, a signature on
 // signed routes, the Idempotency-Key the step chose.
 
-import { signatureHeaders } from '../auth/request-signature.ts';
+import { signatureHeaders } from '../kernel/sign-request.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { isPlainObject } from './partial-match.ts';
 import type { RunContext } from './run-context.ts';

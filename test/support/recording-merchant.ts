@@ -1,4 +1,4 @@
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 
 // A merchant driving railyard over HTTP, for the recording tests: the same calls run against the
 // recording railyard (real time) and against the replay sandbox (its virtual clock).

@@ -1,4 +1,4 @@
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import type { TestSandbox } from './test-sandbox.ts';
 
 let formCounter = 0;

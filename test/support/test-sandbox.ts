@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type AppOptions, type Railyard } from '../../src/app.ts';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
