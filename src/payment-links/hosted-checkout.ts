@@ -7,7 +7,7 @@ import { escapeHtml } from '../kernel/escape-html.ts';
 import { NotFoundError, RailyardError, ValidationError, type FieldIssue } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { toMajorString } from '../kernel/money.ts';
-import { submitOtpBody } from './collections.schemas.ts';
+import { submitOtpBody } from '../collections/collections.schemas.ts';
 import type { CheckoutView, PaymentLinkService } from './payment-link-service.ts';
 import { payLinkBody, type CheckoutCollection, type PaymentLink } from './payment-links.schemas.ts';
 import type { z } from 'zod';

@@ -15,8 +15,8 @@ import type { Db, Store } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
 import { CollectionRepository } from '../store/repositories/collection-repository.ts';
 import { PaymentLinkRepository, type PaymentLinkRow } from '../store/repositories/payment-link-repository.ts';
-import type { CollectionRow, CollectionService } from './collection-service.ts';
-import { createCollectionBody, type Collection } from './collections.schemas.ts';
+import type { CollectionRow, CollectionService } from '../collections/collection-service.ts';
+import { createCollectionBody, type Collection } from '../collections/collections.schemas.ts';
 import type { CheckoutCollection, PayLinkInput, PaymentLink, PaymentLinkInput, PaymentLinkState } from './payment-links.schemas.ts';
 
 export type { PaymentLinkRow };

@@ -23,7 +23,7 @@ import { recordRailNotice } from '../rails/rail-notice.ts';
 import { failureReason } from './failure-reason.ts';
 import { reconcileLateSuccess } from './late-settlement.ts';
 import { resumeInitiation, runInitiation, type Initiation } from './rail-initiation.ts';
-import type { WalletDeps } from './wallet-deps.ts';
+import type { SettlementDeps } from './settlement-deps.ts';
 
 /** The columns every record a provider settles has (charges, transfers). */
 export interface RailRecordRow {
@@ -92,7 +92,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   private readonly transactions = new TransactionRepository();
 
   constructor(
-    private readonly deps: WalletDeps,
+    private readonly deps: SettlementDeps,
     private readonly kind: RailRecordKind<Row, T>,
   ) {
     this.object = kind.object;

@@ -7,11 +7,11 @@ import { toMajorString } from '../kernel/money.ts';
 import type { Network } from '../kernel/msisdn.ts';
 import type { Environment } from '../kernel/environment.ts';
 import { BillRepository } from '../store/repositories/bill-repository.ts';
-import { resolveNetwork } from '../wallet/charge-service.ts';
-import { feeFor } from '../wallet/fees.ts';
-import { reservedPayoutJournals, reservePayout } from '../wallet/reserved-payout.ts';
-import { SettlementMachine } from '../wallet/settlement-machine.ts';
-import type { WalletDeps } from '../wallet/wallet-deps.ts';
+import { resolveNetwork } from '../kernel/msisdn.ts';
+import { feeFor } from '../settlement/fees.ts';
+import { reservedPayoutJournals, reservePayout } from '../settlement/reserved-payout.ts';
+import { SettlementMachine } from '../settlement/settlement-machine.ts';
+import type { SettlementDeps } from '../settlement/settlement-deps.ts';
 import { BILL_PRODUCTS, networkBiller, OPEN_AMOUNT_BILLERS, openAmountBiller, productByCode, type BillCategory } from './bill-catalogue.ts';
 import type { Bill, CreateBillBody } from './bills.schemas.ts';
 
@@ -84,7 +84,7 @@ export class BillService {
   readonly settlement: SettlementMachine<BillRow, Bill>;
   private readonly bills = new BillRepository<BillRow>();
 
-  constructor(private readonly deps: WalletDeps) {
+  constructor(private readonly deps: SettlementDeps) {
     this.settlement = new SettlementMachine<BillRow, Bill>(deps, {
       object: 'bill',
       records: this.bills,
