@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { ok } from './envelope.ts';
+import { ok, listEnvelopeOf } from './envelope.ts';
 import { pageQuery } from './pagination.ts';
 import { defineRoute, type RouteSpec } from './route.ts';
-import { listEnvelopeOf } from './envelope.ts';
 
 interface Listable {
   list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: unknown[]; nextCursor: string | null }>;

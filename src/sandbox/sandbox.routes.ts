@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiKeyService } from '../auth/api-key-service.ts';
 import { SCOPES } from '../auth/scopes.ts';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
@@ -11,7 +11,6 @@ import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import { walletSchema } from '../wallet/wallet.schemas.ts';
 import { amountSchema } from '../http/field-schemas.ts';
-import { envelopeOf } from '../http/envelope.ts';
 import type { ClockAdvance, ClockAdvances } from './clock-advances.ts';
 import type { SandboxFunding } from './sandbox-funding.ts';
 import type { SandboxMerchants } from './sandbox-merchants.ts';
