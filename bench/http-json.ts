@@ -1,5 +1,10 @@
-import { Agent, request } from 'node:http';
+import type { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { ApiClient } from '../src/kernel/api-client.ts';
+
+// The bench's requests go through railyard's own API client (src/kernel/api-client.ts), with the
+// headers each measure gives (the key, a signature it computed itself): nothing is added to the
+// measured path but the exchange and a JSON parse, as a merchant's client would do.
 
 export interface JsonResponse {
   status: number;
@@ -18,59 +23,21 @@ export interface RequestOptions {
   agent?: Agent;
 }
 
+const clients = new Map<string, ApiClient>();
+
 /**
- * One HTTP request with a hard time limit. node:http rather than fetch: fetch (undici) has its own
- * 300 s header and body timeouts, which would cut a long clock advance short with a vague error.
+ * One HTTP request with a hard time limit (node:http rather than fetch: fetch has its own 300 s
+ * header and body timeouts, which would cut a long clock advance short with a vague error). A
+ * request without an answer in time rejects with an error named TimeoutError.
  */
-export function requestJson(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse> {
+export async function requestJson(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse> {
   const url = new URL(path, baseUrl);
   if (url.hostname !== '127.0.0.1') throw new Error(`the bench only talks to 127.0.0.1, not ${url.hostname}`);
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  let client = clients.get(url.origin);
+  if (!client) clients.set(url.origin, (client = new ApiClient({ baseUrl: url.origin })));
   const started = performance.now();
-  return new Promise((done, fail) => {
-    const req = request(
-      url,
-      {
-        method,
-        agent: options.agent,
-        headers: {
-          ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
-          ...(options.headers ?? {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          clearTimeout(timer);
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          done({ status: res.statusCode ?? 0, text, json, headers: res.headers, ms: performance.now() - started });
-        });
-        res.on('error', (err) => {
-          clearTimeout(timer);
-          fail(err);
-        });
-      },
-    );
-    const timer = setTimeout(() => req.destroy(new TimeoutError(`${method} ${path} had no answer after ${timeoutMs} ms`)), timeoutMs);
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      fail(err);
-    });
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-
-export class TimeoutError extends Error {
-  override readonly name = 'TimeoutError';
+  const res = await client.request({ method, path: url.pathname + url.search, body: options.body, headers: options.headers, timeoutMs: options.timeoutMs ?? 30_000, agent: options.agent });
+  return { status: res.status, text: res.text, json: res.json, headers: res.headers, ms: performance.now() - started };
 }
 
 /** The sandbox key's Authorization header. */

@@ -1,4 +1,4 @@
-import { signatureHeaders } from '../src/auth/request-signature.ts';
+import { signatureHeaders } from '../src/kernel/sign-request.ts';
 import { recordRequest, sendRecorded, type RecordedRequest } from './recorded-request.ts';
 import type { Rng } from './seeded-random.ts';
 import { sleep } from './spawn-server.ts';

@@ -1,7 +1,7 @@
 import type { RequestSpec } from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { merchantHeaders } from '../../src/kernel/api-client.ts';
 import { compareThroughput } from '../compare-throughput.ts';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess, SANDBOX_SECRET } from '../launch.ts';
@@ -15,12 +15,7 @@ const FUNDING = 100_000_000_000;
 
 /** Headers of one signed transfer: its own Idempotency-Key, real-time timestamp, HMAC. */
 export function signedTransferHeaders(idempotencyKey: string, rawBody: string, secret = SANDBOX_SECRET): Record<string, string> {
-  const timestamp = String(Math.floor(Date.now() / 1_000));
-  return {
-    'idempotency-key': idempotencyKey,
-    'x-service-timestamp': timestamp,
-    'x-service-signature': signRequest(secret, timestamp, { method: 'POST', pathAndQuery: PATH, idempotencyKey, rawBody }),
-  };
+  return merchantHeaders({ method: 'POST', path: PATH, idempotencyKey, sign: true, signingSecret: secret }, rawBody, Date.now());
 }
 
 /** A setupRequest hook that signs every request afresh under its own key (the client's cost, paid on both sides). */

@@ -17,7 +17,7 @@
  *
  * Signed operations are those whose OpenAPI entry requires the X-Service-Signature header
  * (src/http/openapi.ts documents it, with X-Service-Timestamp, exactly where a route is signed);
- * they are signed with signRequest from src/auth/request-signature.ts, which covers the
+ * they are signed with signRequest from src/kernel/sign-request.ts, which covers the
  * Idempotency-Key as the server reads it.
  *
  *   const report = await runFuzz({ baseUrl, key, secret, requests: 100_000, seed: 42 });

@@ -1,4 +1,4 @@
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import type { Draft } from './draft.ts';
 import { jsonText } from './json-text.ts';
 import type { WireRequest } from './send-request.ts';

@@ -4,12 +4,11 @@ import { allowlistEntryProblem, MAX_ALLOWLIST_ENTRIES } from '../auth/ip-allowli
 import { ROLES } from '../auth/roles.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { LADDER_ACTIONS, STAGES, type ServiceLadder } from '../auth/service-ladder.ts';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso } from '../kernel/clock.ts';
 import { ForbiddenError } from '../kernel/errors.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
 
 const environmentSchema = z.object({ enabled: z.boolean(), unlocks: z.array(z.string()).describe('What this environment gives once enabled') });
 

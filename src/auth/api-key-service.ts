@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.ts';
 import { IpNotAllowedError, NotFoundError, UnauthorizedError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Db, Store } from '../store/db.ts';
 import { ApiKeyRepository, type ApiKeyRow } from '../store/repositories/api-key-repository.ts';
 import { ipAllowed } from './ip-allowlist.ts';

@@ -1,35 +1,14 @@
 import type { Clock } from '../kernel/clock.ts';
 import { InvalidSignatureError } from '../kernel/errors.ts';
-import { hmacSha256Hex, safeEqual } from '../kernel/secrets.ts';
+import { safeEqual } from '../kernel/secrets.ts';
+import { signRequest, type SignableRequest } from '../kernel/sign-request.ts';
 import type { AuthContext } from './api-key-service.ts';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-/** What a signature covers. */
-export interface SignableRequest {
-  method: string;
-  pathAndQuery: string;
-  /** The Idempotency-Key header; empty or absent when the request has none. */
-  idempotencyKey?: string | undefined;
-  rawBody: string;
-}
-
 export interface SignedRequest extends SignableRequest {
   timestamp: string | undefined;
   signature: string | undefined;
-}
-
-/**
- * The string a merchant signs: `${timestamp}.${METHOD}.${path_and_query}.${idempotency_key}.${raw_body}`.
- * Covering the Idempotency-Key makes a byte-identical retry an idempotent retry (the stored
- * answer), while a captured request replayed under another key no longer matches its signature.
- */
-export function signingPayload(timestamp: string, req: SignableRequest): string {
-  return `${timestamp}.${req.method.toUpperCase()}.${req.pathAndQuery}.${req.idempotencyKey ?? ''}.${req.rawBody}`;
-}
-
-export function signRequest(secret: string, timestamp: string, req: SignableRequest): string {
-  return hmacSha256Hex(secret, signingPayload(timestamp, req));
 }
 
 /**
@@ -85,10 +64,4 @@ export class RequestSignatureVerifier {
   private nowSeconds(): number {
     return Math.floor(this.deps.clock.now() / 1000);
   }
-}
-
-/** X-Service-Timestamp and X-Service-Signature for a request, signed now. */
-export function signatureHeaders(secret: string, nowMs: number, req: SignableRequest): { 'x-service-timestamp': string; 'x-service-signature': string } {
-  const ts = String(Math.floor(nowMs / 1000));
-  return { 'x-service-timestamp': ts, 'x-service-signature': signRequest(secret, ts, req) };
 }

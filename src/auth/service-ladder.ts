@@ -1,5 +1,5 @@
 import { LadderOutOfOrderError } from '../kernel/errors.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Db, Store } from '../store/db.ts';
 import { MerchantRepository } from '../store/repositories/merchant-repository.ts';
 

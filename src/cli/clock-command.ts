@@ -13,6 +13,7 @@
 
 import { parseCommandArgs, stopSignal } from './cli-support.ts';
 import { DEFAULT_API, DEFAULT_KEY, type ExitCode } from './listen-command.ts';
+import { ApiClient } from '../kernel/api-client.ts';
 
 export interface ClockIo {
   stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
@@ -90,20 +91,13 @@ export class AdvanceProgressView {
 }
 
 async function call<T>(method: 'GET' | 'POST', url: string, key: string, body: unknown, signal: AbortSignal | undefined): Promise<{ status: number; body: Envelope<T>; location: string | null }> {
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'user-agent': 'railyard-clock/1', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal,
-  });
-  const text = await res.text();
-  let parsed: Envelope<T>;
-  try {
-    parsed = JSON.parse(text) as Envelope<T>;
-  } catch {
-    parsed = { message: text.slice(0, 200) };
-  }
-  return { status: res.status, body: parsed, location: res.headers.get('location') };
+  const target = new URL(url);
+  // An older server answers the advance only when it is done: allow it the time.
+  const client = new ApiClient({ baseUrl: target.origin, key, timeoutMs: 10 * 60_000, headers: { 'user-agent': 'railyard-clock/1' } });
+  const res = await client.request({ method, path: target.pathname + target.search, body, signal });
+  const parsed = res.json !== null && typeof res.json === 'object' ? (res.json as Envelope<T>) : { message: res.text.slice(0, 200) };
+  const location = res.headers.location;
+  return { status: res.status, body: parsed, location: typeof location === 'string' ? location : null };
 }
 
 export interface ClockAdvanceOptions {

@@ -33,7 +33,7 @@
 // arguments (an unknown event type lists the valid ones).
 
 import { randomUUID } from 'node:crypto';
-import { signatureHeaders } from '../auth/request-signature.ts';
+import { ApiClient } from '../kernel/api-client.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/webhook.schemas.ts';
 import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './listen-command.ts';
@@ -74,14 +74,18 @@ function objectId(object: Record<string, unknown> | undefined): string | undefin
   return typeof id === 'string' ? id : undefined;
 }
 
-/** Talks to the sandbox, printing one line per request. */
+/** Talks to the sandbox through the kernel's API client, printing one line per request. */
 class Client {
+  private readonly api: ApiClient;
+
   constructor(
-    private readonly api: string,
-    private readonly key: string,
-    private readonly secret: string,
+    private readonly baseUrl: string,
+    key: string,
+    secret: string,
     private readonly io: CommandIo,
-  ) {}
+  ) {
+    this.api = new ApiClient({ baseUrl, key, signingSecret: secret, timeoutMs: 30_000, headers: { 'user-agent': 'railyard-trigger/1' } });
+  }
 
   private print(method: string, path: string, call: Call, summary: string | null): void {
     const detail = summary ?? `${call.body.error?.code ?? 'error'}: ${call.body.message ?? ''}`;
@@ -89,28 +93,21 @@ class Client {
   }
 
   async request(method: 'GET' | 'POST', path: string, opts: { body?: unknown; idempotent?: boolean; signed?: boolean; quiet?: boolean } = {}): Promise<Call> {
-    const raw = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     for (let attempt = 1; ; attempt++) {
-      const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, 'user-agent': 'railyard-trigger/1' };
-      if (raw !== undefined) headers['content-type'] = 'application/json';
-      if (opts.idempotent) headers['idempotency-key'] = `railyard-trigger-${randomUUID()}`;
-      if (opts.signed) {
-        Object.assign(headers, signatureHeaders(this.secret, Date.now(), { method, pathAndQuery: path, idempotencyKey: headers['idempotency-key'], rawBody: raw ?? '' }));
-      }
-      let res: Response;
+      let res;
       try {
-        res = await fetch(`${this.api}${path}`, { method, headers, body: raw, signal: AbortSignal.any([AbortSignal.timeout(30_000), ...(this.io.signal ? [this.io.signal] : [])]) });
+        res = await this.api.request({
+          method,
+          path,
+          body: opts.body,
+          idempotencyKey: opts.idempotent ? `railyard-trigger-${randomUUID()}` : undefined,
+          sign: opts.signed,
+          signal: this.io.signal,
+        });
       } catch (err) {
-        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
-        throw new TriggerError(`${method} ${this.api}${path} failed: ${cause}. Is railyard running there (railyard serve)?`);
+        throw new TriggerError(`${method} ${this.baseUrl}${path} failed: ${err instanceof Error ? err.message : String(err)}. Is railyard running there (railyard serve)?`);
       }
-      const text = await res.text();
-      let body: Envelope;
-      try {
-        body = JSON.parse(text) as Envelope;
-      } catch {
-        body = { message: text.slice(0, 200) };
-      }
+      const body: Envelope = res.json !== null && typeof res.json === 'object' ? (res.json as Envelope) : { message: res.text.slice(0, 200) };
       const call = { status: res.status, body };
       // The same body signed in the same second is a replay: sign it again a second later.
       if (opts.signed && res.status === 401 && body.error?.details?.reason === 'replayed' && attempt < 3) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { signatureHeaders } from '../auth/request-signature.ts';
+import { merchantHeaders } from '../kernel/api-client.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { findRoute } from '../replay/replay-api.ts';
 
@@ -23,15 +23,16 @@ export interface MerchantCredentials {
 }
 
 /** Authorization, X-Service-Timestamp/Signature on signed routes, and a fresh Idempotency-Key on idempotent ones. */
-export function merchantHeaders(auth: MerchantCredentials, method: string, pathAndQuery: string, rawBody: string): Record<string, string> {
+export function contractHeaders(auth: MerchantCredentials, method: string, pathAndQuery: string, rawBody: string): Record<string, string> {
   const route = findRoute(auth.routes, method, pathAndQuery);
-  const headers: Record<string, string> = { authorization: `Bearer ${auth.key}` };
-  if (route?.idempotent) headers['idempotency-key'] = `contract-${randomUUID()}`;
-  if (route?.signed) Object.assign(headers, signatureHeaders(auth.secret, auth.now, { method, pathAndQuery, idempotencyKey: headers['idempotency-key'], rawBody }));
-  return headers;
+  return merchantHeaders(
+    { method, path: pathAndQuery, key: auth.key, signingSecret: auth.secret, sign: route?.signed, idempotencyKey: route?.idempotent ? `contract-${randomUUID()}` : undefined },
+    rawBody,
+    auth.now,
+  );
 }
 
 /** The same headers, set on a request the Pact verifier is sending through its proxy. */
 export function authorise(req: IncomingMessage & { body?: unknown; originalUrl?: string }, auth: MerchantCredentials): void {
-  Object.assign(req.headers, merchantHeaders(auth, req.method ?? 'GET', req.originalUrl ?? req.url ?? '/', forwardedBody(req)));
+  Object.assign(req.headers, contractHeaders(auth, req.method ?? 'GET', req.originalUrl ?? req.url ?? '/', forwardedBody(req)));
 }

@@ -12,9 +12,10 @@
 import type { RequestHandler } from 'express';
 import { configSchema } from '../config/config.ts';
 import type { RouteSpec } from '../http/route.ts';
+import { ApiClient, rawBodyOf } from '../kernel/api-client.ts';
 import { interpolate, replayConfig, type ScenarioSource } from '../replay/replay-api.ts';
 import type { StateParams } from './contract-generator.ts';
-import { authorise, merchantHeaders, type MerchantCredentials } from './authorise-request.ts';
+import { authorise, contractHeaders, type MerchantCredentials } from './authorise-request.ts';
 
 interface RouteFlags {
   method: string;
@@ -46,11 +47,14 @@ export class RemoteScenarioRun {
   private virtualClock = false;
   private providerNames: string[] = [];
   private tuned = false;
+  /** A state's clock advance may run many jobs before it answers. */
+  private readonly client: ApiClient;
 
   constructor(
     private readonly baseUrl: string,
     credentials: { apiKey?: string; signingSecret?: string } = {},
   ) {
+    this.client = new ApiClient({ baseUrl, timeoutMs: 10 * 60_000 });
     const defaults = configSchema.parse({}).sandbox;
     this.admin = { key: credentials.apiKey ?? defaults.key, secret: credentials.signingSecret ?? defaults.signing_secret };
     this.merchant = this.admin;
@@ -58,9 +62,9 @@ export class RemoteScenarioRun {
 
   /** Reads the target's route table from its OpenAPI document, its clock and its providers. */
   async connect(): Promise<void> {
-    const res = await fetch(new URL('/openapi.json', this.baseUrl));
-    if (!res.ok) throw new Error(`${this.baseUrl}/openapi.json answered ${res.status}: is it railyard?`);
-    const doc = (await res.json()) as { paths?: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> };
+    const res = await this.client.request({ method: 'GET', path: '/openapi.json' });
+    if (res.status !== 200) throw new Error(`${this.baseUrl}/openapi.json answered ${res.status}: is it railyard?`);
+    const doc = (res.json ?? {}) as { paths?: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> };
     this.routes = Object.entries(doc.paths ?? {}).flatMap(([path, ops]) =>
       Object.entries(ops).map(([method, op]) => {
         const names = new Set((op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()));
@@ -87,18 +91,9 @@ export class RemoteScenarioRun {
   };
 
   private async send(as: Key, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-    const raw = body === undefined ? undefined : JSON.stringify(body);
-    const headers = merchantHeaders(this.auth(as), method, path, raw ?? '');
-    if (raw !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(new URL(path, this.baseUrl), { method, headers, ...(raw !== undefined ? { body: raw } : {}) });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, body: parsed };
+    const raw = rawBodyOf(body);
+    const res = await this.client.request({ method, path, body: raw, headers: contractHeaders(this.auth(as), method, path, raw ?? '') });
+    return { status: res.status, body: res.text === '' ? null : res.json === undefined ? res.text : res.json };
   }
 
   private async control(method: string, path: string, body?: unknown): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { toMajorString } from '../kernel/money.ts';
 import type { DashboardSession, Flash } from './dashboard-sessions.ts';
 import { href, html, type Html, type HtmlValue } from './html.ts';
-import type { ApiAnswer } from './api-client.ts';
+import type { ApiAnswer } from './dashboard-api.ts';
 
 // The frame every dashboard page shares: the navigation, the test/live switch, the LIVE banner
 // and the announced message of the last action. Pages pass their content as Html.

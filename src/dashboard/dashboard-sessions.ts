@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../kernel/clock.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { safeEqual } from '../kernel/secrets.ts';
 
 // Dashboard sessions live in this process's memory only: a random id in an HttpOnly cookie
 // names one, and it holds the API key(s) the user signed in with. Idle sessions expire, and
 // the number kept is capped (the oldest idle one goes first), so memory stays bounded.
 
-export type Environment = 'test' | 'live';
 
 export interface SessionKey {
   key: string;

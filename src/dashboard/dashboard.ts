@@ -5,10 +5,11 @@ import { BlockList, isIP } from 'node:net';
 import { readAssetFile } from '../kernel/asset-file.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Logger } from '../kernel/logger.ts';
-import { ApiClient } from './api-client.ts';
+import { DashboardApi } from './dashboard-api.ts';
 import { layout } from './dashboard-layout.ts';
 import type { DashboardPage, DashboardRoutes, PageContext } from './page-context.ts';
-import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Environment, type Flash, type SessionKey } from './dashboard-sessions.ts';
+import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Flash, type SessionKey } from './dashboard-sessions.ts';
+import { type Environment } from '../kernel/environment.ts';
 import { html, type Html } from './html.ts';
 import { developersPage } from './pages/developers-page.ts';
 import { ladderPage } from './pages/ladder-page.ts';
@@ -42,7 +43,7 @@ export interface DashboardDeps {
 
 export function dashboard(deps: DashboardDeps): Router {
   const router = express.Router();
-  const api = new ApiClient({ baseUrl: deps.baseUrl, wallClock: deps.wallClock });
+  const api = new DashboardApi({ baseUrl: deps.baseUrl, wallClock: deps.wallClock });
   const sessions = new DashboardSessions({ clock: deps.wallClock, idleMs: (deps.idleMinutes ?? 30) * 60_000, max: 1000 });
   const form = express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 100 });
 

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../kernel/escape-html.ts';
+
 // An escaping tagged template: every interpolated value is HTML-escaped unless it is already
 // Html (another template's output), so user data never reaches a page unescaped.
 
@@ -9,10 +11,6 @@ export class Html {
 }
 
 export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function render(value: HtmlValue): string {
   if (value === null || value === undefined || value === false) return '';

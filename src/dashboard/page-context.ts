@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ApiAnswer, ApiCall, ApiClient } from './api-client.ts';
+import type { ApiAnswer, ApiCall, DashboardApi } from './dashboard-api.ts';
 import type { PageName } from './dashboard-layout.ts';
 import type { DashboardSession, Flash, SessionKey } from './dashboard-sessions.ts';
 import type { Html } from './html.ts';
@@ -12,7 +12,7 @@ export interface PageContext {
   key: SessionKey;
   /** Calls as the session's current key. */
   call: ApiCall;
-  api: ApiClient;
+  api: DashboardApi;
   render(opts: { title: string; page?: PageName; status?: number; flash?: Flash | null }, content: Html): void;
   /** Redirects (303) after an action, with a message for the next page. */
   done(location: string, flash: Flash): void;

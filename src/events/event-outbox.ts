@@ -1,6 +1,6 @@
 import { iso, type Clock } from '../kernel/clock.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
 import { EventOutboxRepository } from '../store/repositories/event-outbox-repository.ts';
 

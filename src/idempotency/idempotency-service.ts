@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.ts';
 import { IdempotencyConflictError, IdempotencyKeyReusedError, ValidationError } from '../kernel/errors.ts';
 import { sha256Hex } from '../kernel/secrets.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
 import { IdempotencyRepository, type IdempotencyKeyRow } from '../store/repositories/idempotency-repository.ts';
 

@@ -1,8 +1,7 @@
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { pathIdParams } from '../http/find-by-id.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import { listRequestsQuery, requestEntrySchema, timelineSchema } from './inspector.schemas.ts';
 import type { ObjectTimelineService } from './object-timeline.ts';
 import type { RequestLog } from './request-log.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../http/pagination.ts';
+import { TIMELINE_KINDS } from '../kernel/object-timeline.ts';
 
 const ruleRef = {
   file: z.string().nullable().describe('The scenario file, relative to where railyard started; null for rules given in code or a simulated wallet'),
@@ -48,7 +49,7 @@ export const listRequestsQuery = z.strictObject({
 export const timelineEntrySchema = z.object({
   at: z.string().describe('Business time (ISO 8601)'),
   kind: z
-    .enum(['request', 'created', 'mock_call', 'provider_call', 'timeout', 'failover', 'callback', 'poll', 'late_success_reversed', 'journal', 'status', 'event', 'delivery', 'delivery_attempt'])
+    .enum(TIMELINE_KINDS)
     .describe('What happened; details depend on it'),
   title: z.string().describe('One line in words'),
   details: z.record(z.string(), z.unknown()),

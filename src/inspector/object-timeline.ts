@@ -1,39 +1,10 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
 import { noSuch } from '../http/find-by-id.ts';
 import { iso } from '../kernel/clock.ts';
+import type { ObjectTimeline, ObjectTimelineEntry, TimelineKind } from '../kernel/object-timeline.ts';
 import type { Db, Store } from '../store/db.ts';
 import { InspectorRepository } from '../store/repositories/inspector-repository.ts';
 import type { RequestLog, RequestLogEntry } from './request-log.ts';
-
-export type TimelineKind =
-  | 'request'
-  | 'created'
-  | 'mock_call'
-  | 'provider_call'
-  | 'timeout'
-  | 'failover'
-  | 'callback'
-  | 'poll'
-  | 'late_success_reversed'
-  | 'journal'
-  | 'status'
-  | 'event'
-  | 'delivery'
-  | 'delivery_attempt';
-
-export interface TimelineEntry {
-  at: string;
-  kind: TimelineKind;
-  title: string;
-  details: Record<string, unknown>;
-}
-
-export interface ObjectTimeline {
-  object_id: string;
-  object: string;
-  status: string;
-  entries: TimelineEntry[];
-}
 
 /** The objects that have a timeline, by id prefix. */
 const OBJECTS: readonly { prefix: string; object: string }[] = [
@@ -68,7 +39,7 @@ const STAGE: Record<TimelineKind, number> = {
 /** The outcomes after which the router tries the next provider. */
 const FAILS_OVER = new Set(['timeout', 'connection', 'server', 'protocol', 'skipped_down']);
 
-interface Sortable extends TimelineEntry {
+interface Sortable extends ObjectTimelineEntry {
   ms: number;
   seq: number;
 }

@@ -1,5 +1,5 @@
 import { iso, type Clock } from '../kernel/clock.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { RuleMatchReport } from '../scenarios/rule-explanation.ts';
 
 /** One request as the inspector shows it. Never a header but the Idempotency-Key, never a body. */

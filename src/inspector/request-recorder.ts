@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { AuthContext } from '../auth/api-key-service.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { MOCK_MATCH_LOCAL, type RuleMatchReport } from '../scenarios/rule-explanation.ts';
 import type { Store } from '../store/db.ts';
 import { InspectorRepository } from '../store/repositories/inspector-repository.ts';

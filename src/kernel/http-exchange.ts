@@ -11,6 +11,10 @@ export interface HttpExchangeRequest {
   body?: string | undefined;
   /** A deadline for the whole exchange, answer included, in real time. */
   timeoutMs: number;
+  /** Abandons the exchange (a command stopped by Ctrl-C, say). */
+  signal?: AbortSignal | undefined;
+  /** Connections of the caller's own (a load generator's pool); the shared kept-alive ones otherwise. */
+  agent?: HttpAgent | undefined;
 }
 
 export interface HttpExchangeResponse {
@@ -47,9 +51,10 @@ export function httpExchange(url: string | URL, request: HttpExchangeRequest): P
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      request.signal?.removeEventListener('abort', abort);
       settle();
     };
-    const req = (secure ? httpsRequest : httpRequest)(target, { method: request.method, headers, agent: secure ? agents.https : agents.http }, (res) => {
+    const req = (secure ? httpsRequest : httpRequest)(target, { method: request.method, headers, agent: request.agent ?? (secure ? agents.https : agents.http) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.once('end', () => finish(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })));
@@ -59,6 +64,12 @@ export function httpExchange(url: string | URL, request: HttpExchangeRequest): P
       finish(() => reject(new HttpTimeoutError(`timed out after ${request.timeoutMs} ms`)));
       req.destroy();
     }, request.timeoutMs);
+    const abort = () => {
+      finish(() => reject(new HttpConnectionError('the request was stopped', 'ABORT_ERR')));
+      req.destroy();
+    };
+    if (request.signal?.aborted) abort();
+    else request.signal?.addEventListener('abort', abort, { once: true });
     req.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
     req.end(request.body);
   });

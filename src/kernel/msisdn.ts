@@ -1,3 +1,5 @@
+import { ValidationError } from './errors.ts';
+
 // Ghana mobile numbers. Accepted as 0XXXXXXXXX, 233XXXXXXXXX or +233XXXXXXXXX; stored as
 // 233XXXXXXXXX (E.164 without the plus, as MTN's partyId wants it).
 
@@ -30,4 +32,17 @@ export function inferNetwork(normalised: string): Network | null {
 /** 233551234987 -> 0551234987 */
 export function toLocalMsisdn(normalised: string): string {
   return `0${normalised.slice(3)}`;
+}
+
+/** The normalised number and its network (the override, else the prefix's), or a validation_error naming the field. */
+export function resolveNetwork(msisdn: string, override: Network | undefined): { msisdn: string; network: Network } {
+  const normalised = normaliseMsisdn(msisdn);
+  if (!normalised) throw new ValidationError('msisdn is not a Ghana mobile number', [{ field: 'msisdn', message: 'not a Ghana mobile number' }]);
+  const network = override ?? inferNetwork(normalised);
+  if (!network) {
+    throw new ValidationError(`The network of ${msisdn} cannot be inferred from its prefix; send network (MTN, TELECEL or AT)`, [
+      { field: 'network', message: 'required for this prefix' },
+    ]);
+  }
+  return { msisdn: normalised, network };
 }

@@ -1,12 +1,12 @@
 import type { Clock } from '../kernel/clock.ts';
 import { InsufficientFundsError } from '../kernel/errors.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Db, Store } from '../store/db.ts';
 import { LedgerRepository } from '../store/repositories/ledger-repository.ts';
 import { accounts, isNonNegativeAccount } from './accounts.ts';
 import { assertBalanced, reversePostings, type Posting } from './journal.ts';
 
-export type Environment = 'test' | 'live';
 
 export interface JournalInput {
   environment: Environment;

@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.ts';
 import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Network } from '../kernel/msisdn.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Timeline } from '../kernel/timeline.ts';
 import type { Store } from '../store/db.ts';
 import { RailRepository } from '../store/repositories/rail-repository.ts';

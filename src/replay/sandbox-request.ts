@@ -1,7 +1,7 @@
 // Requests a script sends to its sandbox, as a merchant would: the sandbox key, a signature on
 // signed routes, the Idempotency-Key the step chose.
 
-import { signatureHeaders } from '../auth/request-signature.ts';
+import { ApiClient } from '../kernel/api-client.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { isPlainObject } from './partial-match.ts';
 import type { RunContext } from './run-context.ts';
@@ -42,6 +42,9 @@ export function summariseResponse(body: unknown): string {
   return '';
 }
 
+/** A script's request may start a long clock advance; the script's own time limit governs it. */
+const REQUEST_TIMEOUT_MS = 10 * 60_000;
+
 export interface SandboxRequest {
   method: string;
   path: string;
@@ -62,21 +65,14 @@ export async function sendToSandbox(ctx: Pick<RunContext, 'ry' | 'baseUrl'>, req
   const { ry } = ctx;
   const url = new URL(req.path, ctx.baseUrl);
   const pathAndQuery = url.pathname + url.search;
-  const raw = req.body === undefined ? undefined : JSON.stringify(req.body);
-  const route = findRoute(ry.routes, req.method, pathAndQuery);
-  const headers: Record<string, string> = { authorization: `Bearer ${ry.sandbox.key}` };
-  if (raw !== undefined) headers['content-type'] = 'application/json';
-  if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
-  if (route?.signed) {
-    Object.assign(headers, signatureHeaders(ry.sandbox.signingSecret, ry.wallClock.now(), { method: req.method, pathAndQuery, idempotencyKey: req.idempotencyKey, rawBody: raw ?? '' }));
-  }
-  const res = await fetch(url, { method: req.method, headers, ...(raw !== undefined ? { body: raw } : {}) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text === '' ? null : JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, replayed: res.headers.get('idempotent-replayed') === 'true', contentType: res.headers.get('content-type') };
+  const client = new ApiClient({ baseUrl: ctx.baseUrl, key: ry.sandbox.key, signingSecret: ry.sandbox.signingSecret, now: () => ry.wallClock.now(), timeoutMs: REQUEST_TIMEOUT_MS });
+  const res = await client.request({
+    method: req.method,
+    path: pathAndQuery,
+    body: req.body === undefined ? undefined : JSON.stringify(req.body),
+    idempotencyKey: req.idempotencyKey,
+    sign: findRoute(ry.routes, req.method, pathAndQuery)?.signed,
+  });
+  const contentType = res.headers['content-type'] ?? null;
+  return { status: res.status, body: res.text === '' ? null : res.json === undefined ? res.text : res.json, replayed: res.headers['idempotent-replayed'] === 'true', contentType };
 }

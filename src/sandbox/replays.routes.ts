@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { NotFoundError, RateLimitedError, ReplayFailedError } from '../kernel/errors.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { ScenarioReplays } from './scenario-replays.ts';
 
 const replayableSchema = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiKeyService } from '../auth/api-key-service.ts';
 import { SCOPES } from '../auth/scopes.ts';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
@@ -9,7 +9,8 @@ import { ForbiddenError, ValidationError } from '../kernel/errors.ts';
 import type { ProviderHealth } from '../rails/provider-health.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
-import { amountSchema, envelopeOf, walletSchema } from '../wallet/wallet.schemas.ts';
+import { walletSchema } from '../wallet/wallet.schemas.ts';
+import { amountSchema } from '../http/field-schemas.ts';
 import type { ClockAdvance, ClockAdvances } from './clock-advances.ts';
 import type { SandboxFunding } from './sandbox-funding.ts';
 import type { SandboxMerchants } from './sandbox-merchants.ts';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { RuleEngine } from '../scenarios/rule-engine.ts';
 import type { ScenarioRule } from '../scenarios/scenario-schema.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
 
 const OPERATIONS = ['collect', 'payout', 'resolve'] as const;
 

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Config } from '../config/config.ts';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { noSuch, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { ValidationError } from '../kernel/errors.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import { ASSETS, legAgeSeconds, type Leg, type PriceFeed } from './price-feed.ts';
 import { formatRate, parseRate } from './rate-math.ts';
 

@@ -4,7 +4,7 @@ import type { EventOutbox } from '../events/event-outbox.ts';
 import { iso, type Clock } from '../kernel/clock.ts';
 import { NotFoundError, RateExpiredError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, page } from '../http/pagination.ts';
 import type { Db, Store } from '../store/db.ts';

@@ -3,7 +3,8 @@ import type { TradingConfig } from '../config/config.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { LimitExceededError } from '../kernel/errors.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Environment, Ledger } from '../ledger/ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
 import { TradeRepository } from '../store/repositories/trade-repository.ts';
 

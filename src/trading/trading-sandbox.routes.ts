@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { findById } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import type { ServiceLadder } from '../auth/service-ladder.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
 import type { TradeService } from './trade-service.ts';
 import { MAX_ASSET_AMOUNT, tradeReference, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';
 

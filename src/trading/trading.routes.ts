@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { findById } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { TradeService } from './trade-service.ts';
 import { executeBody, listedQuoteSchema, QUOTE_STATUSES, quoteBody, quoteReferenceParams, quoteSchema, TRADE_STATUSES, tradeReferenceParams, tradeSchema } from './trading.schemas.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pathIdParams } from '../http/find-by-id.ts';
 import { MAX_AMOUNT } from '../kernel/money.ts';
-import { amountSchema } from '../wallet/wallet.schemas.ts';
+import { amountSchema } from '../http/field-schemas.ts';
 import { ALL_TRADING_NETWORKS } from './assets.ts';
 
 export const MAX_ASSET_AMOUNT = 100_000_000_000_000; // 100 million units of a 6-decimal asset

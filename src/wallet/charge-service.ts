@@ -3,13 +3,13 @@ import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { iso } from '../kernel/clock.ts';
 import { ValidationError } from '../kernel/errors.ts';
-import { inferNetwork, normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
+import { resolveNetwork, type Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { ChargeRepository } from '../store/repositories/charge-repository.ts';
-import { feeFor } from './fees.ts';
-import { SettlementMachine } from './settlement-machine.ts';
-import type { WalletDeps } from './wallet-deps.ts';
+import { feeFor } from '../settlement/fees.ts';
+import { SettlementMachine } from '../settlement/settlement-machine.ts';
+import type { SettlementDeps } from '../settlement/settlement-deps.ts';
 import type { Charge, CreateChargeBody } from './wallet.schemas.ts';
 
 interface ChargeRow {
@@ -52,18 +52,6 @@ export function presentCharge(row: ChargeRow): Charge {
   };
 }
 
-export function resolveNetwork(msisdn: string, override: Network | undefined): { msisdn: string; network: Network } {
-  const normalised = normaliseMsisdn(msisdn);
-  if (!normalised) throw new ValidationError('msisdn is not a Ghana mobile number', [{ field: 'msisdn', message: 'not a Ghana mobile number' }]);
-  const network = override ?? inferNetwork(normalised);
-  if (!network) {
-    throw new ValidationError(`The network of ${msisdn} cannot be inferred from its prefix; send network (MTN, TELECEL or AT)`, [
-      { field: 'network', message: 'required for this prefix' },
-    ]);
-  }
-  return { msisdn: normalised, network };
-}
-
 export const CHARGE_INITIATED = 'Charge initiated: wait for the provider callback (poll the charge or listen for charge.success)';
 
 /** Collections over mobile money: initiate, then settle on the provider's callback or a status poll. */
@@ -72,7 +60,7 @@ export class ChargeService {
   readonly settlement: SettlementMachine<ChargeRow, Charge>;
   private readonly charges = new ChargeRepository<ChargeRow>();
 
-  constructor(private readonly deps: WalletDeps) {
+  constructor(private readonly deps: SettlementDeps) {
     this.settlement = new SettlementMachine<ChargeRow, Charge>(deps, {
       object: 'charge',
       records: this.charges,

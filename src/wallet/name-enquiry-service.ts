@@ -3,7 +3,7 @@ import { NotFoundError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { RailError } from '../rails/provider-port.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
-import { resolveNetwork } from './charge-service.ts';
+import { resolveNetwork } from '../kernel/msisdn.ts';
 import type { z } from 'zod';
 import type { nameResolutionSchema } from './wallet.schemas.ts';
 

@@ -3,14 +3,13 @@ import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { bankName } from '../kernel/banks.ts';
 import { iso } from '../kernel/clock.ts';
-import type { Network } from '../kernel/msisdn.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import { type Network, resolveNetwork } from '../kernel/msisdn.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { TransferRepository } from '../store/repositories/transfer-repository.ts';
-import { resolveNetwork } from './charge-service.ts';
-import { feeFor } from './fees.ts';
-import { reservedPayoutJournals, reservePayout, routeWalletPayout } from './reserved-payout.ts';
-import { SettlementMachine } from './settlement-machine.ts';
-import type { WalletDeps } from './wallet-deps.ts';
+import { feeFor } from '../settlement/fees.ts';
+import { reservedPayoutJournals, reservePayout, routeWalletPayout } from '../settlement/reserved-payout.ts';
+import { SettlementMachine } from '../settlement/settlement-machine.ts';
+import type { SettlementDeps } from '../settlement/settlement-deps.ts';
 import type { CreateTransferBody, Transfer } from './wallet.schemas.ts';
 
 interface TransferRow {
@@ -68,7 +67,7 @@ export class TransferService {
   readonly settlement: SettlementMachine<TransferRow, Transfer>;
   private readonly transfers = new TransferRepository<TransferRow>();
 
-  constructor(private readonly deps: WalletDeps) {
+  constructor(private readonly deps: SettlementDeps) {
     this.settlement = new SettlementMachine<TransferRow, Transfer>(deps, {
       object: 'transfer',
       records: this.transfers,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
@@ -8,20 +8,7 @@ import type { ChargeService } from './charge-service.ts';
 import type { NameEnquiryService } from './name-enquiry-service.ts';
 import type { TransactionService } from './transaction-service.ts';
 import type { TransferService } from './transfer-service.ts';
-import {
-  chargeSchema,
-  createChargeBody,
-  createTransferBody,
-  envelopeOf,
-  listEnvelopeOf,
-  nameResolutionSchema,
-  resolveBankBody,
-  resolveMomoBody,
-  TRANSACTION_TYPES,
-  transactionItemSchema,
-  transferSchema,
-  walletSchema,
-} from './wallet.schemas.ts';
+import { chargeSchema, createChargeBody, createTransferBody, nameResolutionSchema, resolveBankBody, resolveMomoBody, TRANSACTION_TYPES, transactionItemSchema, transferSchema, walletSchema } from './wallet.schemas.ts';
 
 export interface WalletRouteDeps {
   ledger: Ledger;

@@ -1,20 +1,6 @@
 import { z } from 'zod';
-import { isGhipssCode } from '../kernel/banks.ts';
-import { MAX_AMOUNT } from '../kernel/money.ts';
-import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
-
-export const amountSchema = z
-  .number({ error: (i) => (i.input === undefined ? 'amount is required' : 'amount must be a number of minor units (pesewas)') })
-  .int('amount must be a whole number of minor units (pesewas)')
-  .positive('amount must be greater than zero')
-  .max(MAX_AMOUNT, `amount must be at most ${MAX_AMOUNT} minor units`)
-  .describe('Integer minor units (pesewas): 110.50 GHS is 11050');
-
-export const msisdnSchema = z
-  .string({ error: (i) => (i.input === undefined ? 'msisdn is required' : 'msisdn must be a string') })
-  .max(20, 'msisdn is too long')
-  .refine((v) => normaliseMsisdn(v) !== null, 'msisdn must be a Ghana mobile number: 0XXXXXXXXX, 233XXXXXXXXX or +233XXXXXXXXX')
-  .describe('Ghana mobile number as 0XXXXXXXXX, 233XXXXXXXXX or +233XXXXXXXXX; stored as 233XXXXXXXXX');
+import { accountNumberSchema, amountSchema, bankCodeSchema, msisdnSchema } from '../http/field-schemas.ts';
+import { NETWORKS } from '../kernel/msisdn.ts';
 
 const currency = z.literal('GHS', { error: 'currency must be GHS' });
 const network = z.enum(NETWORKS, { error: 'network must be one of MTN, TELECEL, AT' }).describe('Overrides the network inferred from the number prefix (ported numbers)');
@@ -27,14 +13,6 @@ export const createChargeBody = z.strictObject({
   network: network.optional(),
 });
 export type CreateChargeBody = z.infer<typeof createChargeBody>;
-
-export const bankCodeSchema = z
-  .string({ error: 'bank_code must be a string' })
-  .refine(isGhipssCode, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)')
-  .describe('GhIPSS institution code, e.g. 040100 for GCB');
-export const accountNumberSchema = z
-  .string({ error: 'account_number must be a string' })
-  .regex(/^\d{6,20}$/, 'account_number must be 6 to 20 digits');
 
 const momoTransfer = z.strictObject({
   amount: amountSchema,
@@ -135,10 +113,3 @@ export const transactionItemSchema = z.object({
   created_at: timestamp,
   updated_at: timestamp,
 });
-
-export function envelopeOf<T extends z.ZodType>(data: T) {
-  return z.object({ status: z.literal(true), message: z.string(), data });
-}
-export function listEnvelopeOf<T extends z.ZodType>(item: T) {
-  return z.object({ status: z.literal(true), message: z.string(), data: z.array(item), meta: z.object({ next_cursor: z.string().nullable() }) });
-}

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { RailyardEvent } from '../events/event-outbox.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 
 export interface PublishedEvent {
   environment: Environment;

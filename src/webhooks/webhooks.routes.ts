@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import { MAX_REPLAY, type WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { WebhookEndpointService } from './webhook-endpoint-service.ts';
 import {

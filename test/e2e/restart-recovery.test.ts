@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '../../src/auth/request-signature.ts';
+import { signatureHeaders } from '../../src/kernel/sign-request.ts';
 import { freePort, startServe, type ServeProcess } from '../support/serve-process.ts';
 
 // Restarts of real `railyard serve` processes on one database file: what a merchant's container

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signingPayload, signRequest } from '../../src/auth/request-signature.ts';
+import { signingPayload, signRequest } from '../../src/kernel/sign-request.ts';
 import { requestHash } from '../../src/idempotency/idempotency-service.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 

@@ -2,7 +2,7 @@
 // validation_error naming the offending field, or the precise code for the case), and changes
 // nothing: balances, the transactions list, the trial balance, the clock and every table stay put.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import { MAX_AMOUNT } from '../../src/kernel/money.ts';
 import { normaliseMsisdn } from '../../src/kernel/msisdn.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '../../src/auth/request-signature.ts';
+import { signatureHeaders } from '../../src/kernel/sign-request.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // A merchant's client that retries hard: a thousand copies of one request, all at once, under one

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp, type Railyard } from '../../src/app.ts';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { signRequest } from '../../src/kernel/sign-request.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHECKOUT_CSP } from '../../src/v1/hosted-checkout.ts';
+import { CHECKOUT_CSP } from '../../src/payment-links/hosted-checkout.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 let sb: TestSandbox;

@@ -1,6 +1,6 @@
 import type { Railyard } from '../../src/app.ts';
-import { signRequest } from '../../src/auth/request-signature.ts';
 import type { RunningMock } from '../../src/cli/mock-command.ts';
+import { ApiClient } from '../../src/kernel/api-client.ts';
 
 // A merchant driving railyard over HTTP, for the recording tests: the same calls run against the
 // recording railyard (beside a standalone mock) and against the replay sandbox, each on virtual
@@ -22,23 +22,16 @@ export interface SettledObject {
 let idempotency = 0;
 
 export function merchant(baseUrl: string, key: string, secret: string, wait: () => Promise<void>): Merchant {
+  const api = new ApiClient({ baseUrl, key, signingSecret: secret });
   return {
     wait,
     async post(path, body, signed = false) {
-      const raw = JSON.stringify(body);
-      const idempotencyKey = `recording-merchant-${++idempotency}`;
-      const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey };
-      if (signed) {
-        const ts = String(Math.floor(Date.now() / 1000));
-        headers['X-Service-Timestamp'] = ts;
-        headers['X-Service-Signature'] = signRequest(secret, ts, { method: 'POST', pathAndQuery: path, idempotencyKey, rawBody: raw });
-      }
-      const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: raw });
-      return { status: res.status, body: await res.json() };
+      const res = await api.request({ method: 'POST', path, body, idempotencyKey: `recording-merchant-${++idempotency}`, sign: signed });
+      return { status: res.status, body: res.json };
     },
     async get(path) {
-      const res = await fetch(`${baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
-      return { status: res.status, body: await res.json() };
+      const res = await api.request({ method: 'GET', path });
+      return { status: res.status, body: res.json };
     },
   };
 }

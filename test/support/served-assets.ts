@@ -15,8 +15,8 @@ export interface ServedAsset {
 export const SERVED_ASSETS: readonly ServedAsset[] = [
   { url: '/dashboard/assets/dashboard.css', file: 'src/dashboard/assets/dashboard.css', contentType: 'text/css; charset=utf-8', cacheControl: 'no-store' },
   { url: '/dashboard/assets/dashboard.js', file: 'src/dashboard/assets/dashboard.js', contentType: 'text/javascript; charset=utf-8', cacheControl: 'no-store' },
-  { url: '/pay/_assets/checkout.css', file: 'src/v1/assets/checkout.css', contentType: 'text/css; charset=utf-8', cacheControl: 'public, max-age=300' },
-  { url: '/pay/_assets/checkout.js', file: 'src/v1/assets/checkout.js', contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=300' },
+  { url: '/pay/_assets/checkout.css', file: 'src/payment-links/assets/checkout.css', contentType: 'text/css; charset=utf-8', cacheControl: 'public, max-age=300' },
+  { url: '/pay/_assets/checkout.js', file: 'src/payment-links/assets/checkout.js', contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=300' },
 ];
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');

@@ -1,4 +1,4 @@
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { merchantHeaders } from '../../src/kernel/api-client.ts';
 import type { TestSandbox } from './test-sandbox.ts';
 
 let formCounter = 0;
@@ -10,10 +10,6 @@ let formCounter = 0;
 export function postForm(sb: TestSandbox, path: string, form: string | Record<string, string>, opts: { sign?: boolean; idempotencyKey?: string } = {}) {
   const raw = typeof form === 'string' ? form : new URLSearchParams(form).toString();
   const key = opts.idempotencyKey ?? `idem-form-${++formCounter}`;
-  let req = sb.http.post(path).set('Authorization', `Bearer ${sb.key}`).set('Content-Type', 'application/x-www-form-urlencoded').set('Idempotency-Key', key);
-  if (opts.sign ?? true) {
-    const ts = String(Math.floor(sb.ry.wallClock.now() / 1000));
-    req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: path, idempotencyKey: key, rawBody: raw }));
-  }
-  return req.send(raw);
+  const headers = merchantHeaders({ method: 'POST', path, key: sb.key, idempotencyKey: key, sign: opts.sign ?? true, signingSecret: sb.signingSecret }, raw, sb.ry.wallClock.now());
+  return sb.http.post(path).set('Content-Type', 'application/x-www-form-urlencoded').set(headers).send(raw);
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type AppOptions, type Railyard } from '../../src/app.ts';
-import { signRequest } from '../../src/auth/request-signature.ts';
+import { merchantHeaders } from '../../src/kernel/api-client.ts';
 import { answerClientError } from '../../src/http/error-mapper.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
@@ -78,14 +78,13 @@ export async function startTestSandbox(
 
   const post = (path: string, body: unknown, opts: PostOptions = {}) => {
     const raw = opts.rawBody ?? JSON.stringify(body);
-    let req = http.post(path).set('Authorization', `Bearer ${opts.key ?? key}`).set('Content-Type', 'application/json');
-    if (opts.idempotencyKey) req = req.set('Idempotency-Key', opts.idempotencyKey);
-    if (opts.sign) {
-      const ts = String(opts.timestamp ?? Math.floor(ry.wallClock.now() / 1000));
-      const signed = { method: 'POST', pathAndQuery: path, idempotencyKey: opts.idempotencyKey ?? undefined, rawBody: raw };
-      req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signRequest(opts.signingSecret ?? signingSecret, ts, signed));
-    }
-    return req.send(raw);
+    // The headers of railyard's own API client; supertest sends them, so tests keep its assertions.
+    const headers = merchantHeaders(
+      { method: 'POST', path, key: opts.key ?? key, idempotencyKey: opts.idempotencyKey || undefined, sign: opts.sign, signingSecret: opts.signingSecret ?? signingSecret },
+      raw,
+      opts.timestamp !== undefined ? opts.timestamp * 1000 : ry.wallClock.now(),
+    );
+    return http.post(path).set('Content-Type', 'application/json').set(headers).send(raw);
   };
   const fresh = (opts: PostOptions) => (opts.idempotencyKey === null ? undefined : (opts.idempotencyKey ?? `idem-${++idemCounter}`));
 

@@ -1,8 +1,6 @@
-// The dashboard's small pieces that carry its security: the escaping template, the signature it
-// computes for signed API calls, the browser-address check of a key's IP allowlist, and sessions.
+// The dashboard's small pieces that carry its security: the escaping template, the browser-address
+// check of a key's IP allowlist, and sessions.
 import { describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/request-signature.ts';
-import { signature } from '../../src/dashboard/api-client.ts';
 import { addressAllowed } from '../../src/dashboard/dashboard.ts';
 import { csrfMatches, DashboardSessions } from '../../src/dashboard/dashboard-sessions.ts';
 import { href, html, trusted } from '../../src/dashboard/html.ts';
@@ -24,15 +22,6 @@ describe('the html template', () => {
 
   it('encodes query parameters and leaves out empty ones', () => {
     expect(href('/dashboard/objects', { kind: 'a&b', status: '', cursor: undefined })).toBe('/dashboard/objects?kind=a%26b');
-  });
-});
-
-describe('the signature of a signed API call', () => {
-  it('is the one the API verifies', () => {
-    const body = '{"amount":100}';
-    expect(signature('sig_secret', '1767225600', 'POST', '/api/v1/transfers', 'idem-1', body)).toBe(
-      signRequest('sig_secret', '1767225600', { method: 'POST', pathAndQuery: '/api/v1/transfers', idempotencyKey: 'idem-1', rawBody: body }),
-    );
   });
 });
 

@@ -66,8 +66,61 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The layer table of docs/architecture.md (DESIGN.md's "who may import whom"), bottom row first:
+ * each row's folders (or root files) and the folders of ours they may import besides their own.
+ * A folder of src/ that no row places fails the test, so a new folder must be placed.
+ */
+interface Layer {
+  layer: string;
+  members: readonly string[];
+  imports: readonly string[];
+}
+
+const KERNEL = ['kernel'];
+const FOUNDATIONS = ['config', 'store'];
+const BUILDING_BLOCKS = ['ledger', 'scheduler', 'idempotency', 'events', 'scenarios', 'auth'];
+const ROUTE_KIT = ['http'];
+const FEATURES = ['wallet', 'collections', 'payouts', 'bills', 'payment-links', 'reports', 'trading', 'webhooks', 'sandbox', 'access', 'inspector'];
+const DRIVERS = ['main.ts', 'cli', 'replay', 'contracts', 'recorder', 'dashboard'];
+const BELOW_RAILS = [...KERNEL, ...FOUNDATIONS, ...BUILDING_BLOCKS];
+const BELOW_FEATURES = [...BELOW_RAILS, ...ROUTE_KIT, 'rails'];
+
+const LAYERS: readonly Layer[] = [
+  { layer: 'kernel', members: KERNEL, imports: [] },
+  { layer: 'foundations', members: FOUNDATIONS, imports: KERNEL },
+  { layer: 'building blocks', members: BUILDING_BLOCKS, imports: [...KERNEL, ...FOUNDATIONS] },
+  { layer: 'the route kit', members: ROUTE_KIT, imports: ['kernel', 'store', 'auth', 'idempotency'] },
+  { layer: 'rails', members: ['rails'], imports: BELOW_RAILS },
+  { layer: 'mocks', members: ['mocks'], imports: [...BELOW_RAILS, 'rails'] },
+  { layer: 'settlement', members: ['settlement'], imports: BELOW_FEATURES },
+  { layer: 'features', members: FEATURES, imports: [...BELOW_FEATURES, 'settlement'] },
+  { layer: 'wiring', members: ['provider-registry.ts', 'app.ts'], imports: [...BELOW_FEATURES, 'mocks', 'settlement', ...FEATURES, 'provider-registry.ts'] },
+  { layer: 'drivers', members: DRIVERS, imports: [...BELOW_FEATURES, 'mocks', 'settlement', ...FEATURES, 'provider-registry.ts', 'app.ts'] },
+];
+
+/** Imports across a row, or out of the rule, each for a reason the architecture doc gives. */
+const EXCEPTIONS: Readonly<Record<string, readonly string[]>> = {
+  // The hosted checkout takes its payments as /v1 collections.
+  'payment-links': ['collections'],
+  // The sandbox's wallet funding answers with the wallet's own schema.
+  sandbox: ['wallet'],
+  // The composition root mounts the dashboard (which reaches the API only over HTTP).
+  'app.ts': ['dashboard'],
+  // The CLI runs the drivers' commands; main.ts dispatches to the CLI and replays.
+  'main.ts': ['cli', 'replay'],
+  cli: ['contracts', 'recorder', 'replay'],
+  // Only through replay/replay-api.ts (checked below).
+  contracts: ['replay'],
+  // The dashboard is an API client: kernel/ only (checked below, stricter than its row).
+};
+
 const graph = importGraph();
 const importsOf = (folder: string) => [...graph].filter(([file]) => file.startsWith(`${folder}/`));
+/** The folder (or root file) a file of src/ belongs to: `rails` for `rails/adapters/x.ts`, `app.ts` for `app.ts`. */
+const memberOf = (file: string) => file.split('/')[0]!;
+const allowed = new Map(LAYERS.flatMap((l) => l.members.map((m) => [m, new Set([m, ...l.imports, ...(EXCEPTIONS[m] ?? [])])] as const)));
+const layerOf = new Map(LAYERS.flatMap((l) => l.members.map((m) => [m, l.layer] as const)));
 
 describe('import graph of src/', () => {
   it('is read from the source (the test sees the files it judges)', () => {
@@ -83,9 +136,33 @@ describe('import graph of src/', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it.each(['kernel', 'store', 'scenarios', 'rails', 'webhooks', 'mocks', 'wallet'])('%s/ imports nothing from replay/', (folder) => {
-    const upward = importsOf(folder).flatMap(([file, deps]) => deps.filter((d) => d.startsWith('replay/')).map((d) => `${file} -> ${d}`));
+  it('places every folder and root file of src/ in a row of the layer table', () => {
+    const members = new Set([...graph.keys()].map(memberOf));
+    expect([...members].filter((m) => !layerOf.has(m)).sort()).toEqual([]);
+    expect([...layerOf.keys()].filter((m) => !members.has(m)).sort()).toEqual([]);
+  });
+
+  it('imports only from the rows below (or the listed exceptions), never up the table', () => {
+    const upward = [...graph].flatMap(([file, deps]) => {
+      const may = allowed.get(memberOf(file));
+      return deps.filter((d) => !may?.has(memberOf(d))).map((d) => `${file} (${layerOf.get(memberOf(file))}) -> ${d} (${layerOf.get(memberOf(d))})`);
+    });
     expect(upward).toEqual([]);
+  });
+
+  it.each(['rails', 'mocks'])('%s/ imports no feature, no settlement machine and no driver', (folder) => {
+    const forbidden = new Set([...FEATURES, 'settlement', ...DRIVERS, 'app.ts', 'provider-registry.ts']);
+    const reach = importsOf(folder).flatMap(([file, deps]) => deps.filter((d) => forbidden.has(memberOf(d))).map((d) => `${file} -> ${d}`));
+    expect(importsOf(folder).length).toBeGreaterThan(0);
+    expect(reach).toEqual([]);
+  });
+
+  it('nothing below the drivers imports one (but app.ts, which mounts the dashboard)', () => {
+    const drivers = new Set(DRIVERS);
+    const reach = [...graph].flatMap(([file, deps]) =>
+      drivers.has(memberOf(file)) || file === 'app.ts' ? [] : deps.filter((d) => drivers.has(memberOf(d))).map((d) => `${file} -> ${d}`),
+    );
+    expect(reach).toEqual([]);
   });
 
   it('kernel/ imports nothing of ours outside kernel/', () => {

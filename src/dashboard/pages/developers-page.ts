@@ -1,4 +1,4 @@
-import type { ApiAnswer } from '../api-client.ts';
+import type { ApiAnswer } from '../dashboard-api.ts';
 import { actionButton, apiProblem, csrfField, secretOnce, statusBadge, table, when } from '../dashboard-layout.ts';
 import { html, type Html } from '../html.ts';
 import type { DashboardRoutes, PageContext } from '../page-context.ts';

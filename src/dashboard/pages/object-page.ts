@@ -1,3 +1,4 @@
+import type { ObjectTimeline, ObjectTimelineEntry } from '../../kernel/object-timeline.ts';
 import { apiProblem, csrfField, money, statusBadge, when } from '../dashboard-layout.ts';
 import { html, type Html, type HtmlValue } from '../html.ts';
 import type { DashboardRoutes, PageContext } from '../page-context.ts';
@@ -105,12 +106,6 @@ export function objectPage(routes: DashboardRoutes): void {
     ctx.done(`/dashboard/objects/${id}`, answer.ok ? { kind: 'ok', text: `OTP sent: the collection is ${answer.data.status}.` } : ctx.refusal(answer, 'The OTP was refused'));
   });
 }
-interface TimelineEntry {
-  at: string;
-  kind: string;
-  title: string;
-  details: Record<string, unknown>;
-}
 
 /** The object's summary and timeline: the part of its page that live updates replace. */
 async function objectLive(ctx: PageContext, id: string): Promise<Html | null> {
@@ -119,7 +114,7 @@ async function objectLive(ctx: PageContext, id: string): Promise<Html | null> {
   const path = OBJECT_PATHS[prefix];
   const [object, timeline] = await Promise.all([
     path ? ctx.api.get<ObjectView>(`${path}${id}`, {}, ctx.call) : Promise.resolve(null),
-    ctx.api.get<{ object: string; status: string; entries: TimelineEntry[] }>(`/api/v1/objects/${id}/timeline`, {}, ctx.call),
+    ctx.api.get<ObjectTimeline>(`/api/v1/objects/${id}/timeline`, {}, ctx.call),
   ]);
   if ((!object || object.status === 404) && timeline.status === 404) return null;
   const data = object?.ok ? object.data : null;
@@ -165,7 +160,7 @@ ${otp}
 <p class="maps">GET /api/v1/objects/${id}/timeline</p></section>`;
 }
 
-function timelineList(all: TimelineEntry[]): Html {
+function timelineList(all: ObjectTimelineEntry[]): Html {
   // Reads of the object (this page's own among them) change nothing in its life: counted, not listed.
   const entries = all.filter((e) => !(e.kind === 'request' && /^(GET|HEAD) /.test(e.title)));
   const reads = all.length - entries.length;
@@ -181,7 +176,7 @@ function timelineList(all: TimelineEntry[]): Html {
 }
 
 /** The facts of an entry worth seeing without opening its details, by kind. */
-function entryFacts(e: TimelineEntry): Html {
+function entryFacts(e: ObjectTimelineEntry): Html {
   const d = e.details ?? {};
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
   const facts: (Html | string)[] = [];

@@ -1,4 +1,4 @@
-import type { ApiAnswer } from '../api-client.ts';
+import type { ApiAnswer } from '../dashboard-api.ts';
 import { apiProblem, money, pager, statusBadge, table, when } from '../dashboard-layout.ts';
 import { href, html, type Html, type HtmlValue } from '../html.ts';
 import type { DashboardRoutes, PageContext } from '../page-context.ts';

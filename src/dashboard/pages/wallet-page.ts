@@ -1,5 +1,5 @@
 import { parseMajorAmount } from '../../kernel/money.ts';
-import type { ApiAnswer } from '../api-client.ts';
+import type { ApiAnswer } from '../dashboard-api.ts';
 import { apiProblem, csrfField, money } from '../dashboard-layout.ts';
 import { html } from '../html.ts';
 import type { DashboardRoutes } from '../page-context.ts';

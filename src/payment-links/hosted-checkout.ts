@@ -3,10 +3,11 @@ import { HTTP_STATUS } from '../http/error-mapper.ts';
 import { ok } from '../http/envelope.ts';
 import { fieldIssues } from '../http/route.ts';
 import { readAssetFile } from '../kernel/asset-file.ts';
+import { escapeHtml } from '../kernel/escape-html.ts';
 import { NotFoundError, RailyardError, ValidationError, type FieldIssue } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { toMajorString } from '../kernel/money.ts';
-import { submitOtpBody } from './collections.schemas.ts';
+import { submitOtpBody } from '../collections/collections.schemas.ts';
 import type { CheckoutView, PaymentLinkService } from './payment-link-service.ts';
 import { payLinkBody, type CheckoutCollection, type PaymentLink } from './payment-links.schemas.ts';
 import type { z } from 'zod';
@@ -164,10 +165,6 @@ const CLOSED_TEXT: Record<Exclude<PaymentLink['status'], 'active'>, string> = {
   deactivated: 'The merchant has turned it off. Ask the merchant for a new link.',
   completed: 'It has reached the number of payments it was made for. Nothing more is due.',
 };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function page(title: string, content: string, refreshSeconds?: number): string {
   return `<!doctype html>

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { ok } from '../http/envelope.ts';
-import { pageQuery } from '../http/pagination.ts';
-import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { listEnvelopeOf } from '../wallet/wallet.schemas.ts';
+import { ok, listEnvelopeOf } from './envelope.ts';
+import { pageQuery } from './pagination.ts';
+import { defineRoute, type RouteSpec } from './route.ts';
 
 interface Listable {
   list(auth: AuthContext, query: { cursor?: string; page_size?: number; status?: string }): Promise<{ items: unknown[]; nextCursor: string | null }>;

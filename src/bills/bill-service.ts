@@ -4,14 +4,13 @@ import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { iso } from '../kernel/clock.ts';
 import { ValidationError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
-import type { Network } from '../kernel/msisdn.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import { type Network, resolveNetwork } from '../kernel/msisdn.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { BillRepository } from '../store/repositories/bill-repository.ts';
-import { resolveNetwork } from '../wallet/charge-service.ts';
-import { feeFor } from '../wallet/fees.ts';
-import { reservedPayoutJournals, reservePayout } from '../wallet/reserved-payout.ts';
-import { SettlementMachine } from '../wallet/settlement-machine.ts';
-import type { WalletDeps } from '../wallet/wallet-deps.ts';
+import { feeFor } from '../settlement/fees.ts';
+import { reservedPayoutJournals, reservePayout } from '../settlement/reserved-payout.ts';
+import { SettlementMachine } from '../settlement/settlement-machine.ts';
+import type { SettlementDeps } from '../settlement/settlement-deps.ts';
 import { BILL_PRODUCTS, networkBiller, OPEN_AMOUNT_BILLERS, openAmountBiller, productByCode, type BillCategory } from './bill-catalogue.ts';
 import type { Bill, CreateBillBody } from './bills.schemas.ts';
 
@@ -84,7 +83,7 @@ export class BillService {
   readonly settlement: SettlementMachine<BillRow, Bill>;
   private readonly bills = new BillRepository<BillRow>();
 
-  constructor(private readonly deps: WalletDeps) {
+  constructor(private readonly deps: SettlementDeps) {
     this.settlement = new SettlementMachine<BillRow, Bill>(deps, {
       object: 'bill',
       records: this.bills,

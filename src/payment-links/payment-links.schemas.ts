@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../http/pagination.ts';
 import { NETWORKS } from '../kernel/msisdn.ts';
-import { majorAmountSchema, v1Currency } from './v1-schemas.ts';
+import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 
 // POST /v1/payment_links and the hosted page's public bodies. Form-encoded or JSON, like every
 // /v1 body: so numbers arrive as strings, and usage_limit is a string of digits.

@@ -2,7 +2,8 @@ import type { Clock } from '../kernel/clock.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Environment, Ledger } from '../ledger/ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
 import { RailRepository } from '../store/repositories/rail-repository.ts';
 

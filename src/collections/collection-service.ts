@@ -5,16 +5,15 @@ import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { iso } from '../kernel/clock.ts';
 import { ProviderUnavailableError, ValidationError } from '../kernel/errors.ts';
 import { toMajorString } from '../kernel/money.ts';
-import type { Network } from '../kernel/msisdn.ts';
+import { type Network, resolveNetwork } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { RailError, type Channel, type CollectRequest, type RailAccepted, type RailNextAction, type RailOutcome, type RailProvider } from '../rails/provider-port.ts';
 import type { Db } from '../store/db.ts';
 import { CollectionRepository } from '../store/repositories/collection-repository.ts';
-import { resolveNetwork } from '../wallet/charge-service.ts';
-import { feeFor } from '../wallet/fees.ts';
-import { SettlementMachine } from '../wallet/settlement-machine.ts';
-import type { WalletDeps } from '../wallet/wallet-deps.ts';
+import { feeFor } from '../settlement/fees.ts';
+import { SettlementMachine } from '../settlement/settlement-machine.ts';
+import type { SettlementDeps } from '../settlement/settlement-deps.ts';
 import { cardBrand, CARD_TOKEN, type Collection, type CollectionInput } from './collections.schemas.ts';
 
 export type { CollectionInput } from './collections.schemas.ts';
@@ -106,7 +105,7 @@ export class CollectionService {
   private readonly collections = new CollectionRepository<CollectionRow>();
 
   constructor(
-    private readonly deps: WalletDeps,
+    private readonly deps: SettlementDeps,
     options: CollectionServiceOptions = {},
   ) {
     this.settlement = new SettlementMachine<CollectionRow, Collection>(deps, {

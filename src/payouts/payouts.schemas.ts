@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NETWORKS } from '../kernel/msisdn.ts';
-import { accountNumberSchema, bankCodeSchema, msisdnSchema } from '../wallet/wallet.schemas.ts';
-import { majorAmountSchema, v1Currency } from './v1-schemas.ts';
+import { accountNumberSchema, bankCodeSchema, msisdnSchema } from '../http/field-schemas.ts';
+import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 
 /** At most this many items in one bulk payout. */
 export const MAX_BULK_ITEMS = 500;

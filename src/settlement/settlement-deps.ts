@@ -9,8 +9,8 @@ import type { RailRouter } from '../rails/rail-router.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import type { Store } from '../store/db.ts';
 
-/** What the charge and transfer services, and the settlement machine they share, are built from. */
-export interface WalletDeps {
+/** What the settlement machine, and the services that hand it their money movements (charges, transfers, collections, payouts, bills), are built from. */
+export interface SettlementDeps {
   store: Store;
   clock: Clock;
   ids: IdGenerator;

@@ -5,7 +5,7 @@ import { ok } from '../http/envelope.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import type { Posting } from '../ledger/journal.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { RailAccepted, RailOutcome, StatusQuery } from '../rails/provider-port.ts';
 import {
   RAIL_POLL,
@@ -23,7 +23,7 @@ import { recordRailNotice } from '../rails/rail-notice.ts';
 import { failureReason } from './failure-reason.ts';
 import { reconcileLateSuccess } from './late-settlement.ts';
 import { resumeInitiation, runInitiation, type Initiation } from './rail-initiation.ts';
-import type { WalletDeps } from './wallet-deps.ts';
+import type { SettlementDeps } from './settlement-deps.ts';
 
 /** The columns every record a provider settles has (charges, transfers). */
 export interface RailRecordRow {
@@ -92,7 +92,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   private readonly transactions = new TransactionRepository();
 
   constructor(
-    private readonly deps: WalletDeps,
+    private readonly deps: SettlementDeps,
     private readonly kind: RailRecordKind<Row, T>,
   ) {
     this.object = kind.object;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
-import { majorAmountSchema, v1Currency } from './v1-schemas.ts';
+import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 
 const network = z.enum(NETWORKS, { error: 'network must be one of MTN, TELECEL, AT' }).describe('Overrides the network inferred from the number prefix (ported numbers)');
 const product = z.string({ error: 'product is required: a code from GET /v1/bills/products' }).min(1, 'product is required').max(40)

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isGhipssCode } from '../kernel/banks.ts';
 import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
-import { majorAmountSchema, v1Currency } from './v1-schemas.ts';
+import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 
 // POST /v1/collections: one body, form-encoded or JSON, whose `customer` takes the shape its
 // `channel` asks for. Validation names the precise field (`customer`, `customer.bank_code`).

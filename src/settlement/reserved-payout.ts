@@ -1,5 +1,6 @@
 import type { Network } from '../kernel/msisdn.ts';
-import type { Environment, Ledger } from '../ledger/ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import type { RailRouter } from '../rails/rail-router.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Db } from '../store/db.ts';

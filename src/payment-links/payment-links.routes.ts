@@ -1,7 +1,6 @@
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { PaymentLinkService } from './payment-link-service.ts';
 import { createPaymentLinkBody, listPaymentLinksQuery, paymentLinkSchema } from './payment-links.schemas.ts';
 

@@ -1,8 +1,7 @@
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { recordListRoute } from './record-list-route.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
+import { recordListRoute } from '../http/record-list-route.ts';
 import type { PayoutService } from './payout-service.ts';
 import { createBulkPayoutBody, createPayoutBody, MAX_BULK_ITEMS, payoutBulkSchema, payoutSchema } from './payouts.schemas.ts';
 

@@ -1,8 +1,7 @@
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { recordListRoute } from './record-list-route.ts';
-import { envelopeOf } from '../wallet/wallet.schemas.ts';
+import { recordListRoute } from '../http/record-list-route.ts';
 import { z } from 'zod';
 import type { BillService } from './bill-service.ts';
 import { billProductSchema, billProductsQuery, billSchema, createBillBody } from './bills.schemas.ts';

@@ -10,11 +10,11 @@ import { toMajorString } from '../kernel/money.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { PayoutRepository, type PayoutBulkRow } from '../store/repositories/payout-repository.ts';
-import { resolveNetwork } from '../wallet/charge-service.ts';
-import { feeFor } from '../wallet/fees.ts';
-import { reservedPayoutJournals, reservePayout, routeWalletPayout, type WalletPayoutRow } from '../wallet/reserved-payout.ts';
-import { SettlementMachine } from '../wallet/settlement-machine.ts';
-import type { WalletDeps } from '../wallet/wallet-deps.ts';
+import { resolveNetwork } from '../kernel/msisdn.ts';
+import { feeFor } from '../settlement/fees.ts';
+import { reservedPayoutJournals, reservePayout, routeWalletPayout, type WalletPayoutRow } from '../settlement/reserved-payout.ts';
+import { SettlementMachine } from '../settlement/settlement-machine.ts';
+import type { SettlementDeps } from '../settlement/settlement-deps.ts';
 import {
   createPayoutBody,
   type BulkItem,
@@ -86,7 +86,7 @@ export class PayoutService {
   readonly settlement: SettlementMachine<PayoutRow, Payout>;
   private readonly payouts = new PayoutRepository<PayoutRow>();
 
-  constructor(private readonly deps: WalletDeps) {
+  constructor(private readonly deps: SettlementDeps) {
     this.settlement = new SettlementMachine<PayoutRow, Payout>(deps, {
       object: 'payout',
       records: this.payouts,

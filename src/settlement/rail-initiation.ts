@@ -4,7 +4,7 @@ import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyService, StoredResponse } from '../idempotency/idempotency-service.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { ProviderUnavailableError } from '../kernel/errors.ts';
-import type { Environment } from '../ledger/ledger.ts';
+import type { Environment } from '../kernel/environment.ts';
 import { RailError, type RailAccepted } from '../rails/provider-port.ts';
 import type { Db, Store } from '../store/db.ts';
 import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { ok } from '../http/envelope.ts';
+import { ok, envelopeOf, listEnvelopeOf } from '../http/envelope.ts';
 import { findById, pathIdParams } from '../http/find-by-id.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
-import { envelopeOf, listEnvelopeOf } from '../wallet/wallet.schemas.ts';
 import type { LedgerReportService } from './ledger-report-service.ts';
 import { ledgerEntriesQuery, ledgerEntrySchema, settlementListQuery, settlementSchema, settlementSummarySchema } from './ledger.schemas.ts';
 
