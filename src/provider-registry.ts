@@ -1,21 +1,21 @@
 import type { Router } from 'express';
 import { callbackToken, type Config } from './config/config.ts';
-import { bankRailMock } from './mocks/bank-rail-mock.ts';
-import { billsMock } from './mocks/bills-mock.ts';
+import { bankRailMock } from './providers/bank-rail/mock.ts';
+import { billsMock } from './providers/bills/mock.ts';
 import type { MockContext } from './mocks/engine/mock-context.ts';
-import { hubtelMock } from './mocks/hubtel-mock.ts';
+import { hubtelMock } from './providers/hubtel/mock.ts';
 import { mockAccessView, type MockAccessView, type MockDefinition } from './mocks/mock-definition.ts';
-import { mtnMomoMock } from './mocks/mtn-momo-mock.ts';
-import { paystackMock } from './mocks/paystack-mock.ts';
-import { cardProcessorMock } from './mocks/card-processor-mock.ts';
-import { directDebitMock } from './mocks/direct-debit-mock.ts';
-import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
-import { BillsAdapter } from './rails/adapters/bills-adapter.ts';
-import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
-import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
-import { PaystackAdapter } from './rails/adapters/paystack-adapter.ts';
-import { CardProcessorAdapter } from './rails/adapters/card-processor-adapter.ts';
-import { DirectDebitAdapter } from './rails/adapters/direct-debit-adapter.ts';
+import { mtnMomoMock } from './providers/mtn-momo/mock.ts';
+import { paystackMock } from './providers/paystack/mock.ts';
+import { cardProcessorMock } from './providers/card-processor/mock.ts';
+import { directDebitMock } from './providers/direct-debit/mock.ts';
+import { BankRailAdapter } from './providers/bank-rail/adapter.ts';
+import { BillsAdapter } from './providers/bills/adapter.ts';
+import { HubtelAdapter } from './providers/hubtel/adapter.ts';
+import { MtnMomoAdapter } from './providers/mtn-momo/adapter.ts';
+import { PaystackAdapter } from './providers/paystack/adapter.ts';
+import { CardProcessorAdapter } from './providers/card-processor/adapter.ts';
+import { DirectDebitAdapter } from './providers/direct-debit/adapter.ts';
 import type { RailAdapterContext, RailProvider } from './rails/provider-port.ts';
 
 // The provider registry: part of the composition root, so it may name concrete adapters and

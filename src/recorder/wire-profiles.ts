@@ -1,7 +1,7 @@
-import { bankRailWire } from './bank-rail-wire.ts';
-import { hubtelWire } from './hubtel-wire.ts';
-import { mtnMomoWire } from './mtn-momo-wire.ts';
-import { paystackWire } from './paystack-wire.ts';
+import { bankRailWire } from '../providers/bank-rail/recorder.ts';
+import { hubtelWire } from '../providers/hubtel/recorder.ts';
+import { mtnMomoWire } from '../providers/mtn-momo/recorder.ts';
+import { paystackWire } from '../providers/paystack/recorder.ts';
 import type { WireProfile } from './wire-profile.ts';
 
 /** The upstreams railyard can record; a new provider adds its wire profile here. */

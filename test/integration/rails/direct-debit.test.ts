@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDirectDebitMock, directDebitSignature } from '../../../src/mocks/direct-debit-mock.ts';
-import { DirectDebitAdapter } from '../../../src/rails/adapters/direct-debit-adapter.ts';
+import { createDirectDebitMock, directDebitSignature } from '../../../src/providers/direct-debit/mock.ts';
+import { DirectDebitAdapter } from '../../../src/providers/direct-debit/adapter.ts';
 import { RailError, type BankDebitCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';

@@ -63,19 +63,19 @@
  * the mock's default callback delay.
  */
 import express from 'express';
-import { parseJsonObject, textField } from '../kernel/json-object.ts';
-import type { Config } from '../config/config.ts';
-import { isGhipssCode } from '../kernel/banks.ts';
-import { iso } from '../kernel/clock.ts';
-import { isMinorAmount } from '../kernel/money.ts';
-import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import { fakeNameFor } from './fake-name.ts';
-import { defineMock } from './mock-definition.ts';
+import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import type { Config } from '../../config/config.ts';
+import { isGhipssCode } from '../../kernel/banks.ts';
+import { iso } from '../../kernel/clock.ts';
+import { isMinorAmount } from '../../kernel/money.ts';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { fakeNameFor } from '../../mocks/fake-name.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface BankRailCredentials {
   clientId: string;

@@ -15,8 +15,8 @@ import {
   type RailProvider,
   type ResolveRequest,
   type StatusQuery,
-} from '../provider-port.ts';
-import { callUpstream } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream } from '../../rails/upstream-call.ts';
 
 // Hubtel: Direct Receive Money (collect), Direct Send Money (payout), their status checks and
 // the Verification API (name enquiry). Each lives on its own host.

@@ -15,11 +15,11 @@ import {
   type ResolveRequest,
   type StatusQuery,
   upstreamBaseUrl,
-} from '../provider-port.ts';
-import { callUpstream } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream } from '../../rails/upstream-call.ts';
 
 // Adapter for the GhIPSS Instant Pay-style bank rail. The wire format (endpoints, HMAC request
-// signing, response codes) is described at the top of src/mocks/bank-rail-mock.ts.
+// signing, response codes) is described at the top of src/providers/bank-rail/mock.ts.
 
 export interface BankRailAdapterConfig {
   /** The rail's base URL; undefined means the in-process mock at /mocks/bank-rail. */

@@ -32,17 +32,17 @@
  * Any other valid card number succeeds after the default delay; any other token is invalid_token.
  */
 import express from 'express';
-import type { Config } from '../config/config.ts';
-import { iso } from '../kernel/clock.ts';
-import { parseJsonObject, textField } from '../kernel/json-object.ts';
-import { isMinorAmount } from '../kernel/money.ts';
-import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback, type CallbackMessage, type CallbackSigner } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import { defineMock } from './mock-definition.ts';
+import type { Config } from '../../config/config.ts';
+import { iso } from '../../kernel/clock.ts';
+import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import { isMinorAmount } from '../../kernel/money.ts';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback, type CallbackMessage, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface CardProcessorMockSettings {
   apiKey: string;

@@ -15,8 +15,8 @@ import {
   type ResolveRequest,
   type StatusQuery,
   upstreamBaseUrl,
-} from '../provider-port.ts';
-import { callUpstream } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream } from '../../rails/upstream-call.ts';
 
 // The card processor (an acquirer; wire format in docs/v1/collections.md): card charges by our
 // reference (POST /v1/charges), an OTP step (POST /v1/charges/:id/otp), status by reference and

@@ -15,8 +15,8 @@ import {
   type ResolveRequest,
   type StatusQuery,
   upstreamBaseUrl,
-} from '../provider-port.ts';
-import { callUpstream } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream } from '../../rails/upstream-call.ts';
 
 // The direct-debit service (GhIPSS-style; wire format in docs/v1/collections.md): a debit of a
 // bank account by our reference (POST /dd/v1/debits), pending until the holder approves the

@@ -28,18 +28,18 @@
  *   2000000004   no such account: refused at once, 404 ACCOUNT_NOT_FOUND
  */
 import express from 'express';
-import type { Config } from '../config/config.ts';
-import { isGhipssCode } from '../kernel/banks.ts';
-import { iso } from '../kernel/clock.ts';
-import { parseJsonObject, textField } from '../kernel/json-object.ts';
-import { isMinorAmount } from '../kernel/money.ts';
-import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback, type CallbackMessage, type CallbackSigner } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import { defineMock } from './mock-definition.ts';
+import type { Config } from '../../config/config.ts';
+import { isGhipssCode } from '../../kernel/banks.ts';
+import { iso } from '../../kernel/clock.ts';
+import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import { isMinorAmount } from '../../kernel/money.ts';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback, type CallbackMessage, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface DirectDebitMockSettings {
   apiKey: string;

@@ -1,18 +1,18 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createHash, randomBytes } from 'node:crypto';
-import { seedFromString } from '../kernel/ids.ts';
-import { fromMajor } from '../kernel/money.ts';
-import { normaliseMsisdn } from '../kernel/msisdn.ts';
-import type { Config } from '../config/config.ts';
-import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { Exchange, MockQuery } from './engine/behaviour.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import { fakeNameFor } from './fake-name.ts';
-import { defineMock } from './mock-definition.ts';
+import { seedFromString } from '../../kernel/ids.ts';
+import { fromMajor } from '../../kernel/money.ts';
+import { normaliseMsisdn } from '../../kernel/msisdn.ts';
+import type { Config } from '../../config/config.ts';
+import { safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { Exchange, MockQuery } from '../../mocks/engine/behaviour.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { fakeNameFor } from '../../mocks/fake-name.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 // A mock of MTN's MoMo Open API (Collection and Disbursement products plus sandbox user
 // provisioning), faithful to the wire facts in reference/upstream-providers.md §1, so that both

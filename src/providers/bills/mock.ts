@@ -29,18 +29,18 @@
  *   anything else, and every phone number: successful after the default callback delay.
  */
 import express from 'express';
-import type { Config } from '../config/config.ts';
-import { iso } from '../kernel/clock.ts';
-import { parseJsonObject, textField } from '../kernel/json-object.ts';
-import { isMinorAmount } from '../kernel/money.ts';
-import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
-import { hmacSha256Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { CallbackPlan, ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import { defineMock } from './mock-definition.ts';
+import type { Config } from '../../config/config.ts';
+import { iso } from '../../kernel/clock.ts';
+import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import { isMinorAmount } from '../../kernel/money.ts';
+import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface BillsMockSettings {
   apiKey: string;

@@ -1,5 +1,5 @@
-import { callbackToken, type Config } from '../config/config.ts';
-import { PAYSTACK_MOMO_BANK_CODES } from '../rails/adapters/paystack-adapter.ts';
+import { callbackToken, type Config } from '../../config/config.ts';
+import { PAYSTACK_MOMO_BANK_CODES } from './adapter.ts';
 import {
   parseJsonObject,
   refusalOf,
@@ -11,7 +11,7 @@ import {
   type RecordedOperation,
   type ReportedOutcome,
   type WireProfile,
-} from './wire-profile.ts';
+} from '../../recorder/wire-profile.ts';
 
 // Paystack (reference/upstream-providers.md §3): no callback URL travels with a call; webhooks go
 // to the one URL set in Paystack's dashboard (the mock: providers.paystack.webhook_url), which

@@ -1,17 +1,17 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Config } from '../config/config.ts';
-import { fromMajor, toMajorString } from '../kernel/money.ts';
-import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
-import { safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { MockQuery } from './engine/behaviour.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import type { MockTransactionBook } from './engine/mock-transaction-book.ts';
-import { fakeNameFor } from './fake-name.ts';
-import { defineMock } from './mock-definition.ts';
+import type { Config } from '../../config/config.ts';
+import { fromMajor, toMajorString } from '../../kernel/money.ts';
+import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
+import { safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { MockQuery } from '../../mocks/engine/behaviour.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import type { MockTransactionBook } from '../../mocks/engine/mock-transaction-book.ts';
+import { fakeNameFor } from '../../mocks/fake-name.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 // A mock of Hubtel's Direct Receive Money, Direct Send Money, the two status checks and the
 // Verification API. Real Hubtel spreads them over several hosts; here each host is a path prefix

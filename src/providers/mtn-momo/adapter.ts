@@ -17,8 +17,8 @@ import {
   type ResolveRequest,
   type StatusQuery,
   upstreamBaseUrl,
-} from '../provider-port.ts';
-import { callUpstream, type UpstreamResponse } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream, type UpstreamResponse } from '../../rails/upstream-call.ts';
 
 // Speaks MTN's MoMo Open API (reference/upstream-providers.md §1): Collection for collect and
 // name enquiry, Disbursement for payouts, each product with its own subscription key and token.

@@ -16,10 +16,10 @@ import {
   type ResolveRequest,
   type StatusQuery,
   upstreamBaseUrl,
-} from '../provider-port.ts';
-import { callUpstream } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream } from '../../rails/upstream-call.ts';
 
-// The biller aggregator (src/mocks/bills-mock.ts, docs/v1/bills.md): a bill payment is a payout
+// The biller aggregator (src/providers/bills/mock.ts, docs/v1/bills.md): a bill payment is a payout
 // on channel `bills`, sent as a vend (POST /vends) by our reference, settled by a signed callback
 // (X-Bills-Signature, hex HMAC-SHA256 of the raw body) or by GET /vends/:reference. A successful
 // ECG vend carries its token and units, which the outcome passes on.

@@ -38,21 +38,21 @@
  * delay; every account resolves to a seeded fake name.
  */
 import express from 'express';
-import { parseJsonObject, textField } from '../kernel/json-object.ts';
-import type { Config } from '../config/config.ts';
-import { bankName, GHIPSS_BANKS, isGhipssCode } from '../kernel/banks.ts';
-import { iso } from '../kernel/clock.ts';
-import { isMinorAmount } from '../kernel/money.ts';
-import { normaliseMsisdn, type Network } from '../kernel/msisdn.ts';
-import { hmacSha512Hex, safeEqual, sha256Hex } from '../kernel/secrets.ts';
-import type { ProviderBehaviour } from '../scenarios/scenario-types.ts';
-import type { MockQuery } from './engine/behaviour.ts';
-import type { Outcome, TransactionWire } from './engine/callback-plan.ts';
-import { jsonCallback, type CallbackSigner } from './engine/callback-sender.ts';
-import type { MockContext } from './engine/mock-context.ts';
-import { MockEngine } from './engine/mock-engine.ts';
-import { fakeNameFor } from './fake-name.ts';
-import { defineMock } from './mock-definition.ts';
+import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import type { Config } from '../../config/config.ts';
+import { bankName, GHIPSS_BANKS, isGhipssCode } from '../../kernel/banks.ts';
+import { iso } from '../../kernel/clock.ts';
+import { isMinorAmount } from '../../kernel/money.ts';
+import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
+import { hmacSha512Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
+import type { MockQuery } from '../../mocks/engine/behaviour.ts';
+import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
+import { jsonCallback, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
+import type { MockContext } from '../../mocks/engine/mock-context.ts';
+import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { fakeNameFor } from '../../mocks/fake-name.ts';
+import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface PaystackMockSettings {
   secretKey: string;

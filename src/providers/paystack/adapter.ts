@@ -16,8 +16,8 @@ import {
   type ResolveRequest,
   type StatusQuery,
   upstreamBaseUrl,
-} from '../provider-port.ts';
-import { callUpstream } from '../upstream-call.ts';
+} from '../../rails/provider-port.ts';
+import { callUpstream } from '../../rails/upstream-call.ts';
 
 // Paystack (Ghana): mobile-money charges (POST /charge), transfers to a recipient
 // (POST /transferrecipient, then POST /transfer) to a wallet or a GhIPSS bank account, account
