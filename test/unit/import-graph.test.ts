@@ -101,6 +101,14 @@ describe('import graph of src/', () => {
     expect(reach).toEqual([]);
   });
 
+  it("the provider catalog (names and config blocks) imports only kernel/ and the providers' options files, so config/ and scenarios/ can read it", () => {
+    const light = (file: string) => file === 'providers/provider-catalog.ts' || file === 'providers/provider-options.ts' || /^providers\/[^/]+\/options\.ts$/.test(file);
+    const catalog = [...graph].filter(([file]) => light(file));
+    expect(catalog.length).toBeGreaterThan(2);
+    const reach = catalog.flatMap(([file, deps]) => deps.filter((d) => !light(d) && !d.startsWith('kernel/')).map((d) => `${file} -> ${d}`));
+    expect(reach).toEqual([]);
+  });
+
   it('contracts/ reach the replay only through replay/replay-api.ts', () => {
     const internals = importsOf('contracts').flatMap(([file, deps]) =>
       deps.filter((d) => d.startsWith('replay/') && d !== 'replay/replay-api.ts').map((d) => `${file} -> ${d}`),
