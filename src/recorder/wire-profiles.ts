@@ -1,16 +1,10 @@
-import { bankRailWire } from '../providers/bank-rail/recorder.ts';
-import { hubtelWire } from '../providers/hubtel/recorder.ts';
-import { mtnMomoWire } from '../providers/mtn-momo/recorder.ts';
-import { paystackWire } from '../providers/paystack/recorder.ts';
-import type { WireProfile } from './wire-profile.ts';
+import { PROVIDERS } from '../providers/index.ts';
+import type { WireProfile } from '../providers/wire-profile.ts';
 
-/** The upstreams railyard can record; a new provider adds its wire profile here. */
-export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = {
-  [mtnMomoWire.provider]: mtnMomoWire,
-  [hubtelWire.provider]: hubtelWire,
-  [bankRailWire.provider]: bankRailWire,
-  [paystackWire.provider]: paystackWire,
-};
+/** The upstreams railyard can record: every provider whose folder has a recorder wire profile. */
+export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = Object.fromEntries(
+  PROVIDERS.flatMap((p) => (p.recorder ? [[p.id, p.recorder] as const] : [])),
+);
 
 /**
  * Thrown for a provider railyard cannot record: it may well be a known provider (the registry's

@@ -64,7 +64,7 @@
  */
 import express from 'express';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
-import type { Config } from '../../config/config.ts';
+import type { BankRailOptions } from './options.ts';
 import { isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
@@ -214,9 +214,9 @@ const TRANSFERS: TransactionWire<MockTransfer> = {
 /** The bank-rail mock in the provider registry: its credentials come from providers.bank-rail. */
 export const bankRailMock = defineMock({
   name: PROVIDER,
-  credentials: (config: Config): BankRailCredentials => ({
-    clientId: config.providers['bank-rail'].client_id,
-    clientSecret: config.providers['bank-rail'].client_secret,
+  credentials: (options: BankRailOptions): BankRailCredentials => ({
+    clientId: options.client_id,
+    clientSecret: options.client_secret,
   }),
   create: createBankRailMock,
   access: (c) => ({

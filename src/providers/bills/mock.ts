@@ -29,7 +29,7 @@
  *   anything else, and every phone number: successful after the default callback delay.
  */
 import express from 'express';
-import type { Config } from '../../config/config.ts';
+import type { BillsOptions } from './options.ts';
 import { iso } from '../../kernel/clock.ts';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
@@ -168,7 +168,7 @@ function sandboxPlan(biller: Biller, customer: string, defaultSeconds: number): 
 /** The bills mock in the provider registry: its keys come from providers.bills. */
 export const billsMock = defineMock({
   name: PROVIDER,
-  credentials: (config: Config): BillsMockSettings => ({ apiKey: config.providers.bills.api_key, signingSecret: config.providers.bills.signing_secret }),
+  credentials: (options: BillsOptions): BillsMockSettings => ({ apiKey: options.api_key, signingSecret: options.signing_secret }),
   create: createBillsMock,
   access: (s) => ({
     credentials: [

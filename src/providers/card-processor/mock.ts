@@ -32,7 +32,7 @@
  * Any other valid card number succeeds after the default delay; any other token is invalid_token.
  */
 import express from 'express';
-import type { Config } from '../../config/config.ts';
+import type { CardProcessorOptions } from './options.ts';
 import { iso } from '../../kernel/clock.ts';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
@@ -186,9 +186,9 @@ export function cardProcessorSignature(secret: string, unixSeconds: number, body
 
 export const cardProcessorMock = defineMock({
   name: PROVIDER,
-  credentials: (config: Config): CardProcessorMockSettings => ({
-    apiKey: config.providers['card-processor'].api_key,
-    webhookSecret: config.providers['card-processor'].webhook_secret,
+  credentials: (options: CardProcessorOptions): CardProcessorMockSettings => ({
+    apiKey: options.api_key,
+    webhookSecret: options.webhook_secret,
   }),
   create: createCardProcessorMock,
   access: (s) => ({

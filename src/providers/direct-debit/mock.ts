@@ -28,7 +28,7 @@
  *   2000000004   no such account: refused at once, 404 ACCOUNT_NOT_FOUND
  */
 import express from 'express';
-import type { Config } from '../../config/config.ts';
+import type { DirectDebitOptions } from './options.ts';
 import { isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
@@ -133,9 +133,9 @@ export function directDebitSignature(secret: string, body: string): string {
 
 export const directDebitMock = defineMock({
   name: PROVIDER,
-  credentials: (config: Config): DirectDebitMockSettings => ({
-    apiKey: config.providers['direct-debit'].api_key,
-    signingSecret: config.providers['direct-debit'].signing_secret,
+  credentials: (options: DirectDebitOptions): DirectDebitMockSettings => ({
+    apiKey: options.api_key,
+    signingSecret: options.signing_secret,
   }),
   create: createDirectDebitMock,
   access: (s) => ({

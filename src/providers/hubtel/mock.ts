@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Config } from '../../config/config.ts';
+import type { HubtelOptions } from './options.ts';
 import { fromMajor, toMajorString } from '../../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
 import { safeEqual, sha256Hex } from '../../kernel/secrets.ts';
@@ -203,8 +203,8 @@ function queryString(req: Request, name: string): string | undefined {
 /** The Hubtel mock in the provider registry: its credentials come from providers.hubtel. */
 export const hubtelMock = defineMock({
   name: HUBTEL_PROVIDER,
-  credentials: (config: Config): HubtelCredentials => {
-    const c = config.providers.hubtel;
+  credentials: (options: HubtelOptions): HubtelCredentials => {
+    const c = options;
     return { clientId: c.client_id, clientSecret: c.client_secret, posSalesId: c.pos_sales_id, prepaidDepositId: c.prepaid_deposit_id };
   },
   create: createHubtelMock,

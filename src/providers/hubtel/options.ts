@@ -4,7 +4,7 @@ import { commonProviderFields, defineProviderOptions } from '../provider-options
 
 export const hubtelOptions = defineProviderOptions({
   id: 'hubtel',
-  summary: 'Hubtel: receive money, send money, name verification (every network)',
+  summary: 'Hubtel: receive money, send money, name verification, on every network',
   schema: z
     .strictObject({
       ...commonProviderFields,

@@ -1,6 +1,6 @@
 import { callbackToken, type Config } from '../../config/config.ts';
 import { fromHubtelClientReference } from './adapter.ts';
-import { parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile } from '../../recorder/wire-profile.ts';
+import { parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile } from '../wire-profile.ts';
 
 // Hubtel: five hosts, which the recorder serves from one proxy under the mock's host prefixes
 // (rmp, txnstatus, smp, smrsc, rnv); the callback URL is PrimaryCallbackUrl (receive) or

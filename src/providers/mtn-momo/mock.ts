@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { seedFromString } from '../../kernel/ids.ts';
 import { fromMajor } from '../../kernel/money.ts';
 import { normaliseMsisdn } from '../../kernel/msisdn.ts';
-import type { Config } from '../../config/config.ts';
+import type { MtnMomoOptions } from './options.ts';
 import { safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Exchange, MockQuery } from '../../mocks/engine/behaviour.ts';
@@ -164,8 +164,8 @@ interface IssuedToken {
 /** The MTN MoMo mock in the provider registry: its credentials come from providers.mtn-momo. */
 export const mtnMomoMock = defineMock({
   name: PROVIDER,
-  credentials: (config: Config): MtnMomoCredentials => {
-    const c = config.providers['mtn-momo'];
+  credentials: (options: MtnMomoOptions): MtnMomoCredentials => {
+    const c = options;
     return {
       apiUser: c.api_user,
       apiKey: c.api_key,

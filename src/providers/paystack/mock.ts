@@ -39,7 +39,7 @@
  */
 import express from 'express';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
-import type { Config } from '../../config/config.ts';
+import type { PaystackOptions } from './options.ts';
 import { bankName, GHIPSS_BANKS, isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
@@ -247,8 +247,8 @@ function serverError(res: express.Response, behaviour: ProviderBehaviour): void 
 /** The Paystack mock in the provider registry: its secret key comes from providers.paystack. */
 export const paystackMock = defineMock({
   name: PROVIDER,
-  credentials: (config: Config): PaystackMockSettings => {
-    const c = config.providers.paystack;
+  credentials: (options: PaystackOptions): PaystackMockSettings => {
+    const c = options;
     return { secretKey: c.secret_key, ...(c.webhook_url ? { webhookUrl: c.webhook_url } : {}) };
   },
   create: createPaystackMock,

@@ -4,7 +4,7 @@ import { commonProviderFields, defineProviderOptions } from '../provider-options
 
 export const paystackOptions = defineProviderOptions({
   id: 'paystack',
-  summary: 'Paystack: mobile money charges, transfers, account resolution (off by default)',
+  summary: 'Paystack: mobile money charges, transfers, account resolution; off by default',
   schema: z
     .strictObject({
       ...commonProviderFields,

@@ -11,7 +11,7 @@ import {
   type RecordedOperation,
   type ReportedOutcome,
   type WireProfile,
-} from '../../recorder/wire-profile.ts';
+} from '../wire-profile.ts';
 
 // Paystack (reference/upstream-providers.md §3): no callback URL travels with a call; webhooks go
 // to the one URL set in Paystack's dashboard (the mock: providers.paystack.webhook_url), which
