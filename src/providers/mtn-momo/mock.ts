@@ -149,12 +149,6 @@ interface ApiUser {
   apiKey?: string;
 }
 
-/** API users and tokens: in the store where instances share it, else in this process's memory. */
-interface KeyedRecords<T> {
-  get(key: string): Promise<T | undefined>;
-  set(key: string, value: T): Promise<void>;
-}
-
 /** A token as kept: under its hash, so neither memory nor the store holds the token itself. */
 interface IssuedToken {
   product: Product;
@@ -193,21 +187,11 @@ export const mtnMomoMock = defineMock({
 
 export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
   const router = express.Router();
-  // Sandbox-provisioned API users (POST /v1_0/apiuser); the configured user lives outside them.
-  // Where instances share the database (PostgreSQL) they go in a persisted book, as tokens do.
-  const provisioned = new Map<string, ApiUser>();
-  const users: KeyedRecords<ApiUser> =
-    ctx.store.kind === 'postgres'
-      ? ctx.books.open<ApiUser>(PROVIDER, 'apiusers')
-      : { get: async (id: string) => provisioned.get(id), set: async (id: string, user: ApiUser) => void provisioned.set(id, user) };
-  // Keyed by the token's hash (a lookup compares no secrets). Where instances share the database
-  // (PostgreSQL) they go in a persisted book, so a token one instance issued is good at all; one
-  // process alone keeps them in memory.
-  const issued = new Map<string, IssuedToken>();
-  const tokens: KeyedRecords<IssuedToken> =
-    ctx.store.kind === 'postgres'
-      ? ctx.books.open<IssuedToken>(PROVIDER, 'tokens')
-      : { get: async (hash: string) => issued.get(hash), set: async (hash: string, token: IssuedToken) => void issued.set(hash, token) };
+  // Sandbox-provisioned API users (POST /v1_0/apiuser; the configured user lives outside them),
+  // and the tokens issued, keyed by the token's hash (a lookup compares no secrets): session
+  // records, shared through the database where instances share it.
+  const users = ctx.books.session<ApiUser>(PROVIDER, 'apiusers');
+  const tokens = ctx.books.session<IssuedToken>(PROVIDER, 'tokens', { expired: (token, now) => token.expiresAt <= now });
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
   const transactions = {
     collection: engine.book('collection', TRANSACTIONS),
@@ -401,7 +385,6 @@ export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredenti
 
   async function issueToken(product: Product, apiUser: string) {
     const now = ctx.clock.now();
-    for (const [hash, token] of issued) if (token.expiresAt <= now) issued.delete(hash);
     const expiresAt = now + TOKEN_SECONDS * 1000;
     // Shaped like MTN's JWT (clientId, expires, sessionId); the signature is random bytes.
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
