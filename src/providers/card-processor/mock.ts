@@ -209,9 +209,6 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
   // A charge is also found by the processor's own id (its OTP route names it).
   const charges = engine.book('charges', CHARGES, { lookupKeys: (c) => [c.id] });
-  // An OTP's answer is reported at once, as the processor's own webhook.
-  // The engine's own sender: to railyard's receiver in process when wired, like the callback jobs.
-  const sender = engine.sender;
   const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));
@@ -284,10 +281,8 @@ export function createCardProcessorMock(ctx: MockContext, settings: CardProcesso
     const otp = textField(parseJsonObject(req.body)?.otp);
     if (!otp) return fail(res, 400, 'invalid_request_error', 'parameter_missing', 'otp is required', { param: 'otp' });
     const outcome: Outcome = safeEqual(otp, CARD_PROCESSOR_TEST_OTP) ? { status: 'success' } : { status: 'failed', reason: 'invalid_otp' };
-    const after = settled(charge, outcome, ctx.clock.now());
-    await charges.set(charge.merchantReference, after);
-    const message = callbackOf(after);
-    if (message) await sender.send(message, charge.merchantReference);
+    // Settled and reported by the engine, as a settlement job would.
+    const after = (await engine.answer<MockCardCharge>('charges', charge.merchantReference, outcome)) ?? charge;
     res.status(200).json(chargeData(after));
   });
 

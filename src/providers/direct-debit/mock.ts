@@ -155,9 +155,7 @@ export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMoc
   const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
   // A debit is also found by the rail's own id (the sandbox's approve and decline name it).
   const debits = engine.book('debits', DEBITS, { lookupKeys: (d) => [d.debitId] });
-  // The holder's own answer settles at once and is reported at once.
-  // The engine's own sender: to railyard's receiver in process when wired, like the callback jobs.
-  const sender = engine.sender;
+  // The holder's own answer settles at once and is reported at once (engine.answer).
   const router = express.Router();
 
   router.use(express.text({ type: () => true, limit: '64kb' }));
@@ -239,10 +237,8 @@ export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMoc
         : debit.accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.insufficientFunds
           ? { status: 'failed', reason: 'INSUFFICIENT_FUNDS' }
           : { status: 'success' };
-    const after = settled(debit, outcome, ctx.clock.now());
-    await debits.set(debit.reference, after);
-    const message = callbackOf(after);
-    if (message) await sender.send(message, debit.reference);
+    // Settled and reported by the engine, as a settlement job would.
+    const after = (await engine.answer<MockDebit>('debits', debit.reference, outcome)) ?? debit;
     res.status(200).json(debitData(after));
   });
 
