@@ -27,18 +27,18 @@
  *   2000000003   approved, but the account lacks funds: FAILED, INSUFFICIENT_FUNDS
  *   2000000004   no such account: refused at once, 404 ACCOUNT_NOT_FOUND
  */
-import express from 'express';
+import type express from 'express';
+import { z } from 'zod';
 import type { DirectDebitOptions } from './options.ts';
 import { isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
-import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import { textField } from '../../kernel/json-object.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
-import { jsonCallback, type CallbackMessage, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
-import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { jsonCallback, type CallbackMessage } from '../../mocks/engine/callback-sender.ts';
+import { custom, defineWire, read, take } from '../../mocks/engine/define-wire.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface DirectDebitMockSettings {
@@ -137,7 +137,7 @@ export const directDebitMock = defineMock({
     apiKey: options.api_key,
     signingSecret: options.signing_secret,
   }),
-  create: createDirectDebitMock,
+  create: (ctx, settings) => createDirectDebitMock(ctx, settings),
   access: (s) => ({
     credentials: [
       { name: 'api key', where: 'X-Api-Key header on every call', value: s.apiKey, secret: true },
@@ -150,106 +150,117 @@ export const directDebitMock = defineMock({
   }),
 });
 
-export function createDirectDebitMock(ctx: MockContext, settings: DirectDebitMockSettings): express.Router {
-  const signCallback: CallbackSigner = (message) => ({ 'x-dd-signature': directDebitSignature(settings.signingSecret, message.body) });
-  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  // A debit is also found by the rail's own id (the sandbox's approve and decline name it).
-  const debits = engine.book('debits', DEBITS, { lookupKeys: (d) => [d.debitId] });
-  // The holder's own answer settles at once and is reported at once (engine.answer).
-  const router = express.Router();
-
-  router.use(express.text({ type: () => true, limit: '64kb' }));
-
-  router.use((req, res, next) => {
-    if (ctx.health.isDown(PROVIDER)) return fail(res, 503, 'SERVICE_UNAVAILABLE', 'Service Unavailable');
-    const key = req.get('x-api-key');
-    if (!key || !safeEqual(key, settings.apiKey)) return fail(res, 401, 'UNAUTHORISED', 'A valid X-Api-Key is required');
-    next();
-  });
-
-  router.post('/dd/v1/debits', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return fail(res, 400, 'INVALID_REQUEST', 'The body must be a JSON object');
-    const reference = textField(body.reference);
-    const amount = body.amount;
-    const account = typeof body.debtorAccount === 'object' && body.debtorAccount !== null ? (body.debtorAccount as Record<string, unknown>) : undefined;
-    const accountNumber = textField(account?.accountNumber);
-    const bankCode = textField(account?.bankCode);
-    if (!reference || !/^[A-Za-z0-9_-]{1,40}$/.test(reference)) return fail(res, 400, 'INVALID_REQUEST', 'reference must be 1 to 40 letters, digits, _ or -');
-    if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'INVALID_REQUEST', 'amount must be a positive integer of pesewas');
-    if (body.currency !== 'GHS') return fail(res, 400, 'INVALID_REQUEST', 'currency must be GHS');
-    if (!accountNumber || !/^\d{6,20}$/.test(accountNumber) || !bankCode || !isGhipssCode(bankCode)) {
-      return fail(res, 400, 'INVALID_REQUEST', 'debtorAccount needs an accountNumber of 6 to 20 digits and a GhIPSS bankCode');
-    }
-    const callbackUrl = textField(body.callbackUrl);
-    const sandbox = (): CallbackPlan => {
-      const after_seconds = ctx.defaultCallbackSeconds;
-      if (accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.declines) return { after_seconds, status: 'failed', reason: 'MANDATE_DECLINED' };
-      if (accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.insufficientFunds) return { after_seconds, status: 'failed', reason: 'INSUFFICIENT_FUNDS' };
-      return { after_seconds, status: 'success' };
-    };
-
-    const debit = await engine.take(
-      { req, res, successStatus: 202 },
+/** The debit request, in the order (and the words) the service checks it. */
+const debitRequest = (() => {
+  const reference = 'reference must be 1 to 40 letters, digits, _ or -';
+  const amount = 'amount must be a positive integer of pesewas';
+  const account = 'debtorAccount needs an accountNumber of 6 to 20 digits and a GhIPSS bankCode';
+  return z.object({
+    reference: z.string({ error: reference }).regex(/^[A-Za-z0-9_-]{1,40}$/, { error: reference }),
+    amount: z.number({ error: amount }).refine(isMinorAmount, { error: amount }),
+    currency: z.literal('GHS', { error: 'currency must be GHS' }),
+    debtorAccount: z.object(
       {
-        book: 'debits',
-        reference,
-        query: { operation: 'collect', channel: 'bank_debit', account_number: accountNumber, bank_code: bankCode, amount },
-        sandbox,
-        sandboxBehaviour: () =>
-          accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.notFound ? { respond: 'reject', reason: 'ACCOUNT_NOT_FOUND', http_status: 404 } : undefined,
-        create: (now): MockDebit => ({
-          debitId: `DD${sha256Hex(`debit:${reference}`).slice(0, 16).toUpperCase()}`,
-          reference,
-          amount,
-          accountNumber,
-          bankCode,
-          narration: textField(body.narration) ?? '',
-          status: 'PENDING_MANDATE',
-          reasonCode: null,
-          ...(callbackUrl ? { callbackUrl } : {}),
-          createdAt: iso(now),
-          updatedAt: iso(now),
-        }),
-        duplicate: async () => fail(res, 409, 'DUPLICATE_REFERENCE', `reference ${reference} was used before`, { debitId: (await debits.get(reference))?.debitId }),
+        accountNumber: z.string({ error: account }).regex(/^\d{6,20}$/, { error: account }),
+        bankCode: z.string({ error: account }).refine(isGhipssCode, { error: account }),
       },
-    );
-    if (!debit) return;
-    res.status(202).json(debitData(debit));
+      { error: account },
+    ),
+    narration: z.unknown().optional().transform(textField),
+    callbackUrl: z.unknown().optional().transform(textField),
   });
+})();
 
-  router.get('/dd/v1/debits/:reference', async (req, res) => {
-    const debit = await debits.get(req.params.reference);
-    if (!debit) return fail(res, 404, 'NOT_FOUND', `No debit with reference ${req.params.reference}`);
-    res.status(200).json(debitData(debit));
-  });
-
-  router.post('/dd/v1/sandbox/debits/:debitId/:decision', async (req, res) => {
-    const decision = req.params.decision;
-    if (decision !== 'approve' && decision !== 'decline') return fail(res, 404, 'NOT_FOUND', 'Unknown sandbox action');
-    const debit = await debits.find(req.params.debitId);
-    if (!debit) return fail(res, 404, 'NOT_FOUND', `No debit ${req.params.debitId}`);
-    if (debit.status !== 'PENDING_MANDATE') return fail(res, 409, 'ALREADY_DECIDED', `Debit ${debit.debitId} is ${debit.status}`);
-    // Approving still debits the account: the account without funds fails there.
-    const outcome: Outcome =
-      decision === 'decline'
-        ? { status: 'failed', reason: 'MANDATE_DECLINED' }
-        : debit.accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.insufficientFunds
-          ? { status: 'failed', reason: 'INSUFFICIENT_FUNDS' }
-          : { status: 'success' };
-    // Settled and reported by the engine, as a settlement job would.
-    const after = (await engine.answer<MockDebit>('debits', debit.reference, outcome)) ?? debit;
-    res.status(200).json(debitData(after));
-  });
-
-  router.use((_req, res) => fail(res, 404, 'NOT_FOUND', 'Route not found'));
-
-  router.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return fail(res, status, 'INVALID_REQUEST', 'Invalid request');
-    ctx.logger.error('direct-debit mock failed', { error: String(err) });
-    fail(res, 500, 'SYSTEM_ERROR', 'System error, try again later');
-  });
-
-  return router;
+/** The rail's own sandbox for a debit no scenario rule decides: its test accounts. */
+function sandboxOf(accountNumber: string, after_seconds: number): CallbackPlan {
+  if (accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.declines) return { after_seconds, status: 'failed', reason: 'MANDATE_DECLINED' };
+  if (accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.insufficientFunds) return { after_seconds, status: 'failed', reason: 'INSUFFICIENT_FUNDS' };
+  return { after_seconds, status: 'success' };
 }
+
+/** The holder's answer at their bank: approving still debits the account, and the account without funds fails there. */
+function mandateOutcome(decision: 'approve' | 'decline', debit: MockDebit): Outcome {
+  if (decision === 'decline') return { status: 'failed', reason: 'MANDATE_DECLINED' };
+  return debit.accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.insufficientFunds ? { status: 'failed', reason: 'INSUFFICIENT_FUNDS' } : { status: 'success' };
+}
+
+export const createDirectDebitMock = defineWire<DirectDebitMockSettings>({
+  provider: PROVIDER,
+  errors: {
+    send: (res, e) => fail(res, e.status, e.code, e.message, e.extra),
+    outage: { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service Unavailable' },
+    invalid: { status: 400, code: 'INVALID_REQUEST', notAnObject: 'The body must be a JSON object', unreadable: 'Invalid request' },
+    notFound: { status: 404, code: 'NOT_FOUND', message: 'Route not found' },
+    internal: { status: 500, code: 'SYSTEM_ERROR', message: 'System error, try again later' },
+  },
+  refusals: { reject, serverError },
+  auth: (req, settings) => {
+    const key = req.get('x-api-key');
+    return key && safeEqual(key, settings.apiKey) ? null : { status: 401, code: 'UNAUTHORISED', message: 'A valid X-Api-Key is required' };
+  },
+  sign: (settings) => (message) => ({ 'x-dd-signature': directDebitSignature(settings.signingSecret, message.body) }),
+  // A debit is also found by the rail's own id (the sandbox's approve and decline name it).
+  books: { debits: { wire: DEBITS, lookupKeys: (d: MockDebit) => [d.debitId] } },
+  operations: [
+    take({
+      method: 'post',
+      path: '/dd/v1/debits',
+      body: debitRequest,
+      successStatus: 202,
+      take: ({ body, ctx }) => {
+        const { reference, amount, debtorAccount: account } = body;
+        return {
+          book: 'debits',
+          reference,
+          query: { operation: 'collect', channel: 'bank_debit', account_number: account.accountNumber, bank_code: account.bankCode, amount },
+          sandbox: () => sandboxOf(account.accountNumber, ctx.defaultCallbackSeconds),
+          sandboxBehaviour: () =>
+            account.accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.notFound ? { respond: 'reject', reason: 'ACCOUNT_NOT_FOUND', http_status: 404 } : undefined,
+          create: (now): MockDebit => ({
+            debitId: `DD${sha256Hex(`debit:${reference}`).slice(0, 16).toUpperCase()}`,
+            reference,
+            amount,
+            accountNumber: account.accountNumber,
+            bankCode: account.bankCode,
+            narration: body.narration ?? '',
+            status: 'PENDING_MANDATE',
+            reasonCode: null,
+            ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
+            createdAt: iso(now),
+            updatedAt: iso(now),
+          }),
+          duplicate: (existing: MockDebit | undefined) => ({
+            status: 409,
+            code: 'DUPLICATE_REFERENCE',
+            message: `reference ${reference} was used before`,
+            extra: { debitId: existing?.debitId },
+          }),
+        };
+      },
+      answer: (debit: MockDebit) => debitData(debit),
+    }),
+    read({
+      method: 'get',
+      path: '/dd/v1/debits/:reference',
+      book: 'debits',
+      param: 'reference',
+      by: 'reference',
+      missing: (reference) => ({ status: 404, code: 'NOT_FOUND', message: `No debit with reference ${reference}` }),
+      answer: (debit: MockDebit) => debitData(debit),
+    }),
+    // The holder's own answer settles at once and is reported at once, through the engine.
+    custom({
+      method: 'post',
+      path: '/dd/v1/sandbox/debits/:debitId/:decision',
+      handle: async ({ params, books, answer, fail: refuse, res }) => {
+        const decision = params.decision;
+        if (decision !== 'approve' && decision !== 'decline') return refuse({ status: 404, code: 'NOT_FOUND', message: 'Unknown sandbox action' });
+        const debit: MockDebit | undefined = await books.debits!.find(params.debitId!);
+        if (!debit) return refuse({ status: 404, code: 'NOT_FOUND', message: `No debit ${params.debitId}` });
+        if (debit.status !== 'PENDING_MANDATE') return refuse({ status: 409, code: 'ALREADY_DECIDED', message: `Debit ${debit.debitId} is ${debit.status}` });
+        const after = (await answer<MockDebit>('debits', debit.reference, mandateOutcome(decision, debit))) ?? debit;
+        res.status(200).json(debitData(after));
+      },
+    }),
+  ],
+});

@@ -1,0 +1,192 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { z } from 'zod';
+import { parseJsonObject } from '../../kernel/json-object.ts';
+import type { MockQuery, WireRefusals } from './behaviour.ts';
+import type { Outcome, TransactionWire } from './callback-plan.ts';
+import type { CallbackSigner } from './callback-sender.ts';
+import type { MockContext } from './mock-context.ts';
+import { MockEngine, type TakeCall } from './mock-engine.ts';
+import type { MockTransactionBook } from './mock-transaction-book.ts';
+
+// A wire module, declared: its error body, its auth, its books and its operations. The engine
+// owns the pipeline around them (after mountebank's): the router, the body parser, the outage
+// gate, auth, zod parsing mapped to the wire's own error body, the route-not-found and internal
+// error answers, persistence and lookups through the books, and every callback. What is left to
+// the wire module is its upstream's tables, codes and body builders.
+
+/** An error in the upstream's words: the wire's `errors.send` writes it. */
+export interface WireError {
+  status: number;
+  code: string;
+  message: string;
+  /** More fields of the error body (an existing charge's id, the offending parameter). */
+  extra?: Record<string, unknown>;
+}
+
+/** How the upstream words its errors, and which it gives for what the engine answers. */
+export interface WireErrors {
+  /** Writes an error body in the upstream's format. */
+  send(res: Response, error: WireError): void;
+  /** While the provider is marked down, before anything else. */
+  outage: WireError;
+  /** A body that does not parse, is no JSON object, or fails the operation's schema (the schema's message). */
+  invalid: Omit<WireError, 'message'> & { notAnObject: string; unreadable: string };
+  /** No operation has this method and path. */
+  notFound: WireError;
+  /** The mock itself failed (logged). */
+  internal: WireError;
+}
+
+/** What an operation's parts are given. */
+export interface WireCall<Settings, Body = unknown> {
+  req: Request;
+  res: Response;
+  params: Record<string, string>;
+  body: Body;
+  settings: Settings;
+  ctx: MockContext;
+  /** The wire's books by name: every read is one statement by key (`get`) or lookup key (`find`). */
+  books: Record<string, MockTransactionBook<any>>;
+  /** Settles a kept transaction now, through the engine, as its settlement job would. */
+  answer<T>(book: string, reference: string, outcome: Outcome): Promise<T | undefined>;
+  /** Answers with the wire's error body. */
+  fail(error: WireError): void;
+}
+
+/** A collect or payout: the engine takes it (rules, behaviours, the book, the callback plan). */
+export interface TakeOperation<Settings, Body, T> {
+  method: 'post' | 'put';
+  path: string;
+  body: z.ZodType<Body>;
+  /** The status of "accepted" (and of a malformed answer's HTML body). */
+  successStatus: number;
+  /** The book, the upstream's reference, the rule query, the sandbox and the transaction as kept. */
+  take(call: WireCall<Settings, Body>): Omit<TakeCall<T>, 'duplicate'> & { duplicate(existing: T | undefined): WireError };
+  /** The accepted answer: its body. */
+  answer(tx: T, call: WireCall<Settings, Body>): unknown;
+}
+
+/** A read of one kept transaction, by the upstream's reference or by another id it is indexed by. */
+export interface ReadOperation<Settings, T> {
+  method: 'get';
+  path: string;
+  book: string;
+  /** The path parameter that names it, and whether it is the reference (`get`) or a lookup key (`find`). */
+  param: string;
+  by: 'reference' | 'lookup';
+  missing(id: string): WireError;
+  answer(tx: T, call: WireCall<Settings>): unknown;
+}
+
+/** Anything else (a sandbox action, a name enquiry): the handler answers, with the engine's books and answer. */
+export interface CustomOperation<Settings, Body> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  /** Parsed as for a take, when given. */
+  body?: z.ZodType<Body>;
+  handle(call: WireCall<Settings, Body>): void | Promise<void>;
+}
+
+export type WireOperation<Settings> =
+  | ({ kind: 'take' } & TakeOperation<Settings, any, any>)
+  | ({ kind: 'read' } & ReadOperation<Settings, any>)
+  | ({ kind: 'custom' } & CustomOperation<Settings, any>);
+
+export interface WireDefinition<Settings> {
+  provider: string;
+  errors: WireErrors;
+  /** The refusals of scenario behaviours (reject, server_error) in the upstream's words. */
+  refusals: WireRefusals;
+  /** Null when the call presents the right credentials; else the error to answer. */
+  auth(req: Request, settings: Settings): WireError | null;
+  /** Signs each callback, where the upstream signs them. */
+  sign?(settings: Settings, ctx: MockContext): CallbackSigner;
+  /** The books, how their transactions settle, and the other ids each is found by. */
+  books: Record<string, { wire: TransactionWire<any>; lookupKeys?: (tx: any) => string[] }>;
+  operations: readonly WireOperation<Settings>[];
+  /** Largest body the upstream takes. */
+  bodyLimit?: string;
+}
+
+/** The wire's operations, typed one by one. */
+export const take = <Settings, Body, T>(op: TakeOperation<Settings, Body, T>): WireOperation<Settings> => ({ kind: 'take', ...op });
+export const read = <Settings, T>(op: ReadOperation<Settings, T>): WireOperation<Settings> => ({ kind: 'read', ...op });
+export const custom = <Settings, Body = unknown>(op: CustomOperation<Settings, Body>): WireOperation<Settings> => ({ kind: 'custom', ...op });
+
+/** A declared wire: the mock's factory, (ctx, settings) => the express router the engine builds. */
+export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx: MockContext, settings: Settings) => Router {
+  return (ctx, settings) => {
+    const { errors } = definition;
+    const engine = new MockEngine(ctx, {
+      provider: definition.provider,
+      refusals: definition.refusals,
+      ...(definition.sign ? { signCallback: definition.sign(settings, ctx) } : {}),
+    });
+    const books = Object.fromEntries(
+      Object.entries(definition.books).map(([name, b]) => [name, engine.book(name, b.wire, b.lookupKeys ? { lookupKeys: b.lookupKeys } : {})]),
+    );
+    const router = express.Router();
+    router.use(express.text({ type: () => true, limit: definition.bodyLimit ?? '64kb' }));
+    router.use((req, res, next) => {
+      if (ctx.health.isDown(definition.provider)) return errors.send(res, errors.outage);
+      const refused = definition.auth(req, settings);
+      if (refused) return errors.send(res, refused);
+      next();
+    });
+
+    /** The body as the operation's schema reads it; undefined when the wire's error has been answered. */
+    const parse = <Body>(schema: z.ZodType<Body> | undefined, req: Request, res: Response): { body: Body } | undefined => {
+      if (!schema) return { body: undefined as Body };
+      const json = parseJsonObject(req.body);
+      if (!json) return void errors.send(res, { ...errors.invalid, message: errors.invalid.notAnObject });
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) return void errors.send(res, { ...errors.invalid, message: parsed.error.issues[0]?.message ?? errors.invalid.unreadable });
+      return { body: parsed.data };
+    };
+    const call = <Body>(req: Request, res: Response, body: Body): WireCall<Settings, Body> => ({
+      req,
+      res,
+      params: req.params as Record<string, string>,
+      body,
+      settings,
+      ctx,
+      books,
+      answer: (book, reference, outcome) => engine.answer(book, reference, outcome),
+      fail: (error) => errors.send(res, error),
+    });
+
+    for (const op of definition.operations) {
+      router[op.method](op.path, async (req: Request, res: Response) => {
+        if (op.kind === 'read') {
+          const id = (req.params as Record<string, string>)[op.param]!;
+          const book = books[op.book]!;
+          const tx = op.by === 'reference' ? await book.get(id) : await book.find(id);
+          if (!tx) return errors.send(res, op.missing(id));
+          return void res.status(200).json(op.answer(tx, call(req, res, undefined)));
+        }
+        const parsed = parse(op.body, req, res);
+        if (!parsed) return;
+        const wireCall = call(req, res, parsed.body);
+        if (op.kind === 'custom') return void (await op.handle(wireCall));
+        const spec = op.take(wireCall);
+        const tx = await engine.take(
+          { req, res, successStatus: op.successStatus },
+          { ...spec, duplicate: async () => errors.send(res, spec.duplicate(await books[spec.book]!.get(spec.reference))) },
+        );
+        if (tx) res.status(op.successStatus).json(op.answer(tx, wireCall));
+      });
+    }
+
+    router.use((_req, res) => errors.send(res, errors.notFound));
+    router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      const status = (err as { status?: number }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) return errors.send(res, { ...errors.invalid, status, message: errors.invalid.unreadable });
+      ctx.logger.error(`${definition.provider} mock failed`, { error: String(err) });
+      errors.send(res, errors.internal);
+    });
+    return router;
+  };
+}
+
+/** The query a take asks the rules with (re-exported for wire modules). */
+export type { MockQuery };
