@@ -29,8 +29,12 @@ export interface WireErrors {
   send(res: Response, error: WireError): void;
   /** While the provider is marked down, before anything else. */
   outage: WireError;
-  /** A body that does not parse, is no JSON object, or fails the operation's schema (the schema's message). */
-  invalid: Omit<WireError, 'message'> & { notAnObject: string; unreadable: string };
+  /**
+   * A body the wire cannot take: no JSON object, unreadable (the body parser's 4xx, with its
+   * status), or the first problem the operation's schema found (its message, and the path of the
+   * field, e.g. ['card', 'number']).
+   */
+  invalid(problem: { kind: 'not_an_object' } | { kind: 'unreadable'; status: number } | { kind: 'schema'; message: string; path: readonly PropertyKey[] }): WireError;
   /** No operation has this method and path. */
   notFound: WireError;
   /** The mock itself failed (logged). */
@@ -138,10 +142,12 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
     const parse = <Body>(schema: z.ZodType<Body> | undefined, req: Request, res: Response): { body: Body } | undefined => {
       if (!schema) return { body: undefined as Body };
       const json = parseJsonObject(req.body);
-      if (!json) return void errors.send(res, { ...errors.invalid, message: errors.invalid.notAnObject });
+      if (!json) return void errors.send(res, errors.invalid({ kind: 'not_an_object' }));
       const parsed = schema.safeParse(json);
-      if (!parsed.success) return void errors.send(res, { ...errors.invalid, message: parsed.error.issues[0]?.message ?? errors.invalid.unreadable });
-      return { body: parsed.data };
+      if (parsed.success) return { body: parsed.data };
+      const [first] = parsed.error.issues;
+      errors.send(res, errors.invalid({ kind: 'schema', message: first?.message ?? 'invalid', path: first?.path ?? [] }));
+      return undefined;
     };
     const call = <Body>(req: Request, res: Response, body: Body): WireCall<Settings, Body> => ({
       req,
@@ -180,7 +186,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
     router.use((_req, res) => errors.send(res, errors.notFound));
     router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
       const status = (err as { status?: number }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) return errors.send(res, { ...errors.invalid, status, message: errors.invalid.unreadable });
+      if (typeof status === 'number' && status >= 400 && status < 500) return errors.send(res, errors.invalid({ kind: 'unreadable', status }));
       ctx.logger.error(`${definition.provider} mock failed`, { error: String(err) });
       errors.send(res, errors.internal);
     });

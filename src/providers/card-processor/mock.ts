@@ -31,7 +31,8 @@
  *   4000 0000 0000 0077   tok_timeout              holds the request past the client's timeout, charges anyway and reports success 10 s later
  * Any other valid card number succeeds after the default delay; any other token is invalid_token.
  */
-import express from 'express';
+import type express from 'express';
+import { z } from 'zod';
 import type { CardProcessorOptions } from './options.ts';
 import { iso } from '../../kernel/clock.ts';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
@@ -39,9 +40,8 @@ import { isMinorAmount } from '../../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
-import { jsonCallback, type CallbackMessage, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
-import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { jsonCallback, type CallbackMessage } from '../../mocks/engine/callback-sender.ts';
+import { custom, defineWire, read, take, type WireError, type WireErrors } from '../../mocks/engine/define-wire.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface CardProcessorMockSettings {
@@ -170,6 +170,13 @@ function testCardBehaviour(kind: TestCardKind | undefined): ProviderBehaviour | 
   }
 }
 
+/** The processor's error type for each code that is not about the request itself. */
+const ERROR_TYPES: Readonly<Record<string, string>> = {
+  invalid_api_key: 'authentication_error',
+  service_unavailable: 'api_error',
+  internal_error: 'api_error',
+};
+
 function reject(res: express.Response, behaviour: ProviderBehaviour): void {
   const code = declineCode(behaviour.reason);
   fail(res, behaviour.http_status ?? 402, 'card_error', 'card_declined', `Your card was declined (${code})`, { decline_code: code });
@@ -190,7 +197,7 @@ export const cardProcessorMock = defineMock({
     apiKey: options.api_key,
     webhookSecret: options.webhook_secret,
   }),
-  create: createCardProcessorMock,
+  create: (ctx, settings) => createCardProcessorMock(ctx, settings),
   access: (s) => ({
     credentials: [
       { name: 'api key', where: 'Authorization: Bearer header on every call', value: s.apiKey, secret: true },
@@ -202,104 +209,129 @@ export const cardProcessorMock = defineMock({
   }),
 });
 
-export function createCardProcessorMock(ctx: MockContext, settings: CardProcessorMockSettings): express.Router {
-  const signCallback: CallbackSigner = (message) => ({
-    'card-processor-signature': cardProcessorSignature(settings.webhookSecret, Math.floor(ctx.clock.now() / 1000), message.body),
+/** A charge request, in the order (and the words) the processor checks it. */
+const chargeRequest = (() => {
+  const reference = 'merchant_reference must be 1 to 64 letters, digits, _ . or -';
+  const amount = 'amount must be a positive integer of pesewas';
+  return z.object({
+    merchant_reference: z.string({ error: reference }).regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: reference }),
+    amount: z.number({ error: amount }).refine(isMinorAmount, { error: amount }),
+    currency: z.literal('GHS', { error: 'currency must be GHS' }),
+    // A token charges like its test card; a number must be a valid card number.
+    card: z
+      .unknown()
+      .transform((value) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}))
+      .transform((card, check) => {
+        const token = textField(card.token);
+        const number = token !== undefined ? CARD_PROCESSOR_TEST_TOKENS[token] : textField(card.number);
+        if (token !== undefined && !number) {
+          check.addIssue({ code: 'custom', message: `No such token: '${token}'`, path: ['token'] });
+          return z.NEVER;
+        }
+        if (!number || !/^\d{12,19}$/.test(number) || !luhn(number)) {
+          check.addIssue({ code: 'custom', message: 'card.number is not a valid card number', path: ['number'] });
+          return z.NEVER;
+        }
+        return { token, number };
+      }),
+    description: z.unknown().optional().transform(textField),
+    callback_url: z.unknown().optional().transform(textField),
   });
-  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  // A charge is also found by the processor's own id (its OTP route names it).
-  const charges = engine.book('charges', CHARGES, { lookupKeys: (c) => [c.id] });
-  const router = express.Router();
+})();
 
-  router.use(express.text({ type: () => true, limit: '64kb' }));
-
-  router.use((req, res, next) => {
-    if (ctx.health.isDown(PROVIDER)) return fail(res, 503, 'api_error', 'service_unavailable', 'Service Unavailable');
-    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    if (!match || !safeEqual(match[1]!, settings.apiKey)) return fail(res, 401, 'authentication_error', 'invalid_api_key', 'Invalid API key provided');
-    next();
-  });
-
-  router.post('/v1/charges', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return fail(res, 400, 'invalid_request_error', 'parameter_invalid', 'The body must be a JSON object');
-    const reference = textField(body.merchant_reference);
-    const amount = body.amount;
-    const card = typeof body.card === 'object' && body.card !== null ? (body.card as Record<string, unknown>) : undefined;
-    if (!reference || !/^[A-Za-z0-9_.-]{1,64}$/.test(reference)) {
-      return fail(res, 400, 'invalid_request_error', 'parameter_invalid', 'merchant_reference must be 1 to 64 letters, digits, _ . or -', { param: 'merchant_reference' });
-    }
-    if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'invalid_request_error', 'parameter_invalid', 'amount must be a positive integer of pesewas', { param: 'amount' });
-    if (body.currency !== 'GHS') return fail(res, 400, 'invalid_request_error', 'parameter_invalid', 'currency must be GHS', { param: 'currency' });
-    const token = textField(card?.token);
-    let number = textField(card?.number);
-    if (token !== undefined) {
-      number = CARD_PROCESSOR_TEST_TOKENS[token];
-      if (!number) return fail(res, 400, 'invalid_request_error', 'invalid_token', `No such token: '${token}'`, { param: 'card.token' });
-    }
-    if (!number || !/^\d{12,19}$/.test(number) || !luhn(number)) return fail(res, 400, 'invalid_request_error', 'invalid_card', 'card.number is not a valid card number', { param: 'card.number' });
-    const callbackUrl = textField(body.callback_url);
-    const kind = CARD_PROCESSOR_TEST_CARDS[number];
-    const id = `ch_${sha256Hex(`card:${reference}`).slice(0, 24)}`;
-
-    const charge = await engine.take(
-      { req, res, successStatus: 201 },
-      {
-        book: 'charges',
-        reference,
-        query: { operation: 'collect', channel: 'card', card: token ?? number, amount },
-        // The OTP card waits for its OTP: no settlement is planned.
-        sandbox: () => (kind === 'otp' ? null : { after_seconds: ctx.defaultCallbackSeconds, status: 'success' }),
-        sandboxBehaviour: () => testCardBehaviour(kind),
-        create: (now): MockCardCharge => ({
-          id,
-          merchantReference: reference,
-          amount,
-          description: textField(body.description) ?? '',
-          brand: brandOf(number),
-          last4: number.slice(-4),
-          status: kind === 'otp' ? 'requires_otp' : 'processing',
-          failureCode: null,
-          ...(callbackUrl ? { callbackUrl } : {}),
-          createdAt: iso(now),
-          updatedAt: iso(now),
-        }),
-        duplicate: async () =>
-          fail(res, 409, 'invalid_request_error', 'duplicate_reference', `merchant_reference ${reference} was used before`, {
-            charge: (await charges.get(reference))?.id,
-          }),
-      },
-    );
-    if (!charge) return;
-    res.status(201).json(chargeData(charge));
-  });
-
-  router.post('/v1/charges/:id/otp', async (req, res) => {
-    const charge = await charges.find(req.params.id);
-    if (!charge) return fail(res, 404, 'invalid_request_error', 'resource_missing', `No such charge: '${req.params.id}'`);
-    if (charge.status !== 'requires_otp') return fail(res, 409, 'invalid_request_error', 'charge_not_awaiting_otp', `Charge ${charge.id} is ${charge.status}`);
-    const otp = textField(parseJsonObject(req.body)?.otp);
-    if (!otp) return fail(res, 400, 'invalid_request_error', 'parameter_missing', 'otp is required', { param: 'otp' });
-    const outcome: Outcome = safeEqual(otp, CARD_PROCESSOR_TEST_OTP) ? { status: 'success' } : { status: 'failed', reason: 'invalid_otp' };
-    // Settled and reported by the engine, as a settlement job would.
-    const after = (await engine.answer<MockCardCharge>('charges', charge.merchantReference, outcome)) ?? charge;
-    res.status(200).json(chargeData(after));
-  });
-
-  router.get('/v1/charges/by-reference/:reference', async (req, res) => {
-    const charge = await charges.get(req.params.reference);
-    if (!charge) return fail(res, 404, 'invalid_request_error', 'resource_missing', `No charge with merchant_reference '${req.params.reference}'`);
-    res.status(200).json(chargeData(charge));
-  });
-
-  router.use((_req, res) => fail(res, 404, 'invalid_request_error', 'route_not_found', 'Unrecognized request URL'));
-
-  router.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return fail(res, status, 'invalid_request_error', 'parameter_invalid', 'Invalid request');
-    ctx.logger.error('card-processor mock failed', { error: String(err) });
-    fail(res, 500, 'api_error', 'internal_error', 'An error occurred on our side');
-  });
-
-  return router;
+/** The processor's error for a request it cannot take: the offending parameter, and its code for it. */
+function invalidRequest(problem: Parameters<WireErrors['invalid']>[0]): WireError {
+  if (problem.kind === 'not_an_object') return { status: 400, code: 'parameter_invalid', message: 'The body must be a JSON object' };
+  if (problem.kind === 'unreadable') return { status: problem.status, code: 'parameter_invalid', message: 'Invalid request' };
+  const param = problem.path.map(String).join('.');
+  const code = param === 'card.token' ? 'invalid_token' : param === 'card.number' ? 'invalid_card' : 'parameter_invalid';
+  return { status: 400, code, message: problem.message, extra: { param } };
 }
+
+export const createCardProcessorMock = defineWire<CardProcessorMockSettings>({
+  provider: PROVIDER,
+  errors: {
+    // The processor's error type follows from the code: a card declined, an outage or our own failure, else the request.
+    send: (res, e) => fail(res, e.status, ERROR_TYPES[e.code] ?? 'invalid_request_error', e.code, e.message, e.extra),
+    outage: { status: 503, code: 'service_unavailable', message: 'Service Unavailable' },
+    invalid: invalidRequest,
+    notFound: { status: 404, code: 'route_not_found', message: 'Unrecognized request URL' },
+    internal: { status: 500, code: 'internal_error', message: 'An error occurred on our side' },
+  },
+  refusals: { reject, serverError },
+  auth: (req, settings) => {
+    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
+    return match && safeEqual(match[1]!, settings.apiKey) ? null : { status: 401, code: 'invalid_api_key', message: 'Invalid API key provided' };
+  },
+  sign: (settings, ctx) => (message) => ({
+    'card-processor-signature': cardProcessorSignature(settings.webhookSecret, Math.floor(ctx.clock.now() / 1000), message.body),
+  }),
+  // A charge is also found by the processor's own id (its OTP route names it).
+  books: { charges: { wire: CHARGES, lookupKeys: (c: MockCardCharge) => [c.id] } },
+  operations: [
+    take({
+      method: 'post',
+      path: '/v1/charges',
+      body: chargeRequest,
+      successStatus: 201,
+      take: ({ body, ctx }) => {
+        const { merchant_reference: reference, amount } = body;
+        const { token, number } = body.card;
+        const kind = CARD_PROCESSOR_TEST_CARDS[number];
+        const callbackUrl = body.callback_url;
+        return {
+          book: 'charges',
+          reference,
+          query: { operation: 'collect', channel: 'card', card: token ?? number, amount },
+          // The OTP card waits for its OTP: no settlement is planned.
+          sandbox: () => (kind === 'otp' ? null : { after_seconds: ctx.defaultCallbackSeconds, status: 'success' }),
+          sandboxBehaviour: () => testCardBehaviour(kind),
+          create: (now): MockCardCharge => ({
+            id: `ch_${sha256Hex(`card:${reference}`).slice(0, 24)}`,
+            merchantReference: reference,
+            amount,
+            description: body.description ?? '',
+            brand: brandOf(number),
+            last4: number.slice(-4),
+            status: kind === 'otp' ? 'requires_otp' : 'processing',
+            failureCode: null,
+            ...(callbackUrl ? { callbackUrl } : {}),
+            createdAt: iso(now),
+            updatedAt: iso(now),
+          }),
+          duplicate: (existing: MockCardCharge | undefined) => ({
+            status: 409,
+            code: 'duplicate_reference',
+            message: `merchant_reference ${reference} was used before`,
+            extra: { charge: existing?.id },
+          }),
+        };
+      },
+      answer: (charge: MockCardCharge) => chargeData(charge),
+    }),
+    // An OTP's answer settles the charge at once and is reported at once, through the engine.
+    custom({
+      method: 'post',
+      path: '/v1/charges/:id/otp',
+      handle: async ({ req, params, books, answer, fail: refuse, res }) => {
+        const charge: MockCardCharge | undefined = await books.charges!.find(params.id!);
+        if (!charge) return refuse({ status: 404, code: 'resource_missing', message: `No such charge: '${params.id}'` });
+        if (charge.status !== 'requires_otp') return refuse({ status: 409, code: 'charge_not_awaiting_otp', message: `Charge ${charge.id} is ${charge.status}` });
+        const otp = textField(parseJsonObject(req.body)?.otp);
+        if (!otp) return refuse({ status: 400, code: 'parameter_missing', message: 'otp is required', extra: { param: 'otp' } });
+        const outcome: Outcome = safeEqual(otp, CARD_PROCESSOR_TEST_OTP) ? { status: 'success' } : { status: 'failed', reason: 'invalid_otp' };
+        const after = (await answer<MockCardCharge>('charges', charge.merchantReference, outcome)) ?? charge;
+        res.status(200).json(chargeData(after));
+      },
+    }),
+    read({
+      method: 'get',
+      path: '/v1/charges/by-reference/:reference',
+      book: 'charges',
+      param: 'reference',
+      by: 'reference',
+      missing: (reference) => ({ status: 404, code: 'resource_missing', message: `No charge with merchant_reference '${reference}'` }),
+      answer: (charge: MockCardCharge) => chargeData(charge),
+    }),
+  ],
+});

@@ -189,7 +189,11 @@ export const createDirectDebitMock = defineWire<DirectDebitMockSettings>({
   errors: {
     send: (res, e) => fail(res, e.status, e.code, e.message, e.extra),
     outage: { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service Unavailable' },
-    invalid: { status: 400, code: 'INVALID_REQUEST', notAnObject: 'The body must be a JSON object', unreadable: 'Invalid request' },
+    invalid: (problem) => ({
+      status: problem.kind === 'unreadable' ? problem.status : 400,
+      code: 'INVALID_REQUEST',
+      message: problem.kind === 'schema' ? problem.message : problem.kind === 'unreadable' ? 'Invalid request' : 'The body must be a JSON object',
+    }),
     notFound: { status: 404, code: 'NOT_FOUND', message: 'Route not found' },
     internal: { status: 500, code: 'SYSTEM_ERROR', message: 'System error, try again later' },
   },

@@ -28,7 +28,7 @@ const acmeWire = defineWire<{ key: string }>({
   errors: {
     send: (res, e) => void res.status(e.status).json({ err: e.code, why: e.message, ...e.extra }),
     outage: { status: 503, code: 'DOWN', message: 'down' },
-    invalid: { status: 400, code: 'BAD', notAnObject: 'send a JSON object', unreadable: 'unreadable' },
+    invalid: (p) => ({ status: 400, code: 'BAD', message: p.kind === 'schema' ? `${p.path.join('.')}: ${p.message}` : p.kind === 'not_an_object' ? 'send a JSON object' : 'unreadable' }),
     notFound: { status: 404, code: 'NO_ROUTE', message: 'no such route' },
     internal: { status: 500, code: 'OOPS', message: 'oops' },
   },
@@ -96,8 +96,8 @@ describe('a declared wire (defineWire)', () => {
   it("parses the body with the operation's schema: the first problem, in the wire's error body", async () => {
     const a = await acme();
     expect(await a.call('POST', '/orders', '[1]')).toEqual({ status: 400, body: { err: 'BAD', why: 'send a JSON object' } });
-    expect(await a.call('POST', '/orders', { amount: 'x' })).toEqual({ status: 400, body: { err: 'BAD', why: 'ref is required' } });
-    expect(await a.call('POST', '/orders', { ref: 'r1' })).toEqual({ status: 400, body: { err: 'BAD', why: 'amount must be a number' } });
+    expect(await a.call('POST', '/orders', { amount: 'x' })).toEqual({ status: 400, body: { err: 'BAD', why: 'ref: ref is required' } });
+    expect(await a.call('POST', '/orders', { ref: 'r1' })).toEqual({ status: 400, body: { err: 'BAD', why: 'amount: amount must be a number' } });
   });
 
   it('takes an operation through the engine, answers a duplicate in its words, and reads by a lookup key', async () => {
