@@ -64,11 +64,17 @@ export interface TakeOperation<Settings, Body, T> {
   body: z.ZodType<Body>;
   /** The status of "accepted" (and of a malformed answer's HTML body). */
   successStatus: number;
-  /** The book, the upstream's reference, the rule query, the sandbox and the transaction as kept. */
-  take(call: WireCall<Settings, Body>): Omit<TakeCall<T>, 'duplicate'> & { duplicate(existing: T | undefined): WireError };
+  /**
+   * The book, the upstream's reference, the rule query, the sandbox and the transaction as kept;
+   * or the wire's refusal of a request its schema alone cannot judge (an unknown biller, say).
+   */
+  take(call: WireCall<Settings, Body>): TakeSpec<T> | WireError;
   /** The accepted answer: its body. */
   answer(tx: T, call: WireCall<Settings, Body>): unknown;
 }
+
+/** What a take operation hands the engine: the engine's TakeCall, its duplicate answer as a wire error. */
+export type TakeSpec<T> = Omit<TakeCall<T>, 'duplicate'> & { duplicate(existing: T | undefined): WireError };
 
 /** A read of one kept transaction, by the upstream's reference or by another id it is indexed by. */
 export interface ReadOperation<Settings, T> {
@@ -175,6 +181,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
         const wireCall = call(req, res, parsed.body);
         if (op.kind === 'custom') return void (await op.handle(wireCall));
         const spec = op.take(wireCall);
+        if (!('book' in spec)) return errors.send(res, spec);
         const tx = await engine.take(
           { req, res, successStatus: op.successStatus },
           { ...spec, duplicate: async () => errors.send(res, spec.duplicate(await books[spec.book]!.get(spec.reference))) },

@@ -28,18 +28,18 @@
  *   ending in 4: a slow vend, successful 90 s after acceptance;
  *   anything else, and every phone number: successful after the default callback delay.
  */
-import express from 'express';
+import type express from 'express';
+import { z } from 'zod';
 import type { BillsOptions } from './options.ts';
 import { iso } from '../../kernel/clock.ts';
-import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import { textField } from '../../kernel/json-object.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
-import { jsonCallback, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
-import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
+import { custom, defineWire, read, take } from '../../mocks/engine/define-wire.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
 
 export interface BillsMockSettings {
@@ -169,7 +169,7 @@ function sandboxPlan(biller: Biller, customer: string, defaultSeconds: number): 
 export const billsMock = defineMock({
   name: PROVIDER,
   credentials: (options: BillsOptions): BillsMockSettings => ({ apiKey: options.api_key, signingSecret: options.signing_secret }),
-  create: createBillsMock,
+  create: (ctx, settings) => createBillsMock(ctx, settings),
   access: (s) => ({
     credentials: [
       { name: 'api key', where: 'Authorization: Bearer header on every call', value: s.apiKey, secret: true },
@@ -182,108 +182,122 @@ export const billsMock = defineMock({
   }),
 });
 
-export function createBillsMock(ctx: MockContext, settings: BillsMockSettings): express.Router {
-  const signCallback: CallbackSigner = (message) => ({ 'x-bills-signature': hmacSha256Hex(settings.signingSecret, message.body) });
-  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  const vends = engine.book('vends', VENDS);
-  const router = express.Router();
+/** A vend request's plain fields, in the order (and the words) the aggregator checks them; the biller, product and customer follow. */
+const vendRequest = (() => {
+  const reference = 'reference must be 6 to 64 letters, digits, - or _';
+  const amount = 'amount must be a positive whole number of pesewas';
+  return z.object({
+    reference: z.string({ error: reference }).regex(/^[A-Za-z0-9_-]{6,64}$/, { error: reference }),
+    amount: z.number({ error: amount }).refine(isMinorAmount, { error: amount }),
+    currency: z.literal('GHS', { error: 'currency must be GHS' }),
+    callback_url: z
+      .unknown()
+      .optional()
+      .transform(textField)
+      .refine((url) => url === undefined || URL.canParse(url), { error: 'callback_url must be an absolute URL' }),
+    biller: z.unknown().optional().transform(textField),
+    product: z.unknown().optional().transform((v) => textField(v) ?? null),
+    customer: z.unknown().optional().transform(textField),
+  });
+})();
 
-  router.use(express.text({ type: () => true, limit: '64kb' }));
+const billersList = () =>
+  BILLERS.map((b) => ({
+    code: b.code,
+    name: b.name,
+    category: b.category,
+    customer: b.customer === 'msisdn' ? 'phone number (0XXXXXXXXX or 233XXXXXXXXX)' : b.customer.label,
+    network: b.network ?? null,
+    products: b.products ?? [],
+  }));
 
-  router.use((req, res, next) => {
-    if (ctx.health.isDown(PROVIDER)) return fail(res, 503, 'SYSTEM_ERROR', 'Service Unavailable');
+export const createBillsMock = defineWire<BillsMockSettings>({
+  provider: PROVIDER,
+  errors: {
+    send: (res, e) => fail(res, e.status, e.code, e.message, e.extra?.data),
+    outage: { status: 503, code: 'SYSTEM_ERROR', message: 'Service Unavailable' },
+    invalid: (problem) => ({
+      status: problem.kind === 'unreadable' ? problem.status : 400,
+      code: 'INVALID_REQUEST',
+      message: problem.kind === 'schema' ? problem.message : problem.kind === 'unreadable' ? 'Invalid request' : 'The body must be a JSON object',
+    }),
+    notFound: { status: 404, code: 'NOT_FOUND', message: 'Route not found' },
+    internal: { status: 500, code: 'SYSTEM_ERROR', message: 'An error occurred while processing your request' },
+  },
+  refusals: { reject, serverError },
+  auth: (req, settings) => {
     const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    if (!match || !safeEqual(match[1]!, settings.apiKey)) return fail(res, 401, 'UNAUTHORIZED', 'Invalid API key');
-    next();
-  });
-
-  router.get('/billers', (_req, res) => {
-    res.json({
-      status: 'success',
-      message: 'Billers',
-      data: BILLERS.map((b) => ({
-        code: b.code,
-        name: b.name,
-        category: b.category,
-        customer: b.customer === 'msisdn' ? 'phone number (0XXXXXXXXX or 233XXXXXXXXX)' : b.customer.label,
-        network: b.network ?? null,
-        products: b.products ?? [],
-      })),
-    });
-  });
-
-  router.post('/vends', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return fail(res, 400, 'INVALID_REQUEST', 'The body must be a JSON object');
-    const reference = textField(body.reference);
-    const biller = BILLERS.find((b) => b.code === textField(body.biller));
-    const product = textField(body.product) ?? null;
-    const given = textField(body.customer);
-    const amount = body.amount;
-    const callbackUrl = textField(body.callback_url);
-    if (!reference || !/^[A-Za-z0-9_-]{6,64}$/.test(reference)) return fail(res, 400, 'INVALID_REQUEST', 'reference must be 6 to 64 letters, digits, - or _');
-    if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'INVALID_REQUEST', 'amount must be a positive whole number of pesewas');
-    if (body.currency !== 'GHS') return fail(res, 400, 'INVALID_REQUEST', 'currency must be GHS');
-    if (callbackUrl !== undefined && !URL.canParse(callbackUrl)) return fail(res, 400, 'INVALID_REQUEST', 'callback_url must be an absolute URL');
-    if (!biller) return fail(res, 400, 'UNKNOWN_BILLER', `biller must be one of ${BILLERS.map((b) => b.code).join(', ')}`);
-    if (biller.products ? !product || !biller.products.includes(product) : product !== null) {
-      return fail(res, 400, 'UNKNOWN_PRODUCT', biller.products ? `product must be one of ${biller.products.join(', ')}` : `${biller.code} takes an open amount, no product`);
-    }
-    if (!given) return fail(res, 400, 'INVALID_REQUEST', 'customer is required');
-    const msisdn = biller.customer === 'msisdn' ? normaliseMsisdn(given) : null;
-    if (biller.customer === 'msisdn' ? !msisdn : !biller.customer.pattern.test(given) || given.endsWith('2')) {
-      return fail(res, 404, 'INVALID_CUSTOMER', `No ${biller.customer === 'msisdn' ? 'subscriber' : biller.customer.label} ${given} at ${biller.code}`);
-    }
-    const customer = msisdn ?? given;
-
-    const vend = await engine.take(
-      { req, res, successStatus: 202 },
-      {
-        book: 'vends',
-        reference,
-        query: {
-          operation: 'payout',
-          channel: 'bills',
-          ...(msisdn ? { msisdn, ...(biller.network ? { network: biller.network } : {}) } : { account_number: customer }),
-          amount,
-        },
-        sandbox: () => sandboxPlan(biller, customer, ctx.defaultCallbackSeconds),
-        create: (now): MockVend => ({
+    return match && safeEqual(match[1]!, settings.apiKey) ? null : { status: 401, code: 'UNAUTHORIZED', message: 'Invalid API key' };
+  },
+  sign: (settings) => (message) => ({ 'x-bills-signature': hmacSha256Hex(settings.signingSecret, message.body) }),
+  books: { vends: { wire: VENDS } },
+  operations: [
+    custom({ method: 'get', path: '/billers', handle: ({ res }) => void res.json({ status: 'success', message: 'Billers', data: billersList() }) }),
+    take({
+      method: 'post',
+      path: '/vends',
+      body: vendRequest,
+      successStatus: 202,
+      take: ({ body, ctx }) => {
+        const { reference, amount, product, callback_url: callbackUrl, customer: given } = body;
+        const biller = BILLERS.find((b) => b.code === body.biller);
+        if (!biller) return { status: 400, code: 'UNKNOWN_BILLER', message: `biller must be one of ${BILLERS.map((b) => b.code).join(', ')}` };
+        if (biller.products ? !product || !biller.products.includes(product) : product !== null) {
+          return {
+            status: 400,
+            code: 'UNKNOWN_PRODUCT',
+            message: biller.products ? `product must be one of ${biller.products.join(', ')}` : `${biller.code} takes an open amount, no product`,
+          };
+        }
+        if (!given) return { status: 400, code: 'INVALID_REQUEST', message: 'customer is required' };
+        const msisdn = biller.customer === 'msisdn' ? normaliseMsisdn(given) : null;
+        if (biller.customer === 'msisdn' ? !msisdn : !biller.customer.pattern.test(given) || given.endsWith('2')) {
+          return { status: 404, code: 'INVALID_CUSTOMER', message: `No ${biller.customer === 'msisdn' ? 'subscriber' : biller.customer.label} ${given} at ${biller.code}` };
+        }
+        const customer = msisdn ?? given;
+        return {
+          book: 'vends',
           reference,
-          vendId: `VND${sha256Hex(`vend:${reference}`).slice(0, 16).toUpperCase()}`,
-          biller: biller.code,
-          product,
-          customer,
-          amount,
-          status: 'pending',
-          token: null,
-          units: null,
-          failureCode: null,
-          createdAt: iso(now),
-          completedAt: null,
-          ...(callbackUrl ? { callbackUrl } : {}),
-        }),
-        duplicate: async () => fail(res, 409, 'DUPLICATE_REFERENCE', `Reference ${reference} was used before`, vendData((await vends.get(reference))!)),
+          query: {
+            operation: 'payout',
+            channel: 'bills',
+            ...(msisdn ? { msisdn, ...(biller.network ? { network: biller.network } : {}) } : { account_number: customer }),
+            amount,
+          },
+          sandbox: () => sandboxPlan(biller, customer, ctx.defaultCallbackSeconds),
+          create: (now): MockVend => ({
+            reference,
+            vendId: `VND${sha256Hex(`vend:${reference}`).slice(0, 16).toUpperCase()}`,
+            biller: biller.code,
+            product,
+            customer,
+            amount,
+            status: 'pending',
+            token: null,
+            units: null,
+            failureCode: null,
+            createdAt: iso(now),
+            completedAt: null,
+            ...(callbackUrl ? { callbackUrl } : {}),
+          }),
+          duplicate: (existing: MockVend | undefined) => ({
+            status: 409,
+            code: 'DUPLICATE_REFERENCE',
+            message: `Reference ${reference} was used before`,
+            extra: { data: vendData(existing!) },
+          }),
+        };
       },
-    );
-    if (!vend) return;
-    res.status(202).json({ status: 'success', message: 'Vend accepted', data: vendData(vend) });
-  });
-
-  router.get('/vends/:reference', async (req, res) => {
-    const vend = await vends.get(req.params.reference);
-    if (!vend) return fail(res, 404, 'NOT_FOUND', `No vend ${req.params.reference}`);
-    res.json({ status: 'success', message: 'Vend', data: vendData(vend) });
-  });
-
-  router.use((_req, res) => fail(res, 404, 'NOT_FOUND', 'Route not found'));
-
-  router.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return fail(res, status, 'INVALID_REQUEST', 'Invalid request');
-    ctx.logger.error('bills mock failed', { error: String(err) });
-    fail(res, 500, 'SYSTEM_ERROR', 'An error occurred while processing your request');
-  });
-
-  return router;
-}
+      answer: (vend: MockVend) => ({ status: 'success', message: 'Vend accepted', data: vendData(vend) }),
+    }),
+    read({
+      method: 'get',
+      path: '/vends/:reference',
+      book: 'vends',
+      param: 'reference',
+      by: 'reference',
+      missing: (reference) => ({ status: 404, code: 'NOT_FOUND', message: `No vend ${reference}` }),
+      answer: (vend: MockVend) => ({ status: 'success', message: 'Vend', data: vendData(vend) }),
+    }),
+  ],
+});
