@@ -31,10 +31,15 @@ export interface WireErrors {
   outage: WireError;
   /**
    * A body the wire cannot take: no JSON object, unreadable (the body parser's 4xx, with its
-   * status), or the first problem the operation's schema found (its message, and the path of the
-   * field, e.g. ['card', 'number']).
+   * status), or the first problem the operation's schema found (its message, the path of the
+   * field, e.g. ['card', 'number'], and the body as sent, for an upstream that echoes a field of it).
    */
-  invalid(problem: { kind: 'not_an_object' } | { kind: 'unreadable'; status: number } | { kind: 'schema'; message: string; path: readonly PropertyKey[] }): WireError;
+  invalid(
+    problem:
+      | { kind: 'not_an_object' }
+      | { kind: 'unreadable'; status: number }
+      | { kind: 'schema'; message: string; path: readonly PropertyKey[]; input: Record<string, unknown> },
+  ): WireError;
   /** No operation has this method and path. */
   notFound: WireError;
   /** The mock itself failed (logged). */
@@ -53,6 +58,8 @@ export interface WireCall<Settings, Body = unknown> {
   books: Record<string, MockTransactionBook<any>>;
   /** Settles a kept transaction now, through the engine, as its settlement job would. */
   answer<T>(book: string, reference: string, outcome: Outcome): Promise<T | undefined>;
+  /** A call that keeps nothing (a name enquiry), through the engine: null when it has answered (see MockEngine.lookup). */
+  lookup: MockEngine['lookup'];
   /** Answers with the wire's error body. */
   fail(error: WireError): void;
 }
@@ -108,7 +115,7 @@ export interface WireDefinition<Settings> {
   /** The refusals of scenario behaviours (reject, server_error) in the upstream's words. */
   refusals: WireRefusals;
   /** Null when the call presents the right credentials; else the error to answer. */
-  auth(req: Request, settings: Settings): WireError | null;
+  auth(req: Request, settings: Settings, ctx: MockContext): WireError | null;
   /** Signs each callback, where the upstream signs them. */
   sign?(settings: Settings, ctx: MockContext): CallbackSigner;
   /** The books, how their transactions settle, and the other ids each is found by. */
@@ -139,7 +146,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
     router.use(express.text({ type: () => true, limit: definition.bodyLimit ?? '64kb' }));
     router.use((req, res, next) => {
       if (ctx.health.isDown(definition.provider)) return errors.send(res, errors.outage);
-      const refused = definition.auth(req, settings);
+      const refused = definition.auth(req, settings, ctx);
       if (refused) return errors.send(res, refused);
       next();
     });
@@ -152,7 +159,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
       const parsed = schema.safeParse(json);
       if (parsed.success) return { body: parsed.data };
       const [first] = parsed.error.issues;
-      errors.send(res, errors.invalid({ kind: 'schema', message: first?.message ?? 'invalid', path: first?.path ?? [] }));
+      errors.send(res, errors.invalid({ kind: 'schema', message: first?.message ?? 'invalid', path: first?.path ?? [], input: json }));
       return undefined;
     };
     const call = <Body>(req: Request, res: Response, body: Body): WireCall<Settings, Body> => ({
@@ -164,6 +171,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
       ctx,
       books,
       answer: (book, reference, outcome) => engine.answer(book, reference, outcome),
+      lookup: (exchange, query) => engine.lookup(exchange, query),
       fail: (error) => errors.send(res, error),
     });
 

@@ -62,8 +62,8 @@
  * name for `${bankCode}:${accountNumber}`, and every transfer succeeds, with its callback after
  * the mock's default callback delay.
  */
-import express from 'express';
-import { parseJsonObject, textField } from '../../kernel/json-object.ts';
+import type express from 'express';
+import { z } from 'zod';
 import type { BankRailOptions } from './options.ts';
 import { isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
@@ -71,9 +71,8 @@ import { isMinorAmount } from '../../kernel/money.ts';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
-import { jsonCallback, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
-import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
+import { custom, defineWire, read, take, type WireError, type WireErrors } from '../../mocks/engine/define-wire.ts';
 import { fakeNameFor } from '../../mocks/fake-name.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
 
@@ -218,7 +217,7 @@ export const bankRailMock = defineMock({
     clientId: options.client_id,
     clientSecret: options.client_secret,
   }),
-  create: createBankRailMock,
+  create: (ctx, credentials) => createBankRailMock(ctx, credentials),
   access: (c) => ({
     credentials: [
       { name: 'participant id', where: 'X-Participant-Id header on every call', value: c.clientId, secret: false },
@@ -230,147 +229,133 @@ export const bankRailMock = defineMock({
   }),
 });
 
-export function createBankRailMock(ctx: MockContext, credentials: BankRailCredentials): express.Router {
-  const nowSeconds = () => Math.floor(ctx.clock.now() / 1000);
+/** The fields both calls share, in the order (and the words) the rail checks them. */
+const account = {
+  destinationBankCode: z.string({ error: 'Unknown destinationBankCode' }).refine(isGhipssCode, { error: 'Unknown destinationBankCode' }),
+  accountNumber: z.string({ error: 'accountNumber must be 8 to 16 digits' }).regex(ACCOUNT_NUMBER, { error: 'accountNumber must be 8 to 16 digits' }),
+};
+
+const nameEnquiry = z.object({
+  sessionId: z.string({ error: 'sessionId is required' }).regex(SESSION_ID, { error: 'sessionId is required' }),
+  ...account,
+});
+
+const creditTransfer = (() => {
+  const sessionId = 'sessionId must be 1 to 64 of [A-Za-z0-9_-]';
+  const amount = 'amount must be a positive integer number of pesewas';
+  const callbackUrl = 'callbackUrl must be an http or https URL';
+  const text = (field: string) => `${field} must be a string of at most 140 characters`;
+  return z.object({
+    sessionId: z.string({ error: sessionId }).regex(SESSION_ID, { error: sessionId }),
+    amount: z.number({ error: amount }).refine(isMinorAmount, { error: amount }),
+    currency: z.literal('GHS', { error: 'currency must be GHS' }),
+    ...account,
+    accountName: z.string({ error: text('accountName') }).max(140, { error: text('accountName') }),
+    narration: z.string({ error: text('narration') }).max(140, { error: text('narration') }).optional().transform((n) => n ?? ''),
+    callbackUrl: z.string({ error: callbackUrl }).refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), { error: callbackUrl }),
+  });
+})();
+
+/** The rail's format errors: the field's code (13 for the amount, 92 for the bank), and the sessionId once it has one. */
+function formatError(problem: Parameters<WireErrors['invalid']>[0]): WireError {
+  if (problem.kind === 'not_an_object') return { status: 400, code: '30', message: 'Body must be a JSON object' };
+  if (problem.kind === 'unreadable') return { status: problem.status, code: '30', message: messageFor('30') };
+  const field = problem.path[0];
+  const code = field === 'amount' ? '13' : field === 'destinationBankCode' ? '92' : '30';
+  return { status: 400, code, message: problem.message, ...(field === 'sessionId' ? {} : { extra: { sessionId: problem.input.sessionId } }) };
+}
+
+export const createBankRailMock = defineWire<BankRailCredentials>({
+  provider: PROVIDER,
+  errors: {
+    send: (res, e) => refuse(res, e.status, e.code, e.message, e.extra),
+    outage: { status: 503, code: '91', message: messageFor('91') },
+    invalid: formatError,
+    notFound: { status: 404, code: '12', message: 'Unknown operation' },
+    internal: { status: 500, code: '96', message: messageFor('96') },
+  },
+  refusals: { reject, serverError },
+  auth: (req, credentials, ctx) => {
+    const participant = req.get('x-participant-id');
+    const timestamp = req.get('x-timestamp');
+    const signature = req.get('x-signature');
+    const violation = (message: string): WireError => ({ status: 401, code: '63', message });
+    if (!participant || !timestamp || !signature) return violation('Missing X-Participant-Id, X-Timestamp or X-Signature');
+    if (!safeEqual(participant, credentials.clientId)) return violation('Unknown participant');
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - Math.floor(ctx.clock.now() / 1000)) > MAX_CLOCK_SKEW_SECONDS) {
+      return violation('Timestamp is missing or more than 300 seconds from the switch clock');
+    }
+    const rawBody = typeof req.body === 'string' ? req.body : '';
+    const expected = sign(credentials.clientSecret, timestamp, req.method, req.originalUrl, rawBody);
+    return safeEqual(expected, signature.toLowerCase()) ? null : violation('Signature does not match');
+  },
   // Callbacks are signed like requests, over the callback URL's path, when each one is sent.
-  const signCallback: CallbackSigner = (message, url) => {
-    const timestamp = String(nowSeconds());
+  sign: (credentials, ctx) => (message, url) => {
+    const timestamp = String(Math.floor(ctx.clock.now() / 1000));
     return {
       'x-participant-id': credentials.clientId,
       'x-timestamp': timestamp,
       'x-signature': sign(credentials.clientSecret, timestamp, message.method, url.pathname + url.search, message.body),
     };
-  };
-  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  const transfers = engine.book('credit-transfers', TRANSFERS);
-  const router = express.Router();
-
-  router.use(express.text({ type: () => true, limit: '64kb' }));
-
-  router.use((req, res, next) => {
-    if (ctx.health.isDown(PROVIDER)) return refuse(res, 503, '91');
-    const participant = req.get('x-participant-id');
-    const timestamp = req.get('x-timestamp');
-    const signature = req.get('x-signature');
-    if (!participant || !timestamp || !signature) {
-      return refuse(res, 401, '63', 'Missing X-Participant-Id, X-Timestamp or X-Signature');
-    }
-    if (!safeEqual(participant, credentials.clientId)) return refuse(res, 401, '63', 'Unknown participant');
-    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSeconds()) > MAX_CLOCK_SKEW_SECONDS) {
-      return refuse(res, 401, '63', 'Timestamp is missing or more than 300 seconds from the switch clock');
-    }
-    const rawBody = typeof req.body === 'string' ? req.body : '';
-    const expected = sign(credentials.clientSecret, timestamp, req.method, req.originalUrl, rawBody);
-    if (!safeEqual(expected, signature.toLowerCase())) return refuse(res, 401, '63', 'Signature does not match');
-    next();
-  });
-
-  router.post('/gip/v1/name-enquiry', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return refuse(res, 400, '30', 'Body must be a JSON object');
-    const sessionId = textField(body.sessionId);
-    const bankCode = textField(body.destinationBankCode);
-    const accountNumber = textField(body.accountNumber);
-    if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId is required');
-    if (!bankCode || !isGhipssCode(bankCode)) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
-    if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
-      return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
-    }
-
-    const looked = await engine.lookup(
-      { req, res, successStatus: 200 },
-      { operation: 'resolve', channel: 'bank', account_number: accountNumber, bank_code: bankCode },
-    );
-    if (!looked) return;
-    const behaviour = looked.behaviour;
-    if (behaviour?.resolves === false) {
-      return res.status(200).json({ responseCode: '25', responseMessage: messageFor('25'), sessionId });
-    }
-    res.status(200).json({
-      responseCode: '00',
-      responseMessage: messageFor('00'),
-      accountName: behaviour?.name ?? fakeNameFor(`${bankCode}:${accountNumber}`),
-      accountNumber,
-      destinationBankCode: bankCode,
-      sessionId,
-    });
-  });
-
-  router.post('/gip/v1/credit-transfers', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return refuse(res, 400, '30', 'Body must be a JSON object');
-    const sessionId = textField(body.sessionId);
-    const bankCode = textField(body.destinationBankCode);
-    const accountNumber = textField(body.accountNumber);
-    const accountName = textField(body.accountName);
-    const narration = body.narration === undefined ? '' : textField(body.narration);
-    const callbackUrl = textField(body.callbackUrl);
-    const amount = body.amount;
-    if (!sessionId || !SESSION_ID.test(sessionId)) return refuse(res, 400, '30', 'sessionId must be 1 to 64 of [A-Za-z0-9_-]');
-    if (typeof amount !== 'number' || !isMinorAmount(amount)) {
-      return refuse(res, 400, '13', 'amount must be a positive integer number of pesewas', { sessionId });
-    }
-    if (body.currency !== 'GHS') return refuse(res, 400, '30', 'currency must be GHS', { sessionId });
-    if (!bankCode || !isGhipssCode(bankCode)) return refuse(res, 400, '92', 'Unknown destinationBankCode', { sessionId });
-    if (!accountNumber || !ACCOUNT_NUMBER.test(accountNumber)) {
-      return refuse(res, 400, '30', 'accountNumber must be 8 to 16 digits', { sessionId });
-    }
-    if (accountName === undefined || accountName.length > 140) {
-      return refuse(res, 400, '30', 'accountName must be a string of at most 140 characters', { sessionId });
-    }
-    if (narration === undefined || narration.length > 140) {
-      return refuse(res, 400, '30', 'narration must be a string of at most 140 characters', { sessionId });
-    }
-    if (!callbackUrl || !URL.canParse(callbackUrl) || !/^https?:$/.test(new URL(callbackUrl).protocol)) {
-      return refuse(res, 400, '30', 'callbackUrl must be an http or https URL', { sessionId });
-    }
-    const transfer = await engine.take(
-      { req, res, successStatus: 202 },
-      {
-        book: 'credit-transfers',
-        reference: sessionId,
-        query: { operation: 'payout', channel: 'bank', account_number: accountNumber, bank_code: bankCode, amount },
-        create: (now): MockTransfer => ({
-          sessionId,
-          // GIP-style id: switch time plus a digest of the session id, the same on every replay.
-          transactionId: `GIP${iso(now).replace(/\D/g, '').slice(2, 14)}${sha256Hex(sessionId).slice(0, 8).toUpperCase()}`,
-          amount,
-          currency: 'GHS',
-          destinationBankCode: bankCode,
+  },
+  books: { 'credit-transfers': { wire: TRANSFERS } },
+  operations: [
+    custom({
+      method: 'post',
+      path: '/gip/v1/name-enquiry',
+      body: nameEnquiry,
+      handle: async ({ req, res, body, lookup }) => {
+        const { sessionId, destinationBankCode: bankCode, accountNumber } = body;
+        const looked = await lookup({ req, res, successStatus: 200 }, { operation: 'resolve', channel: 'bank', account_number: accountNumber, bank_code: bankCode });
+        if (!looked) return;
+        const behaviour = looked.behaviour;
+        if (behaviour?.resolves === false) return void res.status(200).json({ responseCode: '25', responseMessage: messageFor('25'), sessionId });
+        res.status(200).json({
+          responseCode: '00',
+          responseMessage: messageFor('00'),
+          accountName: behaviour?.name ?? fakeNameFor(`${bankCode}:${accountNumber}`),
           accountNumber,
-          accountName,
-          narration,
+          destinationBankCode: bankCode,
+          sessionId,
+        });
+      },
+    }),
+    take({
+      method: 'post',
+      path: '/gip/v1/credit-transfers',
+      body: creditTransfer,
+      successStatus: 202,
+      take: ({ body }) => ({
+        book: 'credit-transfers',
+        reference: body.sessionId,
+        query: { operation: 'payout', channel: 'bank', account_number: body.accountNumber, bank_code: body.destinationBankCode, amount: body.amount },
+        create: (now): MockTransfer => ({
+          sessionId: body.sessionId,
+          // GIP-style id: switch time plus a digest of the session id, the same on every replay.
+          transactionId: `GIP${iso(now).replace(/\D/g, '').slice(2, 14)}${sha256Hex(body.sessionId).slice(0, 8).toUpperCase()}`,
+          amount: body.amount,
+          currency: 'GHS',
+          destinationBankCode: body.destinationBankCode,
+          accountNumber: body.accountNumber,
+          accountName: body.accountName,
+          narration: body.narration,
           status: 'PENDING',
           responseCode: '09',
           completedAt: null,
-          callbackUrl,
+          callbackUrl: body.callbackUrl,
         }),
-        duplicate: () => refuse(res, 409, '94', 'Duplicate sessionId', { sessionId }),
-      },
-    );
-    if (!transfer) return;
-    res.status(202).json({
-      responseCode: '09',
-      responseMessage: 'Accepted, pending',
-      sessionId,
-      transactionId: transfer.transactionId,
-    });
-  });
-
-  router.get('/gip/v1/credit-transfers/:sessionId', async (req, res) => {
-    const transfer = await transfers.get(req.params.sessionId);
-    if (!transfer) return refuse(res, 404, '25');
-    res.status(200).json(statusBody(transfer));
-  });
-
-  router.use((_req, res) => refuse(res, 404, '12', 'Unknown operation'));
-
-  router.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return refuse(res, status, '30');
-    ctx.logger.error('bank-rail mock failed', { error: String(err) });
-    refuse(res, 500, '96');
-  });
-
-  return router;
-}
+        duplicate: () => ({ status: 409, code: '94', message: 'Duplicate sessionId', extra: { sessionId: body.sessionId } }),
+      }),
+      answer: (transfer: MockTransfer) => ({ responseCode: '09', responseMessage: 'Accepted, pending', sessionId: transfer.sessionId, transactionId: transfer.transactionId }),
+    }),
+    read({
+      method: 'get',
+      path: '/gip/v1/credit-transfers/:sessionId',
+      book: 'credit-transfers',
+      param: 'sessionId',
+      by: 'reference',
+      missing: () => ({ status: 404, code: '25', message: messageFor('25') }),
+      answer: (transfer: MockTransfer) => statusBody(transfer),
+    }),
+  ],
+});
