@@ -47,13 +47,15 @@ export interface WireErrors {
 }
 
 /** What an operation's parts are given. */
-export interface WireCall<Settings, Body = unknown> {
+export interface WireCall<Settings, Body = unknown, Instance = unknown> {
   req: Request;
   res: Response;
   params: Record<string, string>;
   body: Body;
   settings: Settings;
   ctx: MockContext;
+  /** What this mock instance keeps besides its books (WireDefinition.instance). */
+  instance: Instance;
   /** The wire's books by name: every read is one statement by key (`get`) or lookup key (`find`). */
   books: Record<string, MockTransactionBook<any>>;
   /** Settles a kept transaction now, through the engine, as its settlement job would. */
@@ -75,9 +77,9 @@ export interface TakeOperation<Settings, Body, T> {
    * The book, the upstream's reference, the rule query, the sandbox and the transaction as kept;
    * or the wire's refusal of a request its schema alone cannot judge (an unknown biller, say).
    */
-  take(call: WireCall<Settings, Body>): TakeSpec<T> | WireError;
+  take(call: WireCall<Settings, Body, any>): TakeSpec<T> | WireError | Promise<TakeSpec<T> | WireError>;
   /** The accepted answer: its body. */
-  answer(tx: T, call: WireCall<Settings, Body>): unknown;
+  answer(tx: T, call: WireCall<Settings, Body, any>): unknown;
 }
 
 /** What a take operation hands the engine: the engine's TakeCall, its duplicate answer as a wire error. */
@@ -92,7 +94,7 @@ export interface ReadOperation<Settings, T> {
   param: string;
   by: 'reference' | 'lookup';
   missing(id: string): WireError;
-  answer(tx: T, call: WireCall<Settings>): unknown;
+  answer(tx: T, call: WireCall<Settings, unknown, any>): unknown;
 }
 
 /** Anything else (a sandbox action, a name enquiry): the handler answers, with the engine's books and answer. */
@@ -101,7 +103,7 @@ export interface CustomOperation<Settings, Body> {
   path: string;
   /** Parsed as for a take, when given. */
   body?: z.ZodType<Body>;
-  handle(call: WireCall<Settings, Body>): void | Promise<void>;
+  handle(call: WireCall<Settings, Body, any>): void | Promise<void>;
 }
 
 export type WireOperation<Settings> =
@@ -123,6 +125,8 @@ export interface WireDefinition<Settings> {
   operations: readonly WireOperation<Settings>[];
   /** Largest body the upstream takes. */
   bodyLimit?: string;
+  /** What one mock instance keeps besides its books (a counter, a plain book of records without callbacks). */
+  instance?(ctx: MockContext, settings: Settings): unknown;
 }
 
 /** The wire's operations, typed one by one. */
@@ -142,6 +146,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
     const books = Object.fromEntries(
       Object.entries(definition.books).map(([name, b]) => [name, engine.book(name, b.wire, b.lookupKeys ? { lookupKeys: b.lookupKeys } : {})]),
     );
+    const instance = definition.instance?.(ctx, settings);
     const router = express.Router();
     router.use(express.text({ type: () => true, limit: definition.bodyLimit ?? '64kb' }));
     router.use((req, res, next) => {
@@ -169,6 +174,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
       body,
       settings,
       ctx,
+      instance,
       books,
       answer: (book, reference, outcome) => engine.answer(book, reference, outcome),
       lookup: (exchange, query) => engine.lookup(exchange, query),
@@ -188,7 +194,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
         if (!parsed) return;
         const wireCall = call(req, res, parsed.body);
         if (op.kind === 'custom') return void (await op.handle(wireCall));
-        const spec = op.take(wireCall);
+        const spec = await op.take(wireCall);
         if (!('book' in spec)) return errors.send(res, spec);
         const tx = await engine.take(
           { req, res, successStatus: op.successStatus },

@@ -37,7 +37,8 @@
  * 0551234987 (provider mtn) among them, and every transfer succeeds after the default callback
  * delay; every account resolves to a seeded fake name.
  */
-import express from 'express';
+import type express from 'express';
+import { z } from 'zod';
 import { parseJsonObject, textField } from '../../kernel/json-object.ts';
 import type { PaystackOptions } from './options.ts';
 import { bankName, GHIPSS_BANKS, isGhipssCode } from '../../kernel/banks.ts';
@@ -48,9 +49,10 @@ import { hmacSha512Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { MockQuery } from '../../mocks/engine/behaviour.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
-import { jsonCallback, type CallbackSigner } from '../../mocks/engine/callback-sender.ts';
+import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
+import { custom, defineWire, read, take, type WireError } from '../../mocks/engine/define-wire.ts';
 import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import type { MockTransactionBook } from '../../mocks/engine/mock-transaction-book.ts';
 import { fakeNameFor } from '../../mocks/fake-name.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
 
@@ -251,7 +253,7 @@ export const paystackMock = defineMock({
     const c = options;
     return { secretKey: c.secret_key, ...(c.webhook_url ? { webhookUrl: c.webhook_url } : {}) };
   },
-  create: createPaystackMock,
+  create: (ctx, settings) => createPaystackMock(ctx, settings),
   access: (s) => ({
     credentials: [{ name: 'secret key', where: 'Authorization: Bearer header on every call', value: s.secretKey, secret: true }],
     notes: [
@@ -262,209 +264,249 @@ export const paystackMock = defineMock({
   }),
 });
 
-export function createPaystackMock(ctx: MockContext, settings: PaystackMockSettings): express.Router {
-  const signCallback: CallbackSigner = (message) => ({ 'x-paystack-signature': hmacSha512Hex(settings.secretKey, message.body) });
-  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError }, signCallback });
-  const charges = engine.book('charges', CHARGES);
-  const transfers = engine.book('transfers', TRANSFERS);
-  const recipients = ctx.books.open<MockRecipient>(PROVIDER, 'recipients');
-  // Read when a transaction is accepted, so it travels with the transaction.
-  const webhookUrl = () => settings.webhookUrl ?? (ctx.serviceBaseUrl ? `${ctx.serviceBaseUrl().replace(/\/+$/, '')}/internal/callbacks/${PROVIDER}` : undefined);
-  let generated = 0;
-  const router = express.Router();
-
-  router.use(express.text({ type: () => true, limit: '64kb' }));
-
-  router.use((req, res, next) => {
-    if (ctx.health.isDown(PROVIDER)) return fail(res, 503, 'Service Unavailable');
-    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    if (!match || !safeEqual(match[1]!, settings.secretKey)) return fail(res, 401, 'Invalid key');
-    next();
-  });
-
-  router.post('/charge', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return fail(res, 400, 'Invalid JSON body');
-    const email = textField(body.email);
-    const amount = body.amount;
-    const momo = typeof body.mobile_money === 'object' && body.mobile_money !== null ? (body.mobile_money as Record<string, unknown>) : undefined;
-    const phone = textField(momo?.phone);
+/** A mobile-money charge, in the order (and the words) Paystack checks it. */
+const chargeRequest = z.object({
+  email: z.string({ error: 'Invalid Email Address Passed' }).regex(/^[^@\s]+@[^@\s]+$/, { error: 'Invalid Email Address Passed' }),
+  amount: z.number({ error: 'Invalid Amount Sent' }).refine(isMinorAmount, { error: 'Invalid Amount Sent' }),
+  currency: z.literal('GHS', { error: 'Currency not supported by merchant' }).optional(),
+  mobile_money: z.unknown().optional().transform((value, check) => {
+    const momo = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
     const provider = textField(momo?.provider)?.toLowerCase();
-    if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) return fail(res, 400, 'Invalid Email Address Passed');
-    if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'Invalid Amount Sent');
-    if (body.currency !== undefined && body.currency !== 'GHS') return fail(res, 400, 'Currency not supported by merchant');
-    if (!momo || !provider || !(provider in CHARGE_PROVIDERS)) return fail(res, 400, 'mobile_money.provider must be one of mtn, vod, atl, tgo');
+    if (!momo || !provider || !(provider in CHARGE_PROVIDERS)) {
+      check.addIssue({ code: 'custom', message: 'mobile_money.provider must be one of mtn, vod, atl, tgo' });
+      return z.NEVER;
+    }
+    const phone = textField(momo.phone);
     const msisdn = phone ? normaliseMsisdn(phone) : null;
-    if (!msisdn) return fail(res, 400, 'mobile_money.phone must be a Ghana mobile number');
-    const given = textField(body.reference);
-    if (given !== undefined && !/^[A-Za-z0-9._=-]{1,100}$/.test(given)) return fail(res, 400, 'Invalid reference');
-    const reference = given ?? `T${sha256Hex(`${ctx.clock.now()}:${msisdn}:${++generated}`).slice(0, 15)}`;
-    const network = CHARGE_PROVIDERS[provider]!;
+    if (!phone || !msisdn) {
+      check.addIssue({ code: 'custom', message: 'mobile_money.phone must be a Ghana mobile number' });
+      return z.NEVER;
+    }
+    return { provider, phone, msisdn, network: CHARGE_PROVIDERS[provider]! };
+  }),
+  reference: z
+    .unknown()
+    .optional()
+    .transform(textField)
+    .refine((given) => given === undefined || /^[A-Za-z0-9._=-]{1,100}$/.test(given), { error: 'Invalid reference' }),
+});
 
-    const charge = await engine.take(
-      { req, res, successStatus: 200 },
-      {
-        book: 'charges',
-        reference,
-        query: { operation: 'collect', channel: 'momo', msisdn, network, amount },
-        create: (now): MockCharge => ({
-          id: numericId(`charge:${reference}`),
-          reference,
-          amount,
-          email,
-          phone: phone!,
-          provider,
-          status: 'pending',
-          gatewayResponse: 'Pending',
-          createdAt: iso(now),
-          paidAt: null,
-          ...(webhookUrl() ? { webhookUrl: webhookUrl()! } : {}),
-        }),
-        duplicate: () => fail(res, 400, 'Duplicate Transaction Reference'),
-      },
-    );
-    if (!charge) return;
-    const voucher = network === 'TELECEL';
-    ok(res, 200, 'Charge attempted', { reference, status: voucher ? 'send_otp' : 'pay_offline', display_text: voucher ? VOUCHER : PROMPT });
-  });
+const recipientRequest = z.object({
+  type: z.enum(['mobile_money', 'ghipss'], { error: 'Recipient type must be mobile_money or ghipss' }),
+  name: z.string({ error: 'Name is required' }).min(1, { error: 'Name is required' }).max(100, { error: 'Name is required' }),
+  account_number: z.string({ error: 'account_number and bank_code are required' }).min(1, { error: 'account_number and bank_code are required' }),
+  bank_code: z.string({ error: 'account_number and bank_code are required' }).min(1, { error: 'account_number and bank_code are required' }),
+  currency: z.literal('GHS', { error: 'Currency not supported' }).optional(),
+});
 
-  router.post('/charge/submit_otp', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    const reference = textField(body?.reference);
-    if (!reference || !textField(body?.otp)) return fail(res, 400, 'otp and reference are required');
-    if (!(await charges.has(reference))) return fail(res, 400, 'Transaction reference not found');
-    ok(res, 200, 'Charge attempted', { reference, status: 'pay_offline', display_text: PROMPT });
-  });
+const transferRequest = z.object({
+  source: z.literal('balance', { error: 'Source must be balance' }),
+  amount: z.number({ error: 'Invalid amount' }).refine(isMinorAmount, { error: 'Invalid amount' }),
+  currency: z.literal('GHS', { error: 'Currency not supported' }).optional(),
+  reference: z
+    .string({ error: 'Reference must be 16 to 50 lowercase letters, digits, - or _' })
+    .regex(TRANSFER_REFERENCE, { error: 'Reference must be 16 to 50 lowercase letters, digits, - or _' }),
+  recipient: z.unknown().optional().transform((v) => textField(v) ?? ''),
+  reason: z.unknown().optional().transform((v) => textField(v) ?? ''),
+});
 
-  router.get('/transaction/verify/:reference', async (req, res) => {
-    const charge = await charges.get(req.params.reference);
-    if (!charge) return fail(res, 400, 'Transaction reference not found');
-    ok(res, 200, 'Verification successful', chargeData(charge));
-  });
-
-  router.post('/transferrecipient', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return fail(res, 400, 'Invalid JSON body');
-    const type = textField(body.type);
-    const name = textField(body.name);
-    const accountNumber = textField(body.account_number);
-    const bankCode = textField(body.bank_code);
-    if (type !== 'mobile_money' && type !== 'ghipss') return fail(res, 400, 'Recipient type must be mobile_money or ghipss');
-    if (!name || name.length > 100) return fail(res, 400, 'Name is required');
-    if (!accountNumber || !bankCode) return fail(res, 400, 'account_number and bank_code are required');
-    if (body.currency !== undefined && body.currency !== 'GHS') return fail(res, 400, 'Currency not supported');
-    const destination = destinationOf(bankCode, accountNumber);
-    if (!destination || (destination.channel === 'momo') !== (type === 'mobile_money')) return fail(res, 400, 'Account number or bank code is invalid');
-    const key = `${type}:${bankCode.toUpperCase()}:${accountNumber}`;
-    const recipientCode = `RCP_${sha256Hex(key).slice(0, 15)}`;
-    const known = await recipients.get(recipientCode);
-    const recipient: MockRecipient = known ?? {
-      id: numericId(`recipient:${key}`),
-      recipientCode,
-      type,
-      name,
-      accountNumber,
-      bankCode: bankCode.toUpperCase(),
-      createdAt: iso(ctx.clock.now()),
-    };
-    if (!known) await recipients.set(recipientCode, recipient);
-    ok(res, 201, 'Transfer recipient created successfully', recipientData(recipient));
-  });
-
-  router.post('/transfer', async (req, res) => {
-    const body = parseJsonObject(req.body);
-    if (!body) return fail(res, 400, 'Invalid JSON body');
-    const amount = body.amount;
-    const reference = textField(body.reference);
-    const recipient = await recipients.get(textField(body.recipient) ?? '');
-    if (body.source !== 'balance') return fail(res, 400, 'Source must be balance');
-    if (typeof amount !== 'number' || !isMinorAmount(amount)) return fail(res, 400, 'Invalid amount');
-    if (body.currency !== undefined && body.currency !== 'GHS') return fail(res, 400, 'Currency not supported');
-    if (!reference || !TRANSFER_REFERENCE.test(reference)) return fail(res, 400, 'Reference must be 16 to 50 lowercase letters, digits, - or _');
-    if (!recipient) return fail(res, 400, 'Invalid transfer recipient');
-    const reason = textField(body.reason) ?? '';
-    const destination = destinationOf(recipient.bankCode, recipient.accountNumber)!;
-
-    const transfer = await engine.take(
-      { req, res, successStatus: 200 },
-      {
-        book: 'transfers',
-        reference,
-        query: { operation: 'payout', ...destination, amount },
-        create: (now): MockTransfer => ({
-          id: numericId(`transfer:${reference}`),
-          reference,
-          transferCode: `TRF_${sha256Hex(reference).slice(0, 15)}`,
-          amount,
-          reason,
-          recipient,
-          status: 'pending',
-          gatewayResponse: null,
-          createdAt: iso(now),
-          updatedAt: iso(now),
-          ...(webhookUrl() ? { webhookUrl: webhookUrl()! } : {}),
-        }),
-        duplicate: () => fail(res, 400, 'Duplicate Transfer Reference'),
-      },
-    );
-    if (!transfer) return;
-    ok(res, 200, 'Transfer has been queued', transferData(transfer));
-  });
-
-  router.get('/transfer/verify/:reference', async (req, res) => {
-    const transfer = await transfers.get(req.params.reference);
-    if (!transfer) return fail(res, 404, 'Transfer not found');
-    ok(res, 200, 'Transfer retrieved', transferData(transfer));
-  });
-
-  router.get('/bank/resolve', async (req, res) => {
-    const accountNumber = textField(req.query.account_number);
-    const bankCode = textField(req.query.bank_code);
-    if (!accountNumber || !bankCode) return fail(res, 400, 'account_number and bank_code are required');
-    const destination = destinationOf(bankCode, accountNumber);
-    if (!destination) return fail(res, 422, 'Could not resolve account name. Check parameters or try again.');
-    const looked = await engine.lookup({ req, res, successStatus: 200 }, { operation: 'resolve', ...destination });
-    if (!looked) return;
-    if (looked.behaviour?.resolves === false) return fail(res, 422, 'Could not resolve account name. Check parameters or try again.');
-    const holder = destination.msisdn ?? `${bankCode}:${accountNumber}`;
-    ok(res, 200, 'Account number resolved', {
-      account_number: accountNumber,
-      account_name: looked.behaviour?.name ?? fakeNameFor(holder),
-      bank_id: numericId(`bank:${bankCode.toUpperCase()}`) % 1000,
-    });
-  });
-
-  router.get('/bank', (req, res) => {
-    const type = textField(req.query.type);
-    const wallets = Object.entries(WALLET_BANKS).map(([code, network]) => ({ name: WALLET_NAMES[network], code, type: 'mobile_money' }));
-    const banks = Object.entries(GHIPSS_BANKS).map(([code, name]) => ({ name, code, type: 'ghipss' }));
-    const listed = [...banks, ...wallets]
-      .filter((b) => !type || b.type === type)
-      .map((b) => ({
-        id: numericId(`bank:${b.code}`) % 1000,
-        name: b.name,
-        slug: b.name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
-        code: b.code,
-        longcode: b.code,
-        gateway: b.type === 'ghipss' ? 'ghipss' : null,
-        pay_with_bank: false,
-        supports_transfer: true,
-        active: true,
-        country: 'Ghana',
-        currency: 'GHS',
-        type: b.type,
-      }));
-    ok(res, 200, 'Banks retrieved', listed);
-  });
-
-  router.use((_req, res) => fail(res, 404, 'Route not found'));
-
-  router.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return fail(res, status, 'Invalid request');
-    ctx.logger.error('paystack mock failed', { error: String(err) });
-    fail(res, 500, 'An error occurred while processing your request');
-  });
-
-  return router;
+/** What one Paystack mock keeps besides its books: its transfer recipients, and a count for the references it makes up. */
+interface PaystackInstance {
+  recipients: MockTransactionBook<MockRecipient>;
+  generated: number;
 }
+
+const RESOLVE_FAILED = 'Could not resolve account name. Check parameters or try again.';
+
+/** Where webhooks go (Paystack's dashboard setting), read when a transaction is accepted, so it travels with the transaction. */
+function webhookUrlOf(settings: PaystackMockSettings, ctx: MockContext): string | undefined {
+  return settings.webhookUrl ?? (ctx.serviceBaseUrl ? `${ctx.serviceBaseUrl().replace(/\/+$/, '')}/internal/callbacks/${PROVIDER}` : undefined);
+}
+
+function banksList(type: string | undefined) {
+  const wallets = Object.entries(WALLET_BANKS).map(([code, network]) => ({ name: WALLET_NAMES[network], code, type: 'mobile_money' }));
+  const banks = Object.entries(GHIPSS_BANKS).map(([code, name]) => ({ name, code, type: 'ghipss' }));
+  return [...banks, ...wallets]
+    .filter((b) => !type || b.type === type)
+    .map((b) => ({
+      id: numericId(`bank:${b.code}`) % 1000,
+      name: b.name,
+      slug: b.name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+      code: b.code,
+      longcode: b.code,
+      gateway: b.type === 'ghipss' ? 'ghipss' : null,
+      pay_with_bank: false,
+      supports_transfer: true,
+      active: true,
+      country: 'Ghana',
+      currency: 'GHS',
+      type: b.type,
+    }));
+}
+
+const failure = (status: number, message: string): WireError => ({ status, code: '', message });
+
+export const createPaystackMock = defineWire<PaystackMockSettings>({
+  provider: PROVIDER,
+  errors: {
+    send: (res, e) => fail(res, e.status, e.message),
+    outage: failure(503, 'Service Unavailable'),
+    invalid: (problem) =>
+      problem.kind === 'schema' ? failure(400, problem.message) : problem.kind === 'unreadable' ? failure(problem.status, 'Invalid request') : failure(400, 'Invalid JSON body'),
+    notFound: failure(404, 'Route not found'),
+    internal: failure(500, 'An error occurred while processing your request'),
+  },
+  refusals: { reject, serverError },
+  auth: (req, settings) => {
+    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
+    return match && safeEqual(match[1]!, settings.secretKey) ? null : failure(401, 'Invalid key');
+  },
+  sign: (settings) => (message) => ({ 'x-paystack-signature': hmacSha512Hex(settings.secretKey, message.body) }),
+  books: { charges: { wire: CHARGES }, transfers: { wire: TRANSFERS } },
+  instance: (ctx): PaystackInstance => ({ recipients: ctx.books.open<MockRecipient>(PROVIDER, 'recipients'), generated: 0 }),
+  operations: [
+    take({
+      method: 'post',
+      path: '/charge',
+      body: chargeRequest,
+      successStatus: 200,
+      take: ({ body, ctx, settings, instance }) => {
+        const { email, amount, mobile_money: momo } = body;
+        const state = instance as PaystackInstance;
+        const reference = body.reference ?? `T${sha256Hex(`${ctx.clock.now()}:${momo.msisdn}:${++state.generated}`).slice(0, 15)}`;
+        const webhookUrl = webhookUrlOf(settings, ctx);
+        return {
+          book: 'charges',
+          reference,
+          query: { operation: 'collect', channel: 'momo', msisdn: momo.msisdn, network: momo.network, amount },
+          create: (now): MockCharge => ({
+            id: numericId(`charge:${reference}`),
+            reference,
+            amount,
+            email,
+            phone: momo.phone,
+            provider: momo.provider,
+            status: 'pending',
+            gatewayResponse: 'Pending',
+            createdAt: iso(now),
+            paidAt: null,
+            ...(webhookUrl ? { webhookUrl } : {}),
+          }),
+          duplicate: () => failure(400, 'Duplicate Transaction Reference'),
+        };
+      },
+      answer: (charge: MockCharge, { body }) => {
+        const voucher = body.mobile_money.network === 'TELECEL';
+        return { status: true, message: 'Charge attempted', data: { reference: charge.reference, status: voucher ? 'send_otp' : 'pay_offline', display_text: voucher ? VOUCHER : PROMPT } };
+      },
+    }),
+    custom({
+      method: 'post',
+      path: '/charge/submit_otp',
+      handle: async ({ req, res, books, fail: refuse }) => {
+        const body = parseJsonObject(req.body);
+        const reference = textField(body?.reference);
+        if (!reference || !textField(body?.otp)) return refuse(failure(400, 'otp and reference are required'));
+        if (!(await books.charges!.has(reference))) return refuse(failure(400, 'Transaction reference not found'));
+        ok(res, 200, 'Charge attempted', { reference, status: 'pay_offline', display_text: PROMPT });
+      },
+    }),
+    read({
+      method: 'get',
+      path: '/transaction/verify/:reference',
+      book: 'charges',
+      param: 'reference',
+      by: 'reference',
+      missing: () => failure(400, 'Transaction reference not found'),
+      answer: (charge: MockCharge) => ({ status: true, message: 'Verification successful', data: chargeData(charge) }),
+    }),
+    custom({
+      method: 'post',
+      path: '/transferrecipient',
+      body: recipientRequest,
+      handle: async ({ body, res, ctx, instance, fail: refuse }) => {
+        const { type, name, account_number: accountNumber, bank_code: bankCode } = body;
+        const destination = destinationOf(bankCode, accountNumber);
+        if (!destination || (destination.channel === 'momo') !== (type === 'mobile_money')) return refuse(failure(400, 'Account number or bank code is invalid'));
+        const { recipients } = instance as PaystackInstance;
+        const key = `${type}:${bankCode.toUpperCase()}:${accountNumber}`;
+        const recipientCode = `RCP_${sha256Hex(key).slice(0, 15)}`;
+        const known = await recipients.get(recipientCode);
+        const recipient: MockRecipient = known ?? {
+          id: numericId(`recipient:${key}`),
+          recipientCode,
+          type,
+          name,
+          accountNumber,
+          bankCode: bankCode.toUpperCase(),
+          createdAt: iso(ctx.clock.now()),
+        };
+        if (!known) await recipients.set(recipientCode, recipient);
+        ok(res, 201, 'Transfer recipient created successfully', recipientData(recipient));
+      },
+    }),
+    take({
+      method: 'post',
+      path: '/transfer',
+      body: transferRequest,
+      successStatus: 200,
+      take: async ({ body, ctx, settings, instance }) => {
+        const { amount, reference, reason } = body;
+        const recipient = await (instance as PaystackInstance).recipients.get(body.recipient);
+        if (!recipient) return failure(400, 'Invalid transfer recipient');
+        const destination = destinationOf(recipient.bankCode, recipient.accountNumber)!;
+        const webhookUrl = webhookUrlOf(settings, ctx);
+        return {
+          book: 'transfers',
+          reference,
+          query: { operation: 'payout', ...destination, amount },
+          create: (now): MockTransfer => ({
+            id: numericId(`transfer:${reference}`),
+            reference,
+            transferCode: `TRF_${sha256Hex(reference).slice(0, 15)}`,
+            amount,
+            reason,
+            recipient,
+            status: 'pending',
+            gatewayResponse: null,
+            createdAt: iso(now),
+            updatedAt: iso(now),
+            ...(webhookUrl ? { webhookUrl } : {}),
+          }),
+          duplicate: () => failure(400, 'Duplicate Transfer Reference'),
+        };
+      },
+      answer: (transfer: MockTransfer) => ({ status: true, message: 'Transfer has been queued', data: transferData(transfer) }),
+    }),
+    read({
+      method: 'get',
+      path: '/transfer/verify/:reference',
+      book: 'transfers',
+      param: 'reference',
+      by: 'reference',
+      missing: () => failure(404, 'Transfer not found'),
+      answer: (transfer: MockTransfer) => ({ status: true, message: 'Transfer retrieved', data: transferData(transfer) }),
+    }),
+    custom({
+      method: 'get',
+      path: '/bank/resolve',
+      handle: async ({ req, res, lookup, fail: refuse }) => {
+        const accountNumber = textField(req.query.account_number);
+        const bankCode = textField(req.query.bank_code);
+        if (!accountNumber || !bankCode) return refuse(failure(400, 'account_number and bank_code are required'));
+        const destination = destinationOf(bankCode, accountNumber);
+        if (!destination) return refuse(failure(422, RESOLVE_FAILED));
+        const looked = await lookup({ req, res, successStatus: 200 }, { operation: 'resolve', ...destination });
+        if (!looked) return;
+        if (looked.behaviour?.resolves === false) return refuse(failure(422, RESOLVE_FAILED));
+        const holder = destination.msisdn ?? `${bankCode}:${accountNumber}`;
+        ok(res, 200, 'Account number resolved', {
+          account_number: accountNumber,
+          account_name: looked.behaviour?.name ?? fakeNameFor(holder),
+          bank_id: numericId(`bank:${bankCode.toUpperCase()}`) % 1000,
+        });
+      },
+    }),
+    custom({ method: 'get', path: '/bank', handle: ({ req, res }) => ok(res, 200, 'Banks retrieved', banksList(textField(req.query.type))) }),
+  ],
+});
