@@ -101,6 +101,15 @@ describe('import graph of src/', () => {
     expect(reach).toEqual([]);
   });
 
+  it('providers/, rails/ and mocks/ import no feature (settlement goes through the interface rails/ owns)', () => {
+    const features = ['wallet', 'trading', 'v1', 'webhooks', 'sandbox', 'access', 'inspector', 'collections', 'payouts', 'bills', 'payment-links', 'reports', 'settlement'];
+    const upward = ['providers', 'rails', 'mocks'].flatMap((folder) =>
+      importsOf(folder).flatMap(([file, deps]) => deps.filter((d) => features.includes(d.split('/')[0]!)).map((d) => `${file} -> ${d}`)),
+    );
+    expect(importsOf('providers').length).toBeGreaterThan(20);
+    expect(upward).toEqual([]);
+  });
+
   it("the provider catalog (names and config blocks) imports only kernel/ and the providers' options files, so config/ and scenarios/ can read it", () => {
     const light = (file: string) => file === 'providers/provider-catalog.ts' || file === 'providers/provider-options.ts' || /^providers\/[^/]+\/options\.ts$/.test(file);
     const catalog = [...graph].filter(([file]) => light(file));
