@@ -11,54 +11,14 @@ import { displayPath } from './kernel/display-path.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
+import { PROVIDERS } from './providers/index.ts';
+import { usage } from './cli/usage.ts';
 import { loadScenarios, ruleSources } from './scenarios/scenario-loader.ts';
 import { formatLintProblem, type LintProblem } from './scenarios/scenario-lint.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
 import { SandboxReplays } from './replay/sandbox-replays.ts';
 
-const USAGE = `railyard ${VERSION}
-
-Usage:
-  railyard serve            run the sandbox (default); configure with railyard.yaml and env (see README)
-  railyard listen --forward-to <url> [--api <url>] [--key <sk_…>] [--events <type,…>] [--print-secret]
-                            forward the sandbox's events to a local URL, signed (Standard Webhooks)
-                            with a secret stable per key; --print-secret prints it and exits
-  railyard trigger <event-type> [--api <url>] [--key <sk_test_…>] [--secret <signing secret>]
-                            [--review-address <address>]
-                            create the objects that emit that event (on a virtual clock, advance it)
-  railyard clock advance <duration> [--api <url>] [--key <sk_test_…>]   (--base is --api)
-                            move a running sandbox's virtual clock forward (90s, 15m, 24h, 1d) with a
-                            progress bar of the jobs that fall due on the way
-  railyard replay <files or dirs...> [--reporter default|junit|json] [--output <file>] [--seed N]
-                            run the scenario files' scripts, each in its own in-process sandbox on a
-                            virtual clock, and check their expectations; exit 0 when all pass, 1 when
-                            one fails, 2 when no file holds a script (--json: --reporter json)
-  railyard contracts generate [--dir contracts] [--scenarios <dirs or files...>] [--check]
-                            replay the scripted scenarios into Pact V4 files (merchant -> railyard
-                            with webhook messages; railyard -> mtn-momo, hubtel, bank-rail, paystack);
-                            --check fails when --dir differs from a fresh generation (drift)
-  railyard contracts verify [--dir contracts] [--provider <name>]... [--provider-base-url <url>]
-                            [--key <sk_test_…>] [--secret <signing secret>] [--log-level <level>]
-                            [--reporter default|junit|json] [--output <file>]
-                            run the Pact verifier against in-process railyard (or a running one)
-  railyard scenarios lint [files or dirs...] [--strict] [--reporter text|json]
-                            report rules that can never match, rules shadowed by an earlier one and
-                            fields that do nothing, as file:line; exit 1 on errors (--strict: on
-                            warnings too), 2 when a path does not exist
-  railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>]
-                            serve one provider mock (mtn-momo, hubtel, bank-rail, paystack) standalone on its own
-                            port; the banner shows the credentials it accepts
-  railyard record --provider <name> --upstream <url> [--out scenarios/recorded-<name>.yaml]
-                            [--duration <seconds>] [--proxy-port N] [--callback-origin <public url>]
-                            serve railyard with that provider behind a recording proxy to <url>;
-                            on Ctrl-C (or after --duration) write what it did as a scenario file
-  railyard migrate          apply the migrations the store (RAILYARD_DB: a SQLite file or a postgres:// URL)
-                            lacks, print its schema version and exit; serve does this on start too
-  railyard help             this text
-
-  --api defaults to $RAILYARD_API or http://localhost:4010, --key to $RAILYARD_KEY or the sandbox
-  key, --secret to $RAILYARD_SIGNING_SECRET or the sandbox signing secret.
-`;
+const USAGE = usage(VERSION, PROVIDERS);
 
 /** Runs parseArgs; its complaints (unknown or malformed options) are usage errors: exit 2. */
 function parseOrExit<T>(command: string, parse: () => T): T {

@@ -1,127 +1,41 @@
 import type { Router } from 'express';
 import { callbackToken, type Config } from './config/config.ts';
-import { bankRailMock } from './mocks/bank-rail-mock.ts';
-import { billsMock } from './mocks/bills-mock.ts';
 import type { MockContext } from './mocks/engine/mock-context.ts';
-import { hubtelMock } from './mocks/hubtel-mock.ts';
 import { mockAccessView, type MockAccessView, type MockDefinition } from './mocks/mock-definition.ts';
-import { mtnMomoMock } from './mocks/mtn-momo-mock.ts';
-import { paystackMock } from './mocks/paystack-mock.ts';
-import { cardProcessorMock } from './mocks/card-processor-mock.ts';
-import { directDebitMock } from './mocks/direct-debit-mock.ts';
-import { BankRailAdapter } from './rails/adapters/bank-rail-adapter.ts';
-import { BillsAdapter } from './rails/adapters/bills-adapter.ts';
-import { HubtelAdapter } from './rails/adapters/hubtel-adapter.ts';
-import { MtnMomoAdapter } from './rails/adapters/mtn-momo-adapter.ts';
-import { PaystackAdapter } from './rails/adapters/paystack-adapter.ts';
-import { CardProcessorAdapter } from './rails/adapters/card-processor-adapter.ts';
-import { DirectDebitAdapter } from './rails/adapters/direct-debit-adapter.ts';
+import type { ProviderDefinition } from './providers/define-provider.ts';
+import { PROVIDERS as DEFINITIONS } from './providers/index.ts';
+import type { ProviderId } from './providers/provider-catalog.ts';
 import type { RailAdapterContext, RailProvider } from './rails/provider-port.ts';
 
-// The provider registry: part of the composition root, so it may name concrete adapters and
-// mocks. Adding a provider is an adapter (src/rails/adapters/), a wire module on the mock engine
-// (src/mocks/), its block in config.providers, and one entry in PROVIDERS. See docs/providers.md.
+// The providers as the composition root wires them: a view over src/providers/index.ts that
+// reads each one's block of the configuration. Adding a provider is a folder under
+// src/providers/ and its line in the lists there; nothing here changes. See docs/providers.md.
 
-export type ProviderName = keyof Config['providers'];
+export type ProviderName = ProviderId;
 
 /** A provider as the composition root wires it: its adapter from configuration, and its mock. */
 export interface ProviderRegistration {
   name: ProviderName;
   /** The adapter, configured from config.providers[name]; ctx carries its timeout. */
   adapter(config: Config, ctx: RailAdapterContext): RailProvider;
-  mock: MockDefinition;
+  mock: MockDefinition<Config>;
 }
 
-const mtnMomo: ProviderRegistration = {
-  name: 'mtn-momo',
-  adapter: (config, ctx) => {
-    const c = config.providers['mtn-momo'];
-    return new MtnMomoAdapter(
-      {
-        baseUrl: c.base_url,
-        apiUser: c.api_user,
-        apiKey: c.api_key,
-        collectionSubscriptionKey: c.collection_subscription_key,
-        disbursementSubscriptionKey: c.disbursement_subscription_key,
-        targetEnvironment: c.target_environment,
-        currency: c.currency,
-        callbackToken: callbackToken(config, 'mtn-momo'),
-      },
-      ctx,
-    );
-  },
-  mock: mtnMomoMock,
-};
-
-const hubtel: ProviderRegistration = {
-  name: 'hubtel',
-  adapter: (config, ctx) => {
-    const c = config.providers.hubtel;
-    return new HubtelAdapter(
-      {
-        hosts: c.hosts,
-        clientId: c.client_id,
-        clientSecret: c.client_secret,
-        posSalesId: c.pos_sales_id,
-        prepaidDepositId: c.prepaid_deposit_id,
-        callbackToken: callbackToken(config, 'hubtel'),
-      },
-      ctx,
-    );
-  },
-  mock: hubtelMock,
-};
-
-const bankRail: ProviderRegistration = {
-  name: 'bank-rail',
-  adapter: (config, ctx) => {
-    const c = config.providers['bank-rail'];
-    return new BankRailAdapter({ baseUrl: c.base_url, clientId: c.client_id, clientSecret: c.client_secret, callbackToken: callbackToken(config, 'bank-rail') }, ctx);
-  },
-  mock: bankRailMock,
-};
-
-const paystack: ProviderRegistration = {
-  name: 'paystack',
-  adapter: (config, ctx) => {
-    const c = config.providers.paystack;
-    return new PaystackAdapter(
-      { baseUrl: c.base_url, secretKey: c.secret_key, channels: c.channels, networks: c.networks, customerEmailDomain: c.customer_email_domain },
-      ctx,
-    );
-  },
-  mock: paystackMock,
-};
-
-const cardProcessor: ProviderRegistration = {
-  name: 'card-processor',
-  adapter: (config, ctx) => {
-    const c = config.providers['card-processor'];
-    return new CardProcessorAdapter({ baseUrl: c.base_url, apiKey: c.api_key, webhookSecret: c.webhook_secret }, ctx);
-  },
-  mock: cardProcessorMock,
-};
-
-const directDebit: ProviderRegistration = {
-  name: 'direct-debit',
-  adapter: (config, ctx) => {
-    const c = config.providers['direct-debit'];
-    return new DirectDebitAdapter({ baseUrl: c.base_url, apiKey: c.api_key, signingSecret: c.signing_secret }, ctx);
-  },
-  mock: directDebitMock,
-};
-
-const bills: ProviderRegistration = {
-  name: 'bills',
-  adapter: (config, ctx) => {
-    const c = config.providers.bills;
-    return new BillsAdapter({ baseUrl: c.base_url, apiKey: c.api_key, signingSecret: c.signing_secret }, ctx);
-  },
-  mock: billsMock,
-};
+function registered(definition: ProviderDefinition<ProviderName>): ProviderRegistration {
+  const name = definition.id;
+  return {
+    name,
+    adapter: (config, ctx) => definition.adapter(config.providers[name], ctx, { callbackToken: callbackToken(config, name) }),
+    mock: {
+      name,
+      create: (ctx, config) => definition.mock.create(ctx, config.providers[name]),
+      access: (config) => definition.mock.access(config.providers[name]),
+    },
+  };
+}
 
 /** Every provider railyard knows, in the order their mocks are mounted. */
-export const PROVIDERS: readonly ProviderRegistration[] = [mtnMomo, hubtel, bankRail, paystack, cardProcessor, directDebit, bills];
+export const PROVIDERS: readonly ProviderRegistration[] = DEFINITIONS.map(registered);
 
 /** Thrown for a provider name the registry does not have. */
 export class UnknownProviderError extends Error {

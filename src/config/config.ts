@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { NETWORKS } from '../kernel/msisdn.ts';
 import { hmacSha256Hex } from '../kernel/secrets.ts';
 import { parseYamlWith, YamlSourceError } from '../kernel/yaml-source.ts';
+import { PROVIDER_CATALOG, providerBlocksSchema } from '../providers/provider-catalog.ts';
 
 const feeRule = z.strictObject({
   bps: z.number().int().min(0).max(10_000).default(0).describe('Percentage in basis points (100 = 1%), rounded up'),
@@ -12,14 +12,6 @@ const feeRule = z.strictObject({
   max: z.number().int().min(0).nullable().default(null),
 });
 export type FeeRule = z.infer<typeof feeRule>;
-
-const provider = {
-  enabled: z.boolean().default(true),
-  priority: z.number().int().min(1).max(100),
-  base_url: z.url().optional().describe('Real upstream base URL; omitted means the in-process mock'),
-  timeout_ms: z.number().int().min(10).max(120_000).optional(),
-  callback_token: z.string().min(16).optional(),
-};
 
 /** Jobs in flight at once unless configured: enough to keep a 2-core machine's event loop busy. */
 export const DEFAULT_JOB_CONCURRENCY = 32;
@@ -115,83 +107,8 @@ export const configSchema = z.strictObject({
       callback_timeout_ms: z.number().int().min(10).max(120_000).default(10_000).describe('Mocks: real-time timeout of one callback to its receiver'),
     })
     .prefault({}),
-  providers: z
-    .strictObject({
-      'mtn-momo': z
-        .strictObject({
-          ...provider,
-          priority: provider.priority.default(1),
-          api_user: z.string().default('railyard-mtn-api-user'),
-          api_key: z.string().default('railyard-mtn-api-key'),
-          collection_subscription_key: z.string().default('railyard-mtn-collection-key'),
-          disbursement_subscription_key: z.string().default('railyard-mtn-disbursement-key'),
-          target_environment: z.string().default('sandbox'),
-          currency: z.string().default('GHS').describe("MTN's real sandbox only takes EUR"),
-        })
-        .prefault({}),
-      hubtel: z
-        .strictObject({
-          ...provider,
-          priority: provider.priority.default(2),
-          networks: z.array(z.enum(NETWORKS)).default([...NETWORKS]),
-          hosts: z
-            .strictObject({ receive: z.url(), receiveStatus: z.url(), send: z.url(), sendStatus: z.url(), verify: z.url() })
-            .optional()
-            .describe("Hubtel's real hosts; omitted means the in-process mock"),
-          client_id: z.string().default('railyard-hubtel-client'),
-          client_secret: z.string().default('railyard-hubtel-secret'),
-          pos_sales_id: z.string().default('2017101'),
-          prepaid_deposit_id: z.string().default('2017102'),
-        })
-        .prefault({}),
-      'bank-rail': z
-        .strictObject({
-          ...provider,
-          priority: provider.priority.default(1),
-          client_id: z.string().default('railyard-bank-participant'),
-          client_secret: z.string().default('railyard-bank-secret'),
-        })
-        .prefault({}),
-      bills: z
-        .strictObject({
-          ...provider,
-          priority: provider.priority.default(1),
-          api_key: z.string().min(1).default('bk_test_railyard_bills').describe('Bearer key on every call to the biller aggregator'),
-          signing_secret: z.string().min(16).default('railyard-bills-callback-secret').describe('Signs its callbacks: X-Bills-Signature, hex HMAC-SHA256 of the raw body'),
-        })
-        .prefault({}),
-      paystack: z
-        .strictObject({
-          ...provider,
-          // Off by default: switched on, it joins failover for momo and bank after the others.
-          enabled: provider.enabled.default(false),
-          priority: provider.priority.default(3),
-          channels: z.array(z.enum(['momo', 'bank'])).min(1).default(['momo', 'bank']),
-          networks: z.array(z.enum(NETWORKS)).default([...NETWORKS]),
-          secret_key: z.string().min(1).default('sk_test_railyard_paystack'),
-          customer_email_domain: z.string().min(1).default('example.com').describe('Paystack needs an email per charge: <msisdn>@<this domain>'),
-          webhook_url: z.url().optional().describe("Mock: where it posts webhooks (Paystack's dashboard setting); default the service's /internal/callbacks/paystack"),
-        })
-        .prefault({}),
-      // The /v1 collections' card and bank rails (invented upstreams: docs/v1/collections.md).
-      'card-processor': z
-        .strictObject({
-          ...provider,
-          priority: provider.priority.default(1),
-          api_key: z.string().min(1).default('ck_test_railyard_card_processor'),
-          webhook_secret: z.string().min(1).default('whsec_railyard_card_processor'),
-        })
-        .prefault({}),
-      'direct-debit': z
-        .strictObject({
-          ...provider,
-          priority: provider.priority.default(1),
-          api_key: z.string().min(1).default('dd_test_railyard_direct_debit'),
-          signing_secret: z.string().min(1).default('dds_railyard_direct_debit'),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
+  // One block per provider, from the providers' own options (src/providers/<id>/options.ts).
+  providers: providerBlocksSchema(PROVIDER_CATALOG),
   trading,
   webhooks: z
     .strictObject({

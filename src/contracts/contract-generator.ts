@@ -12,13 +12,15 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { MatchersV3 as M, PactV4 } from '@pact-foundation/pact';
+import { PROVIDER_IDS } from '../providers/provider-catalog.ts';
 import { partialMatch, type ScenarioSource } from '../replay/replay-api.ts';
 import { bodyMatchers, redactSecrets, requestBody, stateExpression, REDACTED, references } from './body-matchers.ts';
 import { loadScenarioSource, recordScenario, type RecordedStep, type ScenarioRecording, type UpstreamExchange } from './scenario-recording.ts';
 
 export const MERCHANT = 'merchant';
 export const RAILYARD = 'railyard';
-export const UPSTREAM_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills'] as const;
+/** One railyard -> provider Pact file per provider of the catalog. */
+export const UPSTREAM_PROVIDERS = PROVIDER_IDS;
 
 /** Request headers that carry credentials: the pact holds a placeholder, the verifier sets the real one. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'ocp-apim-subscription-key', 'x-signature', 'x-api-key']);

@@ -1,5 +1,4 @@
 import type { Router } from 'express';
-import type { Config } from '../config/config.ts';
 import type { MockContext } from './engine/mock-context.ts';
 
 /** One credential a mock accepts, and where a client presents it. */
@@ -21,30 +20,30 @@ export interface MockAccess {
 }
 
 /**
- * A provider mock as the registry knows it: its name (the scenarios' `provider` and its mount
- * point /mocks/<name>), how to build it with the credentials configured for it, and what it
- * tells its users.
+ * A provider mock as its provider knows it: its name (the scenarios' `provider` and its mount
+ * point /mocks/<name>), how to build it from the provider's config block (`providers.<name>`),
+ * and what it tells its users.
  */
-export interface MockDefinition {
+export interface MockDefinition<Options = any> {
   name: string;
-  create(ctx: MockContext, config: Config): Router;
-  access(config: Config): MockAccess;
+  create(ctx: MockContext, options: Options): Router;
+  access(options: Options): MockAccess;
 }
 
 /**
- * A mock definition from its parts: where its credentials come from in the configuration, its
- * factory, and what it tells its users about them.
+ * A mock definition from its parts: which credentials it takes from its provider's config block,
+ * its factory, and what it tells its users about them.
  */
-export function defineMock<Credentials>(parts: {
+export function defineMock<Options, Credentials>(parts: {
   name: string;
-  credentials(config: Config): Credentials;
+  credentials(options: Options): Credentials;
   create(ctx: MockContext, credentials: Credentials): Router;
   access(credentials: Credentials): MockAccess;
-}): MockDefinition {
+}): MockDefinition<Options> {
   return {
     name: parts.name,
-    create: (ctx, config) => parts.create(ctx, parts.credentials(config)),
-    access: (config) => parts.access(parts.credentials(config)),
+    create: (ctx, options) => parts.create(ctx, parts.credentials(options)),
+    access: (options) => parts.access(parts.credentials(options)),
   };
 }
 

@@ -5,7 +5,7 @@ import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import type { RecordedCallback, RecordedExchange } from './recording-proxy.ts';
 import type { Redactor } from '../kernel/redactor.ts';
-import type { AnsweredBehaviour, RecordedKey, RecordedOperation, ReportedOutcome, WireProfile } from './wire-profile.ts';
+import type { AnsweredBehaviour, RecordedKey, RecordedOperation, ReportedOutcome, WireProfile } from '../providers/wire-profile.ts';
 
 // Turns what the proxy saw into scenario rules: one rule per number or account, saying for each
 // operation what the upstream did, call by call. References, timestamps and the upstream's ids are

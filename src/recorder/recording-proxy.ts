@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config/config.ts';
-import type { WireProfile, WireRequest } from './wire-profile.ts';
+import type { WireProfile, WireRequest } from '../providers/wire-profile.ts';
 
 /** How an exchange ended: answered, given up by railyard's adapter (its timeout), or cut by the upstream. */
 export type ExchangeEnding = 'answered' | 'abandoned' | 'reset' | 'unreachable';

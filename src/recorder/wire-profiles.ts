@@ -1,16 +1,10 @@
-import { bankRailWire } from './bank-rail-wire.ts';
-import { hubtelWire } from './hubtel-wire.ts';
-import { mtnMomoWire } from './mtn-momo-wire.ts';
-import { paystackWire } from './paystack-wire.ts';
-import type { WireProfile } from './wire-profile.ts';
+import { PROVIDERS } from '../providers/index.ts';
+import type { WireProfile } from '../providers/wire-profile.ts';
 
-/** The upstreams railyard can record; a new provider adds its wire profile here. */
-export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = {
-  [mtnMomoWire.provider]: mtnMomoWire,
-  [hubtelWire.provider]: hubtelWire,
-  [bankRailWire.provider]: bankRailWire,
-  [paystackWire.provider]: paystackWire,
-};
+/** The upstreams railyard can record: every provider whose folder has a recorder wire profile. */
+export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = Object.fromEntries(
+  PROVIDERS.flatMap((p) => (p.recorder ? [[p.id, p.recorder] as const] : [])),
+);
 
 /**
  * Thrown for a provider railyard cannot record: it may well be a known provider (the registry's

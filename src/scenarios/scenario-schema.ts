@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NETWORKS } from '../kernel/msisdn.ts';
+import { PROVIDER_IDS } from '../providers/provider-catalog.ts';
 import { replaySettingsSchema, scriptStepSchema } from './script-schema.ts';
 
 const callback = z.strictObject({
@@ -22,7 +23,8 @@ export const behaviourSchema = z.strictObject({
   name: z.string().min(1).optional().describe('resolve only: the account holder name'),
 });
 
-export const SCENARIO_PROVIDERS = ['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'any'] as const;
+/** The providers a rule names behaviours for: every provider of the catalog, and `any` for those not named. */
+export const SCENARIO_PROVIDERS = [...PROVIDER_IDS, 'any'] as const;
 
 /** One behaviour, or a sequence: the first call gets the first, and so on; the last repeats. */
 const behaviourOrSequence = z.preprocess(
@@ -33,7 +35,7 @@ const behaviourOrSequence = z.preprocess(
 /** Behaviour per provider; `any` covers providers not named. */
 const perProvider = z
   .strictObject(Object.fromEntries(SCENARIO_PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof SCENARIO_PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
-  .refine((v) => Object.values(v).some(Boolean), 'name at least one provider (mtn-momo, hubtel, bank-rail, paystack, card-processor, direct-debit, bills) or any');
+  .refine((v) => Object.values(v).some(Boolean), `name at least one provider (${PROVIDER_IDS.join(', ')}) or any`);
 
 function compiles(source: string): boolean {
   try {

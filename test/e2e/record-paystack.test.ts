@@ -6,7 +6,7 @@ import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
 import { buildConfig } from '../../src/config/config.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
-import { PAYSTACK_WEBHOOK_PATH } from '../../src/recorder/paystack-wire.ts';
+import { PAYSTACK_WEBHOOK_PATH } from '../../src/providers/paystack/recorder.ts';
 import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
 import { merchant, secondOnBothClocks, settled, type Merchant } from '../support/recording-merchant.ts';

@@ -8,7 +8,7 @@ import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
 import { buildConfig, callbackToken } from '../../src/config/config.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
-import { mtnReferenceId } from '../../src/rails/adapters/mtn-momo-adapter.ts';
+import { mtnReferenceId } from '../../src/providers/mtn-momo/adapter.ts';
 import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { SCENARIO_SCHEMA_PATH } from '../../src/scenarios/scenario-json-schema.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';

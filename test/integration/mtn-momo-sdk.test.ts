@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import { createMtnMomoMock, type MtnMomoCredentials } from '../../src/mocks/mtn-momo-mock.ts';
+import { createMtnMomoMock, type MtnMomoCredentials } from '../../src/providers/mtn-momo/mock.ts';
 import { ProviderHealth } from '../../src/rails/provider-health.ts';
 import { Scheduler } from '../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';

@@ -3,7 +3,7 @@ import { buildConfig } from '../../src/config/config.ts';
 import { buildRecordedScenario } from '../../src/recorder/recorded-scenario.ts';
 import type { RecordedCallback, RecordedExchange } from '../../src/recorder/recording-proxy.ts';
 import { Redactor } from '../../src/kernel/redactor.ts';
-import { paystackWire } from '../../src/recorder/paystack-wire.ts';
+import { paystackWire } from '../../src/providers/paystack/recorder.ts';
 import { wireProfileFor } from '../../src/recorder/wire-profiles.ts';
 
 // Paystack's wire read back into scenario terms: charges keyed on the phone, transfers on the

@@ -115,17 +115,39 @@ export class CallbackPlanner {
     }
   }
 
+  /**
+   * Settles a transaction now, as its settlement job would: once (a settled one is left as it
+   * is), then its callback. For a step the upstream waited for, answered on a wire route (a card's
+   * OTP, a debit's mandate). The transaction as it stands afterwards; undefined when the book does
+   * not have it.
+   */
+  async settleNow<T>(bookName: string, reference: string, outcome: Outcome): Promise<T | undefined> {
+    const registered = this.registered(bookName);
+    if (!registered) return undefined;
+    const current = await registered.book.get(reference);
+    if (current === undefined) return undefined;
+    return (await this.apply(registered, reference, current, { outcome })) as T;
+  }
+
   private async settle(payload: Settlement): Promise<void> {
     const registered = this.registered(payload.book);
     if (!registered) return;
-    const { book, wire } = registered;
-    const current = (await book.get(payload.reference)) ?? payload.transaction;
-    // Jobs run at least once; the upstream settles and calls back once.
-    if (!wire.pending(current)) return;
-    const settled = wire.settle(current, payload.outcome, this.deps.clock.now());
-    await book.set(payload.reference, settled);
-    if (payload.drop) return;
-    await this.send(payload.reference, wire.callback(settled), payload.duplicateAfterSeconds);
+    const current = (await registered.book.get(payload.reference)) ?? payload.transaction;
+    await this.apply(registered, payload.reference, current, payload);
+  }
+
+  /** The one settlement: final state (once: jobs run at least once, the upstream settles once), then its callback unless dropped. */
+  private async apply(
+    { book, wire }: RegisteredBook,
+    reference: string,
+    current: unknown,
+    plan: Pick<Settlement, 'outcome' | 'drop' | 'duplicateAfterSeconds'>,
+  ): Promise<unknown> {
+    if (!wire.pending(current)) return current;
+    const settled = wire.settle(current, plan.outcome, this.deps.clock.now());
+    await book.set(reference, settled);
+    if (!plan.drop) await this.send(reference, wire.callback(settled), plan.duplicateAfterSeconds);
+    return settled;
   }
 
   private async callback(payload: CallbackJob): Promise<void> {

@@ -1,7 +1,7 @@
 import { MOCK_MATCH_LOCAL } from '../../scenarios/rule-explanation.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import { BehaviourStage, pause, takesRequest, type Exchange, type MockQuery, type WireRefusals } from './behaviour.ts';
-import { CallbackPlanner, type TransactionWire } from './callback-plan.ts';
+import { CallbackPlanner, type Outcome, type TransactionWire } from './callback-plan.ts';
 import { CallbackSender, type CallbackSigner } from './callback-sender.ts';
 import type { MockContext } from './mock-context.ts';
 import type { MockTransactionBook, MockTransactionBookOptions } from './mock-transaction-book.ts';
@@ -52,8 +52,8 @@ export interface TakeCall<T> {
 export class MockEngine {
   private readonly behaviours: BehaviourStage;
   private readonly planner: CallbackPlanner;
-  /** How the mock calls back, jobs and wire routes alike: to railyard's own receiver in process when wired, else over HTTP. */
-  readonly sender: CallbackSender;
+  /** How the mock calls back: to railyard's own receiver in process when wired, else over HTTP. */
+  private readonly sender: CallbackSender;
   private readonly books = new Map<string, MockTransactionBook<unknown>>();
 
   constructor(
@@ -65,6 +65,15 @@ export class MockEngine {
     const local = ctx.localCallbacks && ctx.serviceBaseUrl ? { serviceBaseUrl: ctx.serviceBaseUrl, receive: ctx.localCallbacks } : undefined;
     this.sender = new CallbackSender({ provider, logger: ctx.logger, timeoutMs: ctx.callbackTimeoutMs, sign: options.signCallback, local });
     this.planner = new CallbackPlanner({ provider, clock: ctx.clock, scheduler: ctx.scheduler, store: ctx.store, logger: ctx.logger, sender: this.sender });
+  }
+
+  /**
+   * Settles a kept transaction now, through the same path as its settlement job (once, then its
+   * callback): the upstream's answer to a step it waited for, such as a card's OTP or a debit's
+   * mandate. The transaction as it stands afterwards; undefined when the book does not have it.
+   */
+  answer<T>(book: string, reference: string, outcome: Outcome): Promise<T | undefined> {
+    return this.planner.settleNow<T>(book, reference, outcome);
   }
 
   /** Opens one of the mock's persisted books and tells the callback jobs how to settle its transactions. */

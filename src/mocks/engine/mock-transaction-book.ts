@@ -79,4 +79,30 @@ export class MockTransactionBooks {
   open<T>(provider: string, name: string, options: MockTransactionBookOptions<T> = {}): MockTransactionBook<T> {
     return new MockTransactionBook<T>(this.store, this.clock, provider, name, options);
   }
+
+  /**
+   * Records of a sandbox session (an upstream's provisioned API users, the tokens it issued): where
+   * instances share the database (PostgreSQL) they are kept in it, so what one instance issued is
+   * good at all; one process alone keeps them in its memory until it stops, as the upstream's own
+   * sandbox forgets them; there, `expired` records make room at each write. The wire module does
+   * not need to know which.
+   */
+  session<T>(provider: string, name: string, options: { expired?: (record: T, now: number) => boolean } = {}): SessionRecords<T> {
+    if (this.store.kind === 'postgres') return this.open<T>(provider, name);
+    const records = new Map<string, T>();
+    return {
+      get: async (key) => records.get(key),
+      set: async (key, value) => {
+        const now = this.clock.now();
+        if (options.expired) for (const [k, record] of records) if (options.expired(record, now)) records.delete(k);
+        records.set(key, value);
+      },
+    };
+  }
+}
+
+/** A session's records by key (see MockTransactionBooks.session). */
+export interface SessionRecords<T> {
+  get(key: string): Promise<T | undefined>;
+  set(key: string, value: T): Promise<void>;
 }

@@ -6,9 +6,9 @@ import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../../src/kernel/cl
 import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import { silentLogger } from '../../../src/kernel/logger.ts';
 import { hmacSha256Hex } from '../../../src/kernel/secrets.ts';
-import { bankResponseCodeFor, createBankRailMock } from '../../../src/mocks/bank-rail-mock.ts';
+import { bankResponseCodeFor, createBankRailMock } from '../../../src/providers/bank-rail/mock.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
-import { BankRailAdapter, bankRailFailureReason } from '../../../src/rails/adapters/bank-rail-adapter.ts';
+import { BankRailAdapter, bankRailFailureReason } from '../../../src/providers/bank-rail/adapter.ts';
 import { ProviderHealth } from '../../../src/rails/provider-health.ts';
 import { RailError, type InboundCallback, type PayoutRequest } from '../../../src/rails/provider-port.ts';
 import type { Decision, RailQuery } from '../../../src/scenarios/scenario-types.ts';

@@ -1,8 +1,8 @@
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hmacSha256Hex } from '../../../src/kernel/secrets.ts';
-import { createBillsMock, SLOW_VEND_SECONDS } from '../../../src/mocks/bills-mock.ts';
-import { BillsAdapter, billerCode } from '../../../src/rails/adapters/bills-adapter.ts';
+import { createBillsMock, SLOW_VEND_SECONDS } from '../../../src/providers/bills/mock.ts';
+import { BillsAdapter, billerCode } from '../../../src/providers/bills/adapter.ts';
 import { RailError, type InboundCallback, type PayoutRequest } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';

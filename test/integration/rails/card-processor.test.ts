@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CARD_PROCESSOR_TEST_OTP, cardProcessorSignature, createCardProcessorMock } from '../../../src/mocks/card-processor-mock.ts';
-import { CardProcessorAdapter } from '../../../src/rails/adapters/card-processor-adapter.ts';
+import { CARD_PROCESSOR_TEST_OTP, cardProcessorSignature, createCardProcessorMock } from '../../../src/providers/card-processor/mock.ts';
+import { CardProcessorAdapter } from '../../../src/providers/card-processor/adapter.ts';
 import { RailError, type CardCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
@@ -212,5 +212,48 @@ describe('card-processor: webhook signatures', () => {
     expect(h.adapter.verifyCallback(webhookOf(body.replace('succeeded', 'failed'), cardProcessorSignature(WEBHOOK_SECRET, t, body)))).toBe(false);
     expect(h.adapter.verifyCallback(webhookOf(body, cardProcessorSignature('whsec_other', t, body)))).toBe(false);
     expect(h.adapter.verifyCallback(webhookOf(body, cardProcessorSignature(WEBHOOK_SECRET, t - 301, body)))).toBe(false);
+  });
+});
+
+describe('card-processor: the callback behaviours of scenarios (through the engine, like every mock)', () => {
+  const card = { number: '4084084084084081' };
+
+  it('duplicate: the same webhook goes out again, byte for byte, after the delay asked', async () => {
+    h.behave(() => ({ callback: { after_seconds: 2, status: 'success', drop: false, duplicate: true, duplicate_after_seconds: 3 } }));
+    const reference = ref();
+    await h.adapter.collect(charge(reference, card));
+    await h.advance(2);
+    expect(h.webhooks).toHaveLength(1);
+    await h.advance(3);
+    expect(h.webhooks).toHaveLength(2);
+    expect(h.webhooks[1]!.rawBody).toBe(h.webhooks[0]!.rawBody);
+    expect(h.adapter.parseCallback(h.webhooks[1]!)).toMatchObject({ reference, outcome: { status: 'success' } });
+  });
+
+  it('dropped: the charge settles, no webhook is sent, and a status read finds the outcome', async () => {
+    h.behave(() => ({ callback: { after_seconds: 2, status: 'failed', reason: 'insufficient_funds', drop: true } }));
+    const reference = ref();
+    const accepted = await h.adapter.collect(charge(reference, card));
+    await h.advance(60);
+    expect(h.webhooks).toHaveLength(0);
+    expect(await h.adapter.status({ operation: 'collect', reference, providerReference: accepted.providerReference })).toEqual({ status: 'failed', reason: 'insufficient_funds' });
+  });
+
+  it('late: the request times out, the processor took the charge after all and reports it', async () => {
+    h.behave(() => ({ respond: 'timeout', callback: { after_seconds: 4, status: 'success', drop: false } }));
+    const reference = ref();
+    expect((await railError(h.adapter.collect(charge(reference, card)))).kind).toBe('timeout');
+    await h.advance(4);
+    expect(h.webhooks).toHaveLength(1);
+    expect(h.adapter.parseCallback(h.webhooks[0]!)).toMatchObject({ reference, outcome: { status: 'success' } });
+  });
+
+  it("an OTP's answer settles the charge once: the settlement the scenario planned then finds it settled and sends nothing", async () => {
+    h.behave(() => ({ callback: { after_seconds: 30, status: 'failed', reason: 'do_not_honour', drop: false } }));
+    const reference = ref();
+    const accepted = await h.adapter.collect(charge(reference, { number: '4000000000003410' }));
+    expect(await h.adapter.submitOtp({ reference, providerReference: accepted.providerReference, otp: CARD_PROCESSOR_TEST_OTP })).toEqual({ status: 'success' });
+    await h.advance(60);
+    expect(h.webhooks.map((w) => (w.body as { type: string }).type)).toEqual(['charge.succeeded']);
   });
 });

@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDirectDebitMock, directDebitSignature } from '../../../src/mocks/direct-debit-mock.ts';
-import { DirectDebitAdapter } from '../../../src/rails/adapters/direct-debit-adapter.ts';
+import { createDirectDebitMock, directDebitSignature } from '../../../src/providers/direct-debit/mock.ts';
+import { DirectDebitAdapter } from '../../../src/providers/direct-debit/adapter.ts';
 import { RailError, type BankDebitCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
@@ -180,5 +180,47 @@ describe('direct-debit: callback signatures', () => {
     expect(h.adapter.verifyCallback(of(body, directDebitSignature(SIGNING_SECRET, body)))).toBe(true);
     expect(h.adapter.verifyCallback(of(body.replace('COMPLETED', 'DECLINED'), directDebitSignature(SIGNING_SECRET, body)))).toBe(false);
     expect(h.adapter.verifyCallback(of(body, directDebitSignature('other', body)))).toBe(false);
+  });
+});
+
+describe('direct-debit: the callback behaviours of scenarios (through the engine, like every mock)', () => {
+  it('duplicate: the same callback goes out again, byte for byte, after the delay asked', async () => {
+    h.behave(() => ({ callback: { after_seconds: 2, status: 'success', drop: false, duplicate: true, duplicate_after_seconds: 3 } }));
+    const reference = ref();
+    await h.adapter.collect(debit(reference));
+    await h.advance(2);
+    expect(h.callbacks).toHaveLength(1);
+    await h.advance(3);
+    expect(h.callbacks).toHaveLength(2);
+    expect(h.callbacks[1]!.rawBody).toBe(h.callbacks[0]!.rawBody);
+    expect(h.adapter.parseCallback(h.callbacks[1]!)).toMatchObject({ reference, outcome: { status: 'success' } });
+  });
+
+  it('dropped: the debit settles, no callback is sent, and a status read finds the outcome', async () => {
+    h.behave(() => ({ callback: { after_seconds: 2, status: 'failed', reason: 'INSUFFICIENT_FUNDS', drop: true } }));
+    const reference = ref();
+    const accepted = await h.adapter.collect(debit(reference));
+    await h.advance(60);
+    expect(h.callbacks).toHaveLength(0);
+    expect(await h.adapter.status({ operation: 'collect', reference, providerReference: accepted.providerReference })).toEqual({ status: 'failed', reason: 'INSUFFICIENT_FUNDS' });
+  });
+
+  it('late: the request times out, the rail took the debit after all and reports it', async () => {
+    h.behave(() => ({ respond: 'timeout', callback: { after_seconds: 4, status: 'success', drop: false } }));
+    const reference = ref();
+    expect((await railError(h.adapter.collect(debit(reference)))).kind).toBe('timeout');
+    await h.advance(4);
+    expect(h.callbacks).toHaveLength(1);
+    expect(h.adapter.parseCallback(h.callbacks[0]!)).toMatchObject({ reference, outcome: { status: 'success' } });
+  });
+
+  it("the holder's answer settles the debit once: the settlement the scenario planned then finds it settled and sends nothing", async () => {
+    h.behave(() => ({ callback: { after_seconds: 30, status: 'failed', reason: 'INSUFFICIENT_FUNDS', drop: false } }));
+    const reference = ref();
+    const accepted = await h.adapter.collect(debit(reference));
+    expect(await h.adapter.decideMandate!({ reference, providerReference: accepted.providerReference, decision: 'approve' })).toEqual({ status: 'success' });
+    await h.advance(60);
+    expect(h.callbacks).toHaveLength(1);
+    expect(h.adapter.parseCallback(h.callbacks[0]!)).toMatchObject({ reference, outcome: { status: 'success' } });
   });
 });

@@ -7,14 +7,14 @@ import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../../src/kernel/cl
 import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import type { Logger } from '../../../src/kernel/logger.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
-import { createHubtelMock, hubtelFailure, type HubtelCredentials } from '../../../src/mocks/hubtel-mock.ts';
+import { createHubtelMock, hubtelFailure, type HubtelCredentials } from '../../../src/providers/hubtel/mock.ts';
 import {
   HUBTEL_PRODUCTION_HOSTS,
   HubtelAdapter,
   fromHubtelClientReference,
   toHubtelClientReference,
   type HubtelAdapterConfig,
-} from '../../../src/rails/adapters/hubtel-adapter.ts';
+} from '../../../src/providers/hubtel/adapter.ts';
 import { ProviderHealth } from '../../../src/rails/provider-health.ts';
 import { RailError, type InboundCallback, type MomoCollectRequest } from '../../../src/rails/provider-port.ts';
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from '../../../src/scenarios/scenario-types.ts';

@@ -8,8 +8,8 @@ import { VIRTUAL_EPOCH, VirtualClock, SystemClock } from '../../../src/kernel/cl
 import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import { silentLogger } from '../../../src/kernel/logger.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
-import { createMtnMomoMock, type MtnMomoCredentials } from '../../../src/mocks/mtn-momo-mock.ts';
-import { MtnMomoAdapter, mtnReferenceId, type MtnMomoAdapterConfig } from '../../../src/rails/adapters/mtn-momo-adapter.ts';
+import { createMtnMomoMock, type MtnMomoCredentials } from '../../../src/providers/mtn-momo/mock.ts';
+import { MtnMomoAdapter, mtnReferenceId, type MtnMomoAdapterConfig } from '../../../src/providers/mtn-momo/adapter.ts';
 import { ProviderHealth } from '../../../src/rails/provider-health.ts';
 import { RailError, type InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Decision, ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';

@@ -1,8 +1,8 @@
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hmacSha512Hex } from '../../../src/kernel/secrets.ts';
-import { createPaystackMock, paystackGatewayResponse } from '../../../src/mocks/paystack-mock.ts';
-import { PaystackAdapter, paystackFailureReason } from '../../../src/rails/adapters/paystack-adapter.ts';
+import { createPaystackMock, paystackGatewayResponse } from '../../../src/providers/paystack/mock.ts';
+import { PaystackAdapter, paystackFailureReason } from '../../../src/providers/paystack/adapter.ts';
 import { RailError, type CollectRequest, type InboundCallback, type PayoutRequest } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';

@@ -171,3 +171,25 @@ describe('the callback planner', () => {
     expect(() => p.plan.addBook('payments', p.book, PAYMENTS)).toThrow(/already registered/);
   });
 });
+
+describe("the callback planner settling an upstream's answer now (a card's OTP, a debit's mandate)", () => {
+  it('settles it as its job would: the final state, then one callback; the planned job then finds it settled', async () => {
+    const p = await planner();
+    await p.accept(PAYMENT, { after_seconds: 30, status: 'failed', reason: 'E_LATE' });
+    await p.scheduler.advanceBy(2_000);
+    expect(await p.plan.settleNow<Payment>('payments', 'r1', { status: 'success' })).toMatchObject({ state: 'paid' });
+    expect(p.bodies()).toEqual([{ at: 2_000, body: { ref: 'r1', state: 'paid' } }]);
+    await p.scheduler.advanceBy(60_000);
+    expect(await p.book.get('r1')).toMatchObject({ state: 'paid' });
+    expect(p.sender.sent).toHaveLength(1);
+  });
+
+  it('leaves a settled transaction as it is and sends nothing; answers undefined for one it does not have', async () => {
+    const p = await planner();
+    await p.accept(PAYMENT, { after_seconds: 1, status: 'failed', reason: 'E_FUNDS' });
+    await p.scheduler.advanceBy(1_000);
+    expect(await p.plan.settleNow<Payment>('payments', 'r1', { status: 'success' })).toMatchObject({ state: 'failed', code: 'E_FUNDS' });
+    expect(p.sender.sent).toHaveLength(1);
+    expect(await p.plan.settleNow('payments', 'no-such-reference', { status: 'success' })).toBeUndefined();
+  });
+});

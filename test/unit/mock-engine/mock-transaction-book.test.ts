@@ -162,3 +162,31 @@ describe('a mock transaction book', () => {
     expect(await all.open('direct-debit', 'debits').find('DD0001')).toEqual({ debitId: 'DD0001' });
   });
 });
+
+describe("a session's records (an upstream's provisioned users and issued tokens)", () => {
+  it('are kept in this process alone where one process has the database: another instance over it does not see them', async () => {
+    const { store, books: first } = books();
+    const users = first.session<{ key: string }>('acme', 'users');
+    await users.set('u1', { key: 'k1' });
+    expect(await users.get('u1')).toEqual({ key: 'k1' });
+    expect(await new MockTransactionBooks(store, new VirtualClock(VIRTUAL_EPOCH)).session('acme', 'users').get('u1')).toBeUndefined();
+  });
+
+  it('are shared through the database where instances share it (PostgreSQL), so what one issued is good at all', async () => {
+    const { store } = books();
+    const shared = new Proxy(store, { get: (target, name) => (name === 'kind' ? 'postgres' : Reflect.get(target, name, target)) }) as Store;
+    const clock = new VirtualClock(VIRTUAL_EPOCH);
+    await new MockTransactionBooks(shared, clock).session<{ key: string }>('acme', 'users').set('u1', { key: 'k1' });
+    expect(await new MockTransactionBooks(shared, clock).session('acme', 'users').get('u1')).toEqual({ key: 'k1' });
+  });
+
+  it('make room for new ones by dropping the expired, in memory', async () => {
+    const { books: b, clock } = books();
+    const tokens = b.session<{ expiresAt: number }>('acme', 'tokens', { expired: (t, now) => t.expiresAt <= now });
+    await tokens.set('old', { expiresAt: clock.now() + 1_000 });
+    clock.set(clock.now() + 1_000);
+    await tokens.set('new', { expiresAt: clock.now() + 1_000 });
+    expect(await tokens.get('old')).toBeUndefined();
+    expect(await tokens.get('new')).toBeDefined();
+  });
+});
