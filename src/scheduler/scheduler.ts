@@ -362,7 +362,7 @@ export class Scheduler {
             jobId: job.id,
             round,
             rank,
-            ids: this.deps.ids.fork(`${job.id}@${job.run_at}`),
+            ids: this.deps.ids.fork(`${job.id}@${job.run_at}`, job.seq),
             entries: 0,
             finalSection: false,
             turn: () => (rank <= settledBelow ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
