@@ -559,4 +559,8 @@ CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
   21: `
 ALTER TABLE jobs ADD COLUMN partition_key TEXT;
 `,
+  22: `
+DROP INDEX ledger_journals_merchant;
+DROP INDEX ledger_postings_account;
+`,
 };

@@ -115,6 +115,16 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       }
     });
 
+    it('indexes the ledger only as its reads need: journals by id, object and (merchant, time); postings by journal', async () => {
+      const indexes = async (table: string) =>
+        store.kind === 'postgres'
+          ? (await store.all<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = ? AND indexname NOT LIKE '%_pkey' ORDER BY indexname", [table])).map((r) => r.name)
+          : (await store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY name", [table])).map((r) => r.name);
+      // Each is written by every settlement: an index no read uses only costs.
+      expect((await indexes('ledger_journals')).filter((n) => !/autoindex|_id_key$/.test(n))).toEqual(['ledger_journals_merchant_time', 'ledger_journals_ref']);
+      expect(await indexes('ledger_postings')).toEqual(['ledger_postings_journal']);
+    });
+
     if (adapter.persistent) {
       it('keeps its data across close and reopen, and does not run the migrations again', async () => {
         await store.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?)', ['mch_contract', 'Contract Merchant', 1]);
