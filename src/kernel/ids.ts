@@ -103,9 +103,18 @@ export function bootSeed(seed: number, boot: number): number {
   return boot <= 1 ? seed >>> 0 : seedFromString(`${seed >>> 0}:boot:${boot}`);
 }
 
+/** A forked generator's order takes 5 chars: it wraps after 32^5 (33,554,432) jobs. */
+const ORDER_SPAN = 32 ** 5;
+
 /**
- * Prefixed, time-ordered ids: `chg_` + 10 chars of clock time + 10 random chars. With a virtual
- * clock and a seeded random source the sequence is the same on every run.
+ * Prefixed, time-ordered ids: `chg_` + 10 chars of clock time + 2 chars of a counter (creation
+ * order within a millisecond) + 8 random chars. With a virtual clock and a seeded random source
+ * the sequence is the same on every run.
+ *
+ * A job's fork (`fork(name, order)`) keeps the time and counter but spends 5 of the random chars
+ * on the job's order (its `seq`): 10 time + 5 order + 2 counter + 3 random. The jobs of one
+ * virtual instant then draw ids in round order, so their journals, events, deliveries and jobs
+ * are appended to each unique index instead of landing at random places in it.
  */
 export class IdGenerator {
   private lastTime = -1;
@@ -115,16 +124,20 @@ export class IdGenerator {
     private readonly random: RandomSource,
     /** The generator this one was forked from: inside a job's scope, that one draws from this. */
     private readonly parent?: IdGenerator,
+    /** A fork's place among the forks (a job's seq): its ids sort by it within a millisecond. */
+    private readonly order?: number,
   ) {}
 
   /**
    * The ids of the work named `name` (a job): a stream of their own, so they are the same
-   * whichever jobs ran before or beside it. Undefined when this generator is not reproducible
+   * whichever jobs ran before or beside it. With an `order` (the job's seq, the same in a serial
+   * and a concurrent run), the fork's ids carry it, so ids of work at one instant sort in that
+   * order and distinct orders never collide. Undefined when this generator is not reproducible
    * (crypto randomness): its ids are unique as they are.
    */
-  fork(name: string): IdGenerator | undefined {
+  fork(name: string, order?: number): IdGenerator | undefined {
     const random = this.random.fork?.(name);
-    return random ? new IdGenerator(this.clock, random, this) : undefined;
+    return random ? new IdGenerator(this.clock, random, this, order) : undefined;
   }
 
   /** The generator to draw from now: the current job's fork of this one, or this one. */
@@ -153,9 +166,17 @@ export class IdGenerator {
       time = ALPHABET[t % 32] + time;
       t = Math.floor(t / 32);
     }
+    let order = '';
+    if (this.order !== undefined) {
+      let o = ((this.order % ORDER_SPAN) + ORDER_SPAN) % ORDER_SPAN;
+      for (let i = 0; i < 5; i++) {
+        order = ALPHABET[o % 32] + order;
+        o = Math.floor(o / 32);
+      }
+    }
     let rand = ALPHABET[(this.counter >> 5) & 31]! + ALPHABET[this.counter & 31]!;
-    for (let i = 0; i < 8; i++) rand += ALPHABET[this.random.nextUint32() & 31];
-    return `${prefix}_${time}${rand}`;
+    for (let i = order.length; i < 8; i++) rand += ALPHABET[this.random.nextUint32() & 31];
+    return `${prefix}_${time}${order}${rand}`;
   }
 
   /** A raw draw from the same source, for simulated data (addresses, transaction ids). */

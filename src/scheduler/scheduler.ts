@@ -65,10 +65,12 @@ export const ROUND_SIZE = 256;
  * The network calls, parsing and signing of the round's jobs overlap; concurrency 1 runs them one
  * at a time.
  *
- * Running a job starts with claiming it: a lease in real time, in the name of this process's
- * boot. Only one process runs a job while its lease holds; the lease of a process that died runs
- * out and the job is due again (at once, at start-up, for the boots of a database only one process
- * uses). So several instances can share one jobs table.
+ * On a shared database (PostgreSQL) running a job starts with claiming it: a lease in real time,
+ * in the name of this process's boot. Only one process runs a job while its lease holds; the lease
+ * of a process that died runs out and the job is due again. So several instances can share one
+ * jobs table. On a database only this process uses (SQLite) a round is read, not claimed: the
+ * scheduler runs one round at a time and holds its jobs until they are marked, and a crash leaves
+ * them pending, to run again at the next start.
  */
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
@@ -97,11 +99,13 @@ export class Scheduler {
       boot: number;
       /** Jobs in flight at once (scheduler.concurrency); 1 is serial. */
       concurrency?: number;
+      /** Other processes may use the database: jobs are claimed with leases. Default: on PostgreSQL. */
+      shared?: boolean;
     },
   ) {
-    this.shared = deps.store.kind === 'postgres';
+    this.shared = deps.shared ?? deps.store.kind === 'postgres';
     this.concurrency = deps.concurrency ?? DEFAULT_JOB_CONCURRENCY;
-    this.repo = new JobRepository(this.shared);
+    this.repo = new JobRepository(deps.store.kind === 'postgres');
   }
 
   register(kind: string, handler: JobHandler): void {
@@ -181,7 +185,7 @@ export class Scheduler {
       onProgress?.({ done: 0, total });
       for (;;) {
         await this.tick();
-        const next = await this.repo.nextDueAt(store, target, wallClock.now(), boot);
+        const next = this.shared ? await this.repo.nextDueAt(store, target, wallClock.now(), boot) : await this.repo.nextDueAtOwned(store, target);
         if (next !== undefined) {
           if (next > clock.now()) {
             if (this.shared) await raiseVirtualTime(store, next);
@@ -314,8 +318,13 @@ export class Scheduler {
     for (const hook of this.tickHooks) await hook();
   }
 
-  /** Claims the next round: up to ROUND_SIZE free jobs due by `dueBy`, in (run_at, seq) order. */
+  /**
+   * Claims the next round: up to ROUND_SIZE free jobs due by `dueBy`, in (run_at, seq) order. On a
+   * database only this process uses, reads it: rounds run one at a time and a round's jobs are
+   * marked before the next is read, so none runs twice, and nothing is written for the claim.
+   */
   private claimRound(dueBy: number): Promise<JobRow[]> {
+    if (!this.shared) return this.repo.dueRound(this.deps.store, dueBy, ROUND_SIZE);
     const now = this.deps.wallClock.now();
     return this.repo.claimRound(this.deps.store, dueBy, now, this.deps.boot, now + JOB_LEASE_MS, ROUND_SIZE);
   }
@@ -340,7 +349,7 @@ export class Scheduler {
     let done = 0;
     const marks: Promise<void>[] = [];
     /** Jobs whose handlers succeeded: marked done together when the round ends (one statement). */
-    const succeeded: string[] = [];
+    const succeeded: number[] = [];
     const release = () => {
       while (settledBelow < jobs.length && finished[settledBelow]) settledBelow++;
       for (let i = turns.length - 1; i >= 0; i--) {
@@ -362,7 +371,7 @@ export class Scheduler {
             jobId: job.id,
             round,
             rank,
-            ids: this.deps.ids.fork(`${job.id}@${job.run_at}`),
+            ids: this.deps.ids.fork(`${job.id}@${job.run_at}`, job.seq),
             entries: 0,
             finalSection: false,
             turn: () => (rank <= settledBelow ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
@@ -372,7 +381,7 @@ export class Scheduler {
             },
           };
           void inJobScope(scope, () => this.execute(job)).then((outcome) => {
-            if (outcome === 'done') succeeded.push(job.id);
+            if (outcome === 'done') succeeded.push(job.seq);
             else {
               outcome.failed.catch(() => undefined); // seen by Promise.all at the round's end
               marks.push(outcome.failed);

@@ -681,4 +681,15 @@ CREATE INDEX late_settlements_object ON late_settlements (object_id, seq);
 ALTER TABLE jobs ADD COLUMN partition_key TEXT;
 `,
   },
+  {
+    version: 22,
+    name: 'drop-unused-ledger-indexes',
+    // Every settlement wrote entries to two indexes no query reads by: a merchant's journals are
+    // found by (environment, merchant_id, created_at), which has the same prefix, and postings by
+    // journal; only the trial balance read postings by account, and it reads all of them.
+    sql: `
+DROP INDEX ledger_journals_merchant;
+DROP INDEX ledger_postings_account;
+`,
+  },
 ];

@@ -50,6 +50,12 @@ export class SqliteStore implements Store {
     // checkpoint copies them into the database and syncs it. Commits are as durable either way:
     // a commit is in the WAL, which a restart replays; only the copying is done less often.
     this.db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+    // Each transaction of a batch runs in a savepoint, which copies every page it changes that the
+    // batch already changed (the hot index ends) to a sub-journal. Past 64 KiB SQLite spills that
+    // journal to a temporary file, created and written for nearly every job of an advance; in memory
+    // it is a copy. It holds only what one savepoint may have to undo (temporary tables and sort
+    // b-trees, bounded by the queries' LIMITs, live in memory too).
+    this.db.exec('PRAGMA temp_store = MEMORY');
     this.migrate();
     this.control = {
       begin: this.db.prepare('BEGIN IMMEDIATE'),

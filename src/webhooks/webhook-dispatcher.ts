@@ -183,10 +183,10 @@ export class WebhookDispatcher {
   /** One automatic attempt; a retry stays in the job's partition, behind the object's later events. */
   private async deliverScheduled(deliveryId: string, partition: string | null): Promise<void> {
     const { store, clock, scheduler, config } = this.deps;
-    const found = await this.repo.findWithPayload(store, deliveryId);
-    if (!found || found.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
-    const { event_payload: payload, ...delivery } = found;
-    const endpoint = await this.deps.endpoints.row(store, delivery.endpoint_id);
+    // The delivery, its event and its endpoint in one read.
+    const found = await this.repo.findForAttempt(store, deliveryId);
+    if (!found || found.delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    const { delivery, eventPayload: payload, endpoint } = found;
     if (!endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       // The merchant removed or disabled the endpoint: its pending retries stop, quietly.
       await this.repo.stop(store, deliveryId, clock.now());

@@ -9,6 +9,9 @@ import type { Db, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
+import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
+import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
+import { WebhookEndpointRepository } from '../../src/store/repositories/webhook-endpoint-repository.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
@@ -112,6 +115,16 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       }
     });
 
+    it('indexes the ledger only as its reads need: journals by id, object and (merchant, time); postings by journal', async () => {
+      const indexes = async (table: string) =>
+        store.kind === 'postgres'
+          ? (await store.all<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = ? AND indexname NOT LIKE '%_pkey' ORDER BY indexname", [table])).map((r) => r.name)
+          : (await store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY name", [table])).map((r) => r.name);
+      // Each is written by every settlement: an index no read uses only costs.
+      expect((await indexes('ledger_journals')).filter((n) => !/autoindex|_id_key$/.test(n))).toEqual(['ledger_journals_merchant_time', 'ledger_journals_ref']);
+      expect(await indexes('ledger_postings')).toEqual(['ledger_postings_journal']);
+    });
+
     if (adapter.persistent) {
       it('keeps its data across close and reopen, and does not run the migrations again', async () => {
         await store.run('INSERT INTO merchants (id, name, created_at) VALUES (?, ?, ?)', ['mch_contract', 'Contract Merchant', 1]);
@@ -172,6 +185,37 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'shared' })).toBe('{"n":1}');
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'r1' })).toBeUndefined();
       expect(await repo.bodyByLookupKey(store, { provider: 'acme', book: 'refunds', lookupKey: 'id-1' })).toBeUndefined();
+    });
+  });
+
+  describe('webhook deliveries (their repository)', () => {
+    const deliveries = new WebhookDeliveryRepository();
+    const endpoints = new WebhookEndpointRepository();
+    const events = new EventOutboxRepository();
+
+    it('reads what an automatic attempt needs in one statement: the delivery, its event and its endpoint', async () => {
+      const owner = { environment: 'test', merchantId: 'mer_1' };
+      await endpoints.insert(store, { id: 'we_1', ...owner, url: 'http://127.0.0.1:9/hooks', eventTypes: null, enabled: 1, secret: 'whsec_1', now: 10 });
+      await events.insert(store, { id: 'evt_1', ...owner, type: 'charge.success', objectType: 'charge', objectId: 'chg_1', payload: '{"id":"evt_1"}', createdAt: 11 });
+      await deliveries.insertPending(store, { id: 'wd_1', ...owner, eventId: 'evt_1', eventType: 'charge.success', endpointId: 'we_1', now: 12 });
+      const statements: string[] = [];
+      const counted: Db = {
+        run: (sql, params) => (statements.push(sql), store.run(sql, params)),
+        get: (sql, params) => (statements.push(sql), store.get(sql, params)),
+        all: (sql, params) => (statements.push(sql), store.all(sql, params)),
+      };
+      const found = await deliveries.findForAttempt(counted, 'wd_1');
+      expect(statements).toHaveLength(1);
+      expect(found?.delivery).toEqual(await deliveries.find(store, 'wd_1'));
+      expect(found?.delivery).toMatchObject({ id: 'wd_1', endpoint_id: 'we_1', event_id: 'evt_1', status: 'pending', attempts: 0, created_at: 12 });
+      expect(found?.eventPayload).toBe('{"id":"evt_1"}');
+      const { seq: _seq, ...endpoint } = (await endpoints.find(store, 'we_1')) as unknown as Record<string, unknown>;
+      expect(found?.endpoint).toEqual(endpoint);
+      // Gone, the endpoint and the event read as absent; a delivery that does not exist, as nothing.
+      await store.run("DELETE FROM webhook_endpoints WHERE id = 'we_1'");
+      await store.run("DELETE FROM outbox_events WHERE id = 'evt_1'");
+      expect(await deliveries.findForAttempt(store, 'wd_1')).toMatchObject({ eventPayload: null, endpoint: undefined });
+      expect(await deliveries.findForAttempt(store, 'wd_2')).toBeUndefined();
     });
   });
 

@@ -48,7 +48,7 @@ describe('configuration', () => {
 
   it('runs jobs side by side by default; serial only when asked (scheduler.concurrency or RAILYARD_JOB_CONCURRENCY)', () => {
     const empty = mkdtempSync(join(tmpdir(), 'railyard-empty-'));
-    expect(loadConfig({}, empty).scheduler.concurrency).toBe(32);
+    expect(loadConfig({}, empty).scheduler.concurrency).toBe(64);
     expect(loadConfig({ RAILYARD_JOB_CONCURRENCY: '1' }, empty).scheduler.concurrency).toBe(1);
     expect(loadConfig({}, dirWith('scheduler:\n  concurrency: 4\n')).scheduler.concurrency).toBe(4);
     expect(() => loadConfig({ RAILYARD_JOB_CONCURRENCY: '0' }, empty)).toThrow(/scheduler\.concurrency/);

@@ -59,6 +59,22 @@ describe('ids', () => {
     expect(new Set(drawn).size).toBe(drawn.length);
     expect([...drawn].sort()).toEqual(drawn);
   });
+
+  it("of jobs at one instant sort in the jobs' order, whichever job drew first", () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const ids = new IdGenerator(clock, new SeededRandom(3));
+    // A round of five jobs (seq 40..44) that run side by side: the last finishes its work first.
+    const jobs = [40, 41, 42, 43, 44].map((seq) => ({ seq, ids: ids.fork(`job_${seq}@${clock.now()}`, seq)! }));
+    const drawn = new Map<number, string[]>();
+    for (const job of [...jobs].reverse()) drawn.set(job.seq, [job.ids.next('jrn'), job.ids.next('jrn'), job.ids.next('jrn')]);
+    const inRoundOrder = jobs.flatMap((job) => drawn.get(job.seq)!);
+    expect([...inRoundOrder].sort()).toEqual(inRoundOrder);
+    expect(inRoundOrder[0]).toMatch(/^jrn_[0-9a-z]{20}$/);
+    // 10 time chars, then the job's order (seq 40 = "00018" in base32), then the counter.
+    expect(inRoundOrder[0]!.slice(14, 21)).toBe('0001800');
+    // The same job forked again (a serial run, a re-run) draws the same ids.
+    expect(ids.fork('job_42@1700000000000', 42)!.next('jrn')).toBe(drawn.get(42)![0]);
+  });
 });
 
 describe('safeEqual', () => {

@@ -10,16 +10,20 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.close();
 });
 
-/** Two processes sharing one jobs table: each its own scheduler, boot and wall clock. */
+/**
+ * One jobs table and the processes that use it: each its own scheduler and boot. `shared`, the
+ * table is one several processes use (leased claims, as on PostgreSQL); otherwise it is the
+ * SQLite default, one process's own.
+ */
 function sharedTable() {
   const store = new SqliteStore(':memory:');
   stores.push(store);
   const clock = new VirtualClock(VIRTUAL_EPOCH);
   const wall = new VirtualClock(Date.UTC(2026, 10, 23));
   const ids = new IdGenerator(clock, new SeededRandom(3));
-  const process = (boot: number) => {
+  const process = (boot: number, shared = false) => {
     const ran: string[] = [];
-    const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: wall, boot });
+    const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: wall, boot, shared });
     scheduler.register('note', async (payload: { name: string }) => void ran.push(payload.name));
     return { scheduler, ran };
   };
@@ -44,8 +48,8 @@ describe('the scheduler', () => {
 
   it('leaves a job another process has claimed alone until its lease runs out, then runs it', async () => {
     const { store, wall, process } = sharedTable();
-    const a = process(1);
-    const b = process(2);
+    const a = process(1, true);
+    const b = process(2, true);
     await a.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'once' } });
     // Process 1 claims it and dies before marking it done.
     await store.run('UPDATE jobs SET claimed_by = 1, lease_until = ?', [wall.now() + JOB_LEASE_MS]);
@@ -58,8 +62,8 @@ describe('the scheduler', () => {
 
   it('claims the jobs due at one instant in one write, in order, and another process takes none of them', async () => {
     const { store, process } = sharedTable();
-    const a = process(1);
-    const b = process(2);
+    const a = process(1, true);
+    const b = process(2, true);
     const claimedAtStart: number[] = [];
     a.scheduler.register('peek', async () => {
       const rows = await store.all<{ claimed_by: number | null }>("SELECT claimed_by FROM jobs WHERE kind = 'note' AND state = 'pending'");
@@ -75,6 +79,47 @@ describe('the scheduler', () => {
     expect(claimedAtStart).toEqual([3]);
     expect(a.ran).toEqual(['n1', 'n2', 'n3', 'later instant']);
     expect(b.ran).toEqual([]);
+  });
+
+  it('reads a round without writing a claim when one process owns the database, and runs a job scheduled during the round once, in the next', async () => {
+    const { store, process } = sharedTable();
+    const { scheduler, ran } = process(1);
+    const seenDuringRound: unknown[] = [];
+    scheduler.register('peek', async () => {
+      seenDuringRound.push(...(await store.all("SELECT claimed_by, lease_until FROM jobs WHERE state = 'pending'")));
+      await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'scheduled for now' } });
+    });
+    await scheduler.schedule(store, { kind: 'peek', runAt: VIRTUAL_EPOCH, payload: {} });
+    await scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'same round' } });
+    expect(await scheduler.runDue()).toBe(3);
+    expect(seenDuringRound).toEqual([
+      { claimed_by: null, lease_until: null },
+      { claimed_by: null, lease_until: null },
+    ]);
+    expect(ran).toEqual(['same round', 'scheduled for now']);
+    expect(await scheduler.runDue()).toBe(0);
+    expect(await store.all('SELECT state, attempts FROM jobs')).toEqual([
+      { state: 'done', attempts: 1 },
+      { state: 'done', attempts: 1 },
+      { state: 'done', attempts: 1 },
+    ]);
+  });
+
+  it('runs a round again at the next start when the process died before its jobs were marked, when one process owns the database', async () => {
+    const { store, process } = sharedTable();
+    const first = process(1);
+    // The process dies in the middle of a job: the round never ends, nothing is marked.
+    first.scheduler.register('dies', () => new Promise<void>(() => undefined));
+    await first.scheduler.schedule(store, { kind: 'note', runAt: VIRTUAL_EPOCH, payload: { name: 'ran before the crash' } });
+    await first.scheduler.schedule(store, { kind: 'dies', runAt: VIRTUAL_EPOCH, payload: {} });
+    void first.scheduler.runDue();
+    await expect.poll(() => first.ran).toEqual(['ran before the crash']);
+    const second = process(2);
+    second.scheduler.register('dies', async () => void second.ran.push('ran after the restart'));
+    expect(await second.scheduler.join()).toBe(0);
+    expect(await second.scheduler.runDue()).toBe(2);
+    // At least once: the job that finished before the crash runs again.
+    expect(second.ran).toEqual(['ran before the crash', 'ran after the restart']);
   });
 
   it('frees the claims of earlier boots at once when one process owns the database', async () => {

@@ -75,4 +75,8 @@ describe('SqliteStore journal', () => {
     expect(await store.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: WAL_CHECKPOINT_PAGES });
     expect(WAL_CHECKPOINT_PAGES).toBeGreaterThan(1_000);
   });
+
+  it("keeps a batch's savepoint journals in memory rather than spilling them to temporary files", async () => {
+    expect(await store.get('PRAGMA temp_store')).toEqual({ temp_store: 2 }); // MEMORY
+  });
 });

@@ -70,6 +70,32 @@ export class JobRepository {
   }
 
   /**
+   * When the earliest job due by `until` falls due, on a database only this process uses: no job
+   * there is anyone else's.
+   */
+  async nextDueAtOwned(db: Db, until: number): Promise<number | undefined> {
+    const row = await db.get<{ run_at: number }>("SELECT run_at FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at LIMIT 1", [until]);
+    return row?.run_at;
+  }
+
+  /**
+   * The first `limit` jobs due by `dueBy` in (run_at, seq) order, read and not claimed: on a
+   * database only this process uses, the round the scheduler holds while it runs them is claim
+   * enough, and a claim left by a crash would be freed at start-up anyway.
+   */
+  async dueRound(db: Db, dueBy: number, limit: number): Promise<JobRow[]> {
+    const rows = await db.all<JobRow>("SELECT id, kind, run_at, payload, partition_key, seq FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT ?", [
+      dueBy,
+      limit,
+    ]);
+    for (const row of rows) {
+      row.run_at = Number(row.run_at);
+      row.seq = Number(row.seq);
+    }
+    return rows;
+  }
+
+  /**
    * Claims for `boot`, until `leaseUntil`, the first `limit` free jobs due by `dueBy` in (run_at,
    * seq) order: a round, which comes back in that order. (Jobs a round writes are inserted in
    * the round's order, JobScope, so seq is the same in a serial and a concurrent run.)
@@ -90,10 +116,10 @@ export class JobRepository {
     return rows.sort((a, b) => a.run_at - b.run_at || a.seq - b.seq);
   }
 
-  /** Marks the jobs of a round done in one statement. */
-  async markAllDone(db: Db, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await db.run(`UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE id IN (${ids.map(() => '?').join(', ')})`, [...ids]);
+  /** Marks the jobs of a round done in one statement, by seq (the primary key). */
+  async markAllDone(db: Db, seqs: readonly number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    await db.run(`UPDATE jobs SET state = 'done', attempts = attempts + 1, lease_until = NULL WHERE seq IN (${seqs.map(() => '?').join(', ')})`, [...seqs]);
   }
 
   async markFailed(db: Db, id: string, error: string): Promise<void> {

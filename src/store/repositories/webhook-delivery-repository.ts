@@ -1,4 +1,22 @@
 import type { Db } from '../db.ts';
+import type { WebhookEndpointRow } from './webhook-endpoint-repository.ts';
+
+/** The webhook_endpoints columns an attempt reads, renamed apart from the delivery's own in a join. */
+const ENDPOINT_COLUMNS = [
+  'id',
+  'environment',
+  'merchant_id',
+  'url',
+  'event_types',
+  'enabled',
+  'secret',
+  'previous_secret',
+  'previous_secret_expires_at',
+  'failing',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const satisfies readonly (keyof WebhookEndpointRow)[];
 
 /** A webhook_deliveries row as stored. */
 export interface WebhookDeliveryRow {
@@ -94,12 +112,30 @@ export class WebhookDeliveryRepository {
     );
   }
 
-  /** The delivery and its event's payload (null when the event is gone), in one read: what an automatic attempt needs. */
-  findWithPayload(db: Db, id: string): Promise<(WebhookDeliveryRow & { event_payload: string | null }) | undefined> {
-    return db.get<WebhookDeliveryRow & { event_payload: string | null }>(
-      'SELECT d.*, e.payload AS event_payload FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id WHERE d.id = ?',
+  /**
+   * What an automatic attempt needs, in one read: the delivery, its event's payload (null when the
+   * event is gone) and its endpoint (undefined when the row is gone).
+   */
+  async findForAttempt(db: Db, id: string): Promise<{ delivery: WebhookDeliveryRow; eventPayload: string | null; endpoint: WebhookEndpointRow | undefined } | undefined> {
+    const row = await db.get<Record<string, unknown>>(
+      `SELECT d.seq, d.id, d.environment, d.merchant_id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.created_at, d.updated_at,
+              e.payload AS event_payload, ${ENDPOINT_COLUMNS.map((c) => `w.${c} AS ep_${c}`).join(', ')}
+         FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE d.id = ?`,
       [id],
     );
+    if (!row) return undefined;
+    const { event_payload: eventPayload, ...rest } = row;
+    const delivery: Record<string, unknown> = {};
+    const endpoint: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(rest)) {
+      if (column.startsWith('ep_')) endpoint[column.slice('ep_'.length)] = value;
+      else delivery[column] = value;
+    }
+    return {
+      delivery: delivery as unknown as WebhookDeliveryRow,
+      eventPayload: (eventPayload ?? null) as string | null,
+      endpoint: endpoint.id === null || endpoint.id === undefined ? undefined : (endpoint as unknown as WebhookEndpointRow),
+    };
   }
 
   find(db: Db, id: string): Promise<WebhookDeliveryRow | undefined> {
