@@ -18,6 +18,11 @@ const ENDPOINT_COLUMNS = [
   'deleted_at',
 ] as const satisfies readonly (keyof WebhookEndpointRow)[];
 
+/** Built once: a statement's text is its cache key in the store, hashed on every call. */
+const FIND_FOR_ATTEMPT = `SELECT d.seq, d.id, d.environment, d.merchant_id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.created_at, d.updated_at,
+        e.payload AS event_payload, ${ENDPOINT_COLUMNS.map((c) => `w.${c} AS ep_${c}`).join(', ')}
+   FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE d.id = ?`;
+
 /** A webhook_deliveries row as stored. */
 export interface WebhookDeliveryRow {
   seq: number;
@@ -117,12 +122,7 @@ export class WebhookDeliveryRepository {
    * event is gone) and its endpoint (undefined when the row is gone).
    */
   async findForAttempt(db: Db, id: string): Promise<{ delivery: WebhookDeliveryRow; eventPayload: string | null; endpoint: WebhookEndpointRow | undefined } | undefined> {
-    const row = await db.get<Record<string, unknown>>(
-      `SELECT d.seq, d.id, d.environment, d.merchant_id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.created_at, d.updated_at,
-              e.payload AS event_payload, ${ENDPOINT_COLUMNS.map((c) => `w.${c} AS ep_${c}`).join(', ')}
-         FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE d.id = ?`,
-      [id],
-    );
+    const row = await db.get<Record<string, unknown>>(FIND_FOR_ATTEMPT, [id]);
     if (!row) return undefined;
     const { event_payload: eventPayload, ...rest } = row;
     const delivery: Record<string, unknown> = {};
