@@ -18,6 +18,11 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       if (req.url === '/slow') return; // never answers
+      if (req.url === '/moved') {
+        res.writeHead(302, { location: '/hooks' });
+        res.end();
+        return;
+      }
       res.writeHead(req.url === '/teapot' ? 418 : 200, { 'content-type': 'text/plain', 'x-echo': String(req.headers['webhook-id'] ?? '') });
       res.end(req.url === "/big" ? "é".repeat(100_000) : `got ${Buffer.concat(chunks).length} bytes`);
     });
@@ -59,6 +64,20 @@ describe('HttpExchangeThread', () => {
     thread = new HttpExchangeThread();
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => thread.exchange(`${base}/n${i}`, { method: 'POST', body: 'x'.repeat(i), timeoutMs: 5_000 })));
     expect(answers.map((a) => a.text)).toEqual(Array.from({ length: 200 }, (_, i) => `got ${i} bytes`));
+  });
+
+  it('answers a redirect as it came, without following it', async () => {
+    thread = new HttpExchangeThread();
+    const res = await thread.exchange(`${base}/moved`, { method: 'POST', body: '{}', timeoutMs: 5_000 });
+    expect(res.status).toBe(302);
+    expect(seen.map((r) => r.url)).toEqual(['/moved']);
+  });
+
+  it('sends the credentials of a URL that carries them as basic auth', async () => {
+    thread = new HttpExchangeThread();
+    const withCredentials = base.replace('http://', 'http://merchant:s3cret@');
+    expect((await thread.exchange(`${withCredentials}/hooks`, { method: 'POST', body: '{}', timeoutMs: 5_000 })).status).toBe(200);
+    expect(seen[0]!.headers.authorization).toBe(`Basic ${Buffer.from('merchant:s3cret').toString('base64')}`);
   });
 
   it('fails an exchange past its deadline as a timeout', async () => {
