@@ -147,7 +147,8 @@ export interface WireDefinition<Settings> {
   /** Signs each callback, where the upstream signs them. */
   sign?(settings: Settings, ctx: MockContext): CallbackSigner;
   /** The books, how their transactions settle, and the other ids each is found by. */
-  books: Record<string, { wire: TransactionWire<any>; lookupKeys?: (tx: any) => string[] }>;
+  /** A book's wire may be built per mock instance, when its callbacks read the clock or the settings. */
+  books: Record<string, { wire: TransactionWire<any> | ((ctx: MockContext, settings: Settings) => TransactionWire<any>); lookupKeys?: (tx: any) => string[] }>;
   operations: readonly WireOperation<Settings>[];
   /** Largest body the upstream takes. */
   bodyLimit?: string;
@@ -177,7 +178,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
       ...(definition.sign ? { signCallback: definition.sign(settings, ctx) } : {}),
     });
     const books = Object.fromEntries(
-      Object.entries(definition.books).map(([name, b]) => [name, engine.book(name, b.wire, b.lookupKeys ? { lookupKeys: b.lookupKeys } : {})]),
+      Object.entries(definition.books).map(([name, b]) => [name, engine.book(name, typeof b.wire === 'function' ? b.wire(ctx, settings) : b.wire, b.lookupKeys ? { lookupKeys: b.lookupKeys } : {})]),
     );
     const instance = definition.instance?.(ctx, settings);
     const router = express.Router();

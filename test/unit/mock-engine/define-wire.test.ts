@@ -221,3 +221,51 @@ describe('a declared wire with per-operation keys and a JSON body (defineWire)',
     expect(await b.call('GET', '/elsewhere')).toMatchObject({ status: 418, body: { answeredBy: 'the app' } });
   });
 });
+
+describe("a declared wire's book built per instance (defineWire)", () => {
+  it('calls back in words that read the settings and the clock of the mock instance that took the order', async () => {
+    const perInstance = defineWire<{ key: string }>({
+      provider: 'acme',
+      errors: {
+        send: (res, e) => void res.status(e.status).json(e),
+        outage: { status: 503, code: 'DOWN', message: 'down' },
+        invalid: () => ({ status: 400, code: 'BAD', message: 'bad' }),
+        internal: { status: 500, code: 'OOPS', message: 'oops' },
+      },
+      refusals: { reject: (res) => void res.status(400).end(), serverError: (res) => void res.status(500).end() },
+      books: {
+        orders: {
+          wire: (ctx, settings): TransactionWire<Order> => ({
+            ...ORDERS,
+            callback: (o) => jsonCallback(o.callbackUrl!, 'POST', { id: o.id, state: o.state, merchant: settings.key, at: ctx.clock.now() }),
+          }),
+        },
+      },
+      operations: [
+        take({
+          method: 'post',
+          path: '/orders',
+          body: z.object({ ref: z.string(), callbackUrl: z.string() }),
+          successStatus: 201,
+          take: ({ body }) => ({
+            book: 'orders',
+            reference: body.ref,
+            query: { operation: 'collect', channel: 'momo', msisdn: '233240000000' },
+            create: (): Order => ({ id: body.ref, ref: body.ref, amount: 1, state: 'open', callbackUrl: body.callbackUrl }),
+            duplicate: () => ({ status: 409, code: 'DUPLICATE', message: 'seen' }),
+          }),
+          answer: (o: Order) => ({ id: o.id }),
+        }),
+      ],
+    });
+    const world = await engineWorld();
+    const receiver = callbackReceiver();
+    const hooks = await serve(receiver.app);
+    const server = await serve(express().use(perInstance(world.ctx, { key: 'merchant-7' })));
+    closers.push(hooks.close, server.close);
+    const res = await fetch(`${server.base}/orders`, { method: 'POST', body: JSON.stringify({ ref: 'r1', callbackUrl: `${hooks.base}/cb` }) });
+    expect(res.status).toBe(201);
+    await world.scheduler.advanceBy(3_000);
+    expect(receiver.received.map((r) => JSON.parse(r.body))).toEqual([{ id: 'r1', state: 'done', merchant: 'merchant-7', at: world.clock.now() }]);
+  });
+});
