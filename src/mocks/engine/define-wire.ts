@@ -21,6 +21,8 @@ export interface WireError {
   message: string;
   /** More fields of the error body (an existing charge's id, the offending parameter). */
   extra?: Record<string, unknown>;
+  /** Response headers that go with it (a Basic challenge); the engine sets them. */
+  headers?: Record<string, string>;
 }
 
 /** How the upstream words its errors, and which it gives for what the engine answers. */
@@ -31,17 +33,20 @@ export interface WireErrors {
   outage: WireError;
   /**
    * A body the wire cannot take: no JSON object, unreadable (the body parser's 4xx, with its
-   * status), or the first problem the operation's schema found (its message, the path of the
+   * status and its error type, e.g. 'entity.parse.failed'), or the first problem the operation's schema found (its message, the path of the
    * field, e.g. ['card', 'number'], and the body as sent, for an upstream that echoes a field of it).
    */
   invalid(
     problem:
       | { kind: 'not_an_object' }
-      | { kind: 'unreadable'; status: number }
+      | { kind: 'unreadable'; status: number; type?: string }
       | { kind: 'schema'; message: string; path: readonly PropertyKey[]; input: Record<string, unknown> },
   ): WireError;
-  /** No operation has this method and path. */
-  notFound: WireError;
+  /**
+   * No operation has this method and path. Omitted: such a request leaves the mock (the app
+   * answers it), and the outage gate and the wire's auth run on the wire's own operations only.
+   */
+  notFound?: WireError;
   /** The mock itself failed (logged). */
   internal: WireError;
 }
@@ -64,13 +69,33 @@ export interface WireCall<Settings, Body = unknown, Instance = unknown> {
   lookup: MockEngine['lookup'];
   /** Answers with the wire's error body. */
   fail(error: WireError): void;
+  /** The operation's reference as its header carried it ('' when the operation declares none). */
+  reference: string;
+}
+
+/** Credentials, checked before anything of the body is read: null when right, else the error to answer. */
+export type WireAuth<Settings> = (req: Request, settings: Settings, ctx: MockContext, instance: any) => WireError | null | Promise<WireError | null>;
+
+/** A reference the upstream takes from a header (MTN's X-Reference-Id), checked before the body. */
+export interface HeaderReference {
+  header: string;
+  valid(value: string): boolean;
+  invalid: WireError;
+}
+
+/** What every operation may declare besides its route. */
+interface OperationBase<Settings> {
+  /** This operation's own credentials, checked after the wire's (an upstream whose products have their own keys). */
+  auth?: WireAuth<Settings>;
 }
 
 /** A collect or payout: the engine takes it (rules, behaviours, the book, the callback plan). */
-export interface TakeOperation<Settings, Body, T> {
+export interface TakeOperation<Settings, Body, T> extends OperationBase<Settings> {
   method: 'post' | 'put';
   path: string;
   body: z.ZodType<Body>;
+  /** Where the upstream's reference comes from when a header carries it (the call's `reference`). */
+  reference?: HeaderReference;
   /** The status of "accepted" (and of a malformed answer's HTML body). */
   successStatus: number;
   /**
@@ -78,7 +103,7 @@ export interface TakeOperation<Settings, Body, T> {
    * or the wire's refusal of a request its schema alone cannot judge (an unknown biller, say).
    */
   take(call: WireCall<Settings, Body, any>): TakeSpec<T> | WireError | Promise<TakeSpec<T> | WireError>;
-  /** The accepted answer: its body. */
+  /** The accepted answer: its body, or undefined for an empty one (MTN's 202). */
   answer(tx: T, call: WireCall<Settings, Body, any>): unknown;
 }
 
@@ -86,7 +111,7 @@ export interface TakeOperation<Settings, Body, T> {
 export type TakeSpec<T> = Omit<TakeCall<T>, 'duplicate'> & { duplicate(existing: T | undefined): WireError };
 
 /** A read of one kept transaction, by the upstream's reference or by another id it is indexed by. */
-export interface ReadOperation<Settings, T> {
+export interface ReadOperation<Settings, T> extends OperationBase<Settings> {
   method: 'get';
   path: string;
   book: string;
@@ -98,9 +123,10 @@ export interface ReadOperation<Settings, T> {
 }
 
 /** Anything else (a sandbox action, a name enquiry): the handler answers, with the engine's books and answer. */
-export interface CustomOperation<Settings, Body> {
+export interface CustomOperation<Settings, Body> extends OperationBase<Settings> {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
+  reference?: HeaderReference;
   /** Parsed as for a take, when given. */
   body?: z.ZodType<Body>;
   handle(call: WireCall<Settings, Body, any>): void | Promise<void>;
@@ -116,15 +142,23 @@ export interface WireDefinition<Settings> {
   errors: WireErrors;
   /** The refusals of scenario behaviours (reject, server_error) in the upstream's words. */
   refusals: WireRefusals;
-  /** Null when the call presents the right credentials; else the error to answer. */
-  auth(req: Request, settings: Settings, ctx: MockContext): WireError | null;
+  /** Null when the call presents the right credentials; else the error to answer. Omitted: each operation checks its own. */
+  auth?: WireAuth<Settings>;
   /** Signs each callback, where the upstream signs them. */
   sign?(settings: Settings, ctx: MockContext): CallbackSigner;
   /** The books, how their transactions settle, and the other ids each is found by. */
-  books: Record<string, { wire: TransactionWire<any>; lookupKeys?: (tx: any) => string[] }>;
+  /** A book's wire may be built per mock instance, when its callbacks read the clock or the settings. */
+  books: Record<string, { wire: TransactionWire<any> | ((ctx: MockContext, settings: Settings) => TransactionWire<any>); lookupKeys?: (tx: any) => string[] }>;
   operations: readonly WireOperation<Settings>[];
   /** Largest body the upstream takes. */
   bodyLimit?: string;
+  /**
+   * 'json': the body is read as express.json reads it, only under a JSON content type, and the
+   * operation's schema is given whatever it parsed (undefined, an array, an object); an unreadable
+   * body is reported with the parser's error type. Default: any body is read as text and must be
+   * a JSON object.
+   */
+  bodyParser?: 'text' | 'json';
   /** What one mock instance keeps besides its books (a counter, a plain book of records without callbacks). */
   instance?(ctx: MockContext, settings: Settings): unknown;
 }
@@ -144,30 +178,45 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
       ...(definition.sign ? { signCallback: definition.sign(settings, ctx) } : {}),
     });
     const books = Object.fromEntries(
-      Object.entries(definition.books).map(([name, b]) => [name, engine.book(name, b.wire, b.lookupKeys ? { lookupKeys: b.lookupKeys } : {})]),
+      Object.entries(definition.books).map(([name, b]) => [name, engine.book(name, typeof b.wire === 'function' ? b.wire(ctx, settings) : b.wire, b.lookupKeys ? { lookupKeys: b.lookupKeys } : {})]),
     );
     const instance = definition.instance?.(ctx, settings);
     const router = express.Router();
-    router.use(express.text({ type: () => true, limit: definition.bodyLimit ?? '64kb' }));
-    router.use((req, res, next) => {
-      if (ctx.health.isDown(definition.provider)) return errors.send(res, errors.outage);
-      const refused = definition.auth(req, settings, ctx);
-      if (refused) return errors.send(res, refused);
-      next();
-    });
+    const json = definition.bodyParser === 'json';
+    const limit = definition.bodyLimit ?? (json ? '100kb' : '64kb');
+    router.use(json ? express.json({ limit }) : express.text({ type: () => true, limit }));
+    const fail = (res: Response, error: WireError): void => {
+      if (error.headers) res.set(error.headers);
+      errors.send(res, error);
+    };
+    /** The outage gate and the wire's auth, then the operation's own: false when it has answered. */
+    const admit = async (req: Request, res: Response, own: { gate: boolean; auth?: WireAuth<Settings> }): Promise<boolean> => {
+      if (own.gate) {
+        if (ctx.health.isDown(definition.provider)) return void fail(res, errors.outage), false;
+        const refused = await definition.auth?.(req, settings, ctx, instance);
+        if (refused) return void fail(res, refused), false;
+      }
+      const refused = await own.auth?.(req, settings, ctx, instance);
+      if (refused) return void fail(res, refused), false;
+      return true;
+    };
+    // With a route-not-found answer the gate stands before the routes, for every path; without
+    // one, each operation runs it and any other path leaves the mock.
+    const gateEachOperation = !errors.notFound;
+    if (!gateEachOperation) router.use(async (req, res, next) => ((await admit(req, res, { gate: true })) ? next() : undefined));
 
     /** The body as the operation's schema reads it; undefined when the wire's error has been answered. */
     const parse = <Body>(schema: z.ZodType<Body> | undefined, req: Request, res: Response): { body: Body } | undefined => {
       if (!schema) return { body: undefined as Body };
-      const json = parseJsonObject(req.body);
-      if (!json) return void errors.send(res, errors.invalid({ kind: 'not_an_object' }));
-      const parsed = schema.safeParse(json);
+      const object = json ? (typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {}) : parseJsonObject(req.body);
+      if (!object) return void fail(res, errors.invalid({ kind: 'not_an_object' }));
+      const parsed = schema.safeParse(json ? req.body : object);
       if (parsed.success) return { body: parsed.data };
       const [first] = parsed.error.issues;
-      errors.send(res, errors.invalid({ kind: 'schema', message: first?.message ?? 'invalid', path: first?.path ?? [], input: json }));
+      fail(res, errors.invalid({ kind: 'schema', message: first?.message ?? 'invalid', path: first?.path ?? [], input: object }));
       return undefined;
     };
-    const call = <Body>(req: Request, res: Response, body: Body): WireCall<Settings, Body> => ({
+    const call = <Body>(req: Request, res: Response, body: Body, reference = ''): WireCall<Settings, Body> => ({
       req,
       res,
       params: req.params as Record<string, string>,
@@ -178,38 +227,47 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
       books,
       answer: (book, reference, outcome) => engine.answer(book, reference, outcome),
       lookup: (exchange, query) => engine.lookup(exchange, query),
-      fail: (error) => errors.send(res, error),
+      fail: (error) => fail(res, error),
+      reference,
     });
 
     for (const op of definition.operations) {
       router[op.method](op.path, async (req: Request, res: Response) => {
+        if (!(await admit(req, res, { gate: gateEachOperation, ...(op.auth ? { auth: op.auth } : {}) }))) return;
         if (op.kind === 'read') {
           const id = (req.params as Record<string, string>)[op.param]!;
           const book = books[op.book]!;
           const tx = op.by === 'reference' ? await book.get(id) : await book.find(id);
-          if (!tx) return errors.send(res, op.missing(id));
+          if (!tx) return fail(res, op.missing(id));
           return void res.status(200).json(op.answer(tx, call(req, res, undefined)));
         }
+        const reference = op.reference ? (req.get(op.reference.header) ?? '') : '';
+        if (op.reference && !op.reference.valid(reference)) return fail(res, op.reference.invalid);
         const parsed = parse(op.body, req, res);
         if (!parsed) return;
-        const wireCall = call(req, res, parsed.body);
+        const wireCall = call(req, res, parsed.body, reference);
         if (op.kind === 'custom') return void (await op.handle(wireCall));
         const spec = await op.take(wireCall);
-        if (!('book' in spec)) return errors.send(res, spec);
+        if (!('book' in spec)) return fail(res, spec);
         const tx = await engine.take(
           { req, res, successStatus: op.successStatus },
-          { ...spec, duplicate: async () => errors.send(res, spec.duplicate(await books[spec.book]!.get(spec.reference))) },
+          { ...spec, duplicate: async () => fail(res, spec.duplicate(await books[spec.book]!.get(spec.reference))) },
         );
-        if (tx) res.status(op.successStatus).json(op.answer(tx, wireCall));
+        if (!tx) return;
+        const answer = op.answer(tx, wireCall);
+        if (answer === undefined) res.status(op.successStatus).end();
+        else res.status(op.successStatus).json(answer);
       });
     }
 
-    router.use((_req, res) => errors.send(res, errors.notFound));
+    if (errors.notFound) router.use((_req, res) => fail(res, errors.notFound!));
     router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-      const status = (err as { status?: number }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) return errors.send(res, errors.invalid({ kind: 'unreadable', status }));
+      const { status, type } = err as { status?: number; type?: string };
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return fail(res, errors.invalid({ kind: 'unreadable', status, ...(typeof type === 'string' ? { type } : {}) }));
+      }
       ctx.logger.error(`${definition.provider} mock failed`, { error: String(err) });
-      errors.send(res, errors.internal);
+      if (!res.headersSent) fail(res, errors.internal);
     });
     return router;
   };

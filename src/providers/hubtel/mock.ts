@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
 import type { HubtelOptions } from './options.ts';
 import { fromMajor, toMajorString } from '../../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
@@ -8,7 +9,7 @@ import type { MockQuery } from '../../mocks/engine/behaviour.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
 import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
 import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { custom, defineWire, take, type TakeSpec, type WireAuth, type WireError } from '../../mocks/engine/define-wire.ts';
 import type { MockTransactionBook } from '../../mocks/engine/mock-transaction-book.ts';
 import { fakeNameFor } from '../../mocks/fake-name.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
@@ -167,14 +168,6 @@ interface MockTransaction {
   failure?: HubtelFailure;
 }
 
-class Refusal {
-  constructor(
-    readonly httpStatus: number,
-    readonly code: string,
-    readonly message: string,
-  ) {}
-}
-
 function major(minor: number): number {
   return Number(toMajorString(minor, 'GHS'));
 }
@@ -207,7 +200,7 @@ export const hubtelMock = defineMock({
     const c = options;
     return { clientId: c.client_id, clientSecret: c.client_secret, posSalesId: c.pos_sales_id, prepaidDepositId: c.prepaid_deposit_id };
   },
-  create: createHubtelMock,
+  create: (ctx, credentials) => createHubtelMock(ctx, credentials),
   access: (c) => ({
     credentials: [
       { name: 'client id', where: 'Basic auth user on every call', value: c.clientId, secret: false },
@@ -221,182 +214,69 @@ export const hubtelMock = defineMock({
   }),
 });
 
-export function createHubtelMock(ctx: MockContext, credentials: HubtelCredentials): Router {
-  const router = express.Router();
-  const engine = new MockEngine(ctx, { provider: HUBTEL_PROVIDER, refusals: { reject, serverError } });
-  /** How Hubtel settles a receive or send and calls back about it. */
-  const wire: TransactionWire<MockTransaction> = {
-    pending: (tx) => tx.state === 'pending',
-    settle: (tx: MockTransaction, outcome: Outcome): MockTransaction => ({
-      ...tx,
-      state: outcome.status,
-      failure: outcome.status === 'failed' ? hubtelFailure(outcome.reason, tx.operation === 'receive' ? 'collect' : 'payout') : undefined,
-    }),
-    // Hubtel POSTs once and does not retry.
-    callback: (tx) => jsonCallback(tx.callbackUrl, 'POST', tx.operation === 'receive' ? receiveCallback(tx) : sendCallback(tx)),
-  };
-  // Status checks may name Hubtel's own ids instead of the ClientReference.
-  const byHubtelIds = { lookupKeys: (tx: MockTransaction) => [tx.transactionId, tx.externalTransactionId] };
-  const receives = engine.book('receive', wire, byHubtelIds);
-  const sends = engine.book('send', wire, byHubtelIds);
-  const expectedAuth = `${credentials.clientId}:${credentials.clientSecret}`;
 
-  function send(res: Response, host: HubtelHost, status: number, code: string, message: string): void {
-    if (res.headersSent || res.destroyed) return;
-    res
-      .status(status)
-      .json(
-        CAMEL_CASE_HOSTS.has(host)
-          ? { message, responseCode: code, data: null }
-          : { Message: message, ResponseCode: code, Data: null },
-      );
-  }
+/** An error on the Hubtel host the request went to: PascalCase or camelCase, as that host answers. */
+function sendError(res: Response, error: WireError): void {
+  if (res.headersSent || res.destroyed) return;
+  const { status, code, message } = error;
+  res.status(status).json(CAMEL_CASE_HOSTS.has(hostOf(res.req)) ? { message, responseCode: code, data: null } : { Message: message, ResponseCode: code, Data: null });
+}
 
-  /** Outage, then Basic auth, then the account id in the path. False when it already answered. */
-  function admit(host: HubtelHost, req: Request, res: Response, accountId: string | undefined, expected: string): boolean {
-    if (ctx.health.isDown(HUBTEL_PROVIDER)) {
-      send(res, host, 503, '5000', 'Service unavailable. Please try again later.');
-      return false;
-    }
-    // Hubtel's 4101 covers "client request keys do not match business API keys"; the mock answers
-    // it with HTTP 401 (and a Basic challenge) when the Basic credentials are missing or wrong.
-    const header = req.get('authorization') ?? '';
-    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+const hubtelError = (status: number, code: string, message: string): WireError => ({ status, code, message });
+
+function reject(res: Response, behaviour: ProviderBehaviour, query: MockQuery): void {
+  const failure = hubtelFailure(behaviour.reason ?? '4000', query.operation === 'payout' ? 'payout' : 'collect');
+  const status =
+    behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500 ? behaviour.http_status : refusalStatus(failure.code);
+  sendError(res, hubtelError(status, failure.code, failure.message));
+}
+
+function serverError(res: Response, behaviour: ProviderBehaviour): void {
+  sendError(res, hubtelError(behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.'));
+}
+
+/**
+ * Basic auth, then the merchant account in the path (the POS Sales ID or the Prepaid Deposit ID).
+ * Hubtel's 4101 covers "client request keys do not match business API keys"; the mock answers it
+ * with HTTP 401 (and a Basic challenge) when the Basic credentials are missing or wrong.
+ */
+const admit =
+  (param: string, account: (c: HubtelCredentials) => string): WireAuth<HubtelCredentials> =>
+  (req, credentials) => {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.get('authorization') ?? '');
     const presented = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
-    if (!match || !safeEqual(presented, expectedAuth)) {
-      res.set('WWW-Authenticate', 'Basic realm="hubtel"');
-      send(res, host, 401, '4101', 'Authorization has been denied for this request. Check the Basic auth API keys.');
-      return false;
+    if (!match || !safeEqual(presented, `${credentials.clientId}:${credentials.clientSecret}`)) {
+      return {
+        ...hubtelError(401, '4101', 'Authorization has been denied for this request. Check the Basic auth API keys.'),
+        headers: { 'WWW-Authenticate': 'Basic realm="hubtel"' },
+      };
     }
     // A POS Sales ID / Prepaid Deposit ID the keys do not belong to: 4101 "ensure your POS Sales
     // ID is correctly passed in the endpoint".
-    if (accountId === undefined || !safeEqual(accountId, expected)) {
-      send(res, host, 403, '4101', 'The API keys are not permitted on this merchant account. Check the account id in the endpoint.');
-      return false;
+    const accountId = (req.params as Record<string, string | undefined>)[param];
+    if (accountId === undefined || !safeEqual(accountId, account(credentials))) {
+      return hubtelError(403, '4101', 'The API keys are not permitted on this merchant account. Check the account id in the endpoint.');
     }
-    return true;
-  }
+    return null;
+  };
+const posSales = admit('posSalesId', (c) => c.posSalesId);
+const prepaidDeposit = admit('prepaidDepositId', (c) => c.prepaidDepositId);
 
-  /**
-   * A receive or send through the engine: rule, latency, refusals, the ClientReference check and
-   * the callbacks. The transaction when Hubtel took it and the route should answer; null when
-   * the engine answered.
-   */
-  function take(
-    host: 'rmp' | 'smp',
-    operation: 'receive' | 'send',
-    input: ReturnType<typeof validate>,
-    recipientName: string | null,
-    req: Request,
-    res: Response,
-  ): Promise<MockTransaction | null> {
-    return engine.take(
-      { req, res, successStatus: 200 },
-      {
-        book: operation,
-        reference: input.clientReference,
-        query: {
-          operation: operation === 'receive' ? 'collect' : 'payout',
-          channel: 'momo',
-          msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
-          network: HUBTEL_CHANNELS[input.channel],
-          amount: input.amount,
-        },
-        create: (acceptedAt) => ({
-          operation,
-          clientReference: input.clientReference,
-          ...ids(input.clientReference, operation),
-          amount: input.amount,
-          msisdn: input.msisdn,
-          channel: input.channel,
-          description: input.description,
-          recipientName,
-          callbackUrl: input.callbackUrl,
-          createdAt: acceptedAt,
-          state: 'pending',
-        }),
-        duplicate: () => send(res, host, 400, '4000', 'Validation errors: ClientReference has already been used'),
-      },
-    );
-  }
+interface MoneyRequest {
+  amount: number;
+  msisdn: string;
+  channel: HubtelChannel;
+  clientReference: string;
+  callbackUrl: string;
+  description: string;
+  /** Send only: the recipient's name as given, else null. */
+  recipientName: string | null;
+}
 
-  function reject(res: Response, behaviour: ProviderBehaviour, query: MockQuery): void {
-    const failure = hubtelFailure(behaviour.reason ?? '4000', query.operation === 'payout' ? 'payout' : 'collect');
-    const status =
-      behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500 ? behaviour.http_status : refusalStatus(failure.code);
-    send(res, hostOf(res.req), status, failure.code, failure.message);
-  }
-
-  function serverError(res: Response, behaviour: ProviderBehaviour): void {
-    send(res, hostOf(res.req), behaviour.http_status ?? 500, '5000', 'Internal error. Please try again later.');
-  }
-
-  function ids(clientReference: string, operation: Operation): { transactionId: string; externalTransactionId: string } {
-    // Derived from the unique ClientReference, so replays produce the same ids.
-    const hash = sha256Hex(`hubtel:${operation}:${credentials.posSalesId}:${clientReference}`);
-    return {
-      transactionId: hash.slice(0, 32),
-      externalTransactionId: String(BigInt('0x' + hash.slice(32, 48)) % 10_000_000_000n).padStart(10, '0'),
-    };
-  }
-
-  function receiveCallback(tx: MockTransaction) {
-    const ok = tx.state === 'success';
-    const amount = major(tx.amount);
-    return {
-      ResponseCode: ok ? '0000' : (tx.failure?.code ?? '2001'),
-      Message: ok ? 'success' : (tx.failure?.message ?? 'failed'),
-      Data: {
-        Amount: amount,
-        Charges: 0, // the sandbox charges no fees
-        AmountAfterCharges: amount,
-        Description: ok
-          ? `The ${networkBrand(tx.channel)} payment has been approved and processed successfully`
-          : (tx.failure?.description ?? 'FAILED'),
-        ClientReference: tx.clientReference,
-        TransactionId: tx.transactionId,
-        ExternalTransactionId: tx.externalTransactionId,
-        AmountCharged: amount,
-        OrderId: tx.transactionId,
-        PaymentDate: new Date(ctx.clock.now()).toISOString(),
-      },
-    };
-  }
-
-  function sendData(tx: MockTransaction) {
-    const amount = major(tx.amount);
-    return {
-      AmountDebited: tx.state === 'success' ? amount : 0,
-      TransactionId: tx.transactionId,
-      Description:
-        tx.state === 'pending'
-          ? 'Your request has been accepted. We will notify you when the transaction is completed.'
-          : tx.state === 'success'
-            ? 'The transaction was successful.'
-            : (tx.failure?.description ?? 'The transaction failed.'),
-      ClientReference: tx.clientReference,
-      ExternalTransactionId: tx.state === 'pending' ? '' : tx.externalTransactionId,
-      Amount: amount,
-      Charges: 0,
-      Meta: null,
-      RecipientName: tx.recipientName,
-    };
-  }
-
-  function sendCallback(tx: MockTransaction) {
-    const ok = tx.state === 'success';
-    return {
-      ResponseCode: ok ? '0000' : (tx.failure?.code ?? '2001'),
-      Message: ok ? 'success' : (tx.failure?.message ?? 'failed'),
-      Data: sendData(tx),
-    };
-  }
-
-  /** Field checks shared by receive and send; a Refusal carries Hubtel's 4000. */
-  function validate(
-    body: Record<string, unknown>,
-    fields: { msisdn: string; callback: string },
-  ): { amount: number; msisdn: string; channel: HubtelChannel; clientReference: string; callbackUrl: string; description: string } {
+/** The fields receive and send share, every problem at once in one 4000 (as Hubtel words it). */
+const moneyRequest = (fields: { msisdn: string; callback: string }) =>
+  z.unknown().transform((raw, check): MoneyRequest => {
+    const body = objectBody(raw);
     const problems: string[] = [];
     const msisdn = body[fields.msisdn];
     if (typeof msisdn !== 'string' || !/^233\d{9}$/.test(msisdn)) problems.push(`${fields.msisdn} must be 233 followed by 9 digits`);
@@ -411,7 +291,10 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
     if (typeof description !== 'string' || description.trim() === '') problems.push('Description is required');
     const clientReference = body.ClientReference;
     if (!isClientReference(clientReference)) problems.push('ClientReference must be alphanumeric, at most 36 characters');
-    if (problems.length) throw new Refusal(400, '4000', `Validation errors: ${problems.join('; ')}`);
+    if (problems.length) {
+      check.addIssue({ code: 'custom', message: `Validation errors: ${problems.join('; ')}` });
+      return z.NEVER;
+    }
     return {
       amount: amount!,
       msisdn: msisdn as string,
@@ -419,161 +302,256 @@ export function createHubtelMock(ctx: MockContext, credentials: HubtelCredential
       clientReference: clientReference as string,
       callbackUrl: callbackUrl as string,
       description: description as string,
+      recipientName: typeof body.RecipientName === 'string' && body.RecipientName ? body.RecipientName : null,
     };
-  }
-
-  function refuse(res: Response, host: HubtelHost, err: unknown): void {
-    if (err instanceof Refusal) send(res, host, err.httpStatus, err.code, err.message);
-    else throw err;
-  }
-
-  router.use(express.json({ limit: '100kb' }));
-
-  router.post('/rmp/merchantaccount/merchants/:posSalesId/receive/mobilemoney', async (req, res) => {
-    if (!admit('rmp', req, res, req.params.posSalesId, credentials.posSalesId)) return;
-    let input: ReturnType<typeof validate>;
-    try {
-      input = validate(objectBody(req), { msisdn: 'CustomerMsisdn', callback: 'PrimaryCallbackUrl' });
-    } catch (err) {
-      return refuse(res, 'rmp', err);
-    }
-    const tx = await take('rmp', 'receive', input, null, req, res);
-    if (!tx) return;
-    const amount = major(tx.amount);
-    res.status(200).json({
-      Message: 'Transaction pending. Expect callback request for final state',
-      ResponseCode: '0001',
-      Data: {
-        TransactionId: tx.transactionId,
-        Description: tx.description,
-        ClientReference: tx.clientReference,
-        Amount: amount,
-        Charges: 0,
-        AmountAfterCharges: amount,
-        AmountCharged: amount,
-        DeliveryFee: 0,
-      },
-    });
   });
 
-  // Hubtel's status is Paid, Unpaid or Refunded; there is no "Failed". A receive that failed stays
-  // Unpaid, so the mock reports it as Unpaid with the failure's code and message in responseCode
-  // and message (the same code its callback carried); a pending one is Unpaid with 0000
-  // "Successful", as in Hubtel's Unpaid sample. (inference: Hubtel does not document how a
-  // failed receive looks here.)
-  router.get('/txnstatus/transactions/:posSalesId/status', async (req, res) => {
-    if (!admit('txnstatus', req, res, req.params.posSalesId, credentials.posSalesId)) return;
-    const tx = await findTransaction(receives, req);
-    if (!tx) return send(res, 'txnstatus', 404, '4000', 'Transaction not found');
-    const amount = major(tx.amount);
-    const failed = tx.state === 'failed';
-    res.status(200).json({
-      message: failed ? (tx.failure?.description ?? 'failed') : 'Successful',
-      responseCode: failed ? (tx.failure?.code ?? '2001') : '0000',
-      data: {
-        date: new Date(tx.createdAt).toISOString(),
-        status: tx.state === 'success' ? 'Paid' : 'Unpaid',
-        transactionId: tx.transactionId,
-        externalTransactionId: tx.state === 'pending' ? null : tx.externalTransactionId,
-        paymentMethod: 'mobilemoney',
-        clientReference: tx.clientReference,
-        currencyCode: null,
-        amount,
-        charges: 0,
-        amountAfterCharges: amount,
-        isFulfilled: null,
-      },
-    });
-  });
-
-  router.post('/smp/api/merchants/:prepaidDepositId/send/mobilemoney', async (req, res) => {
-    if (!admit('smp', req, res, req.params.prepaidDepositId, credentials.prepaidDepositId)) return;
-    const body = objectBody(req);
-    let input: ReturnType<typeof validate>;
-    try {
-      input = validate(body, { msisdn: 'RecipientMsisdn', callback: 'PrimaryCallbackURL' });
-    } catch (err) {
-      return refuse(res, 'smp', err);
-    }
-    const recipientName = typeof body.RecipientName === 'string' && body.RecipientName ? body.RecipientName : null;
-    const tx = await take('smp', 'send', input, recipientName, req, res);
-    if (!tx) return;
-    res.status(200).json({ ResponseCode: '0001', Message: 'Transaction pending. Expect callback request for final state', Data: sendData(tx) });
-  });
-
-  router.get('/smrsc/api/merchants/:prepaidDepositId/transactions/status', async (req, res) => {
-    if (!admit('smrsc', req, res, req.params.prepaidDepositId, credentials.prepaidDepositId)) return;
-    const tx = await findTransaction(sends, req);
-    if (!tx) return send(res, 'smrsc', 404, '4000', 'Transaction not found');
-    res.status(200).json({
-      ResponseCode: 'success',
-      Data: {
-        TransactionId: tx.transactionId,
-        networkTransactionId: tx.state === 'pending' ? null : tx.externalTransactionId,
-        Amount: major(tx.amount),
-        Fees: 0,
-        ClientReference: tx.clientReference,
-        Channel: tx.channel,
-        CustomerNumber: tx.msisdn,
-        transactionStatus: tx.state,
-        CreatedAt: new Date(tx.createdAt).toISOString(),
-      },
-    });
-  });
-
-  // (inference) The Verification API's response shape is not in Hubtel's official text; this
-  // follows what integrations read: responseCode, message, data.name, data.isRegistered. An
-  // unregistered wallet is 0000 with isRegistered false, and the adapter reads it the same way.
-  router.get('/rnv/v2/merchantaccount/merchants/:posSalesId/mobilemoney/verify', async (req, res) => {
-    if (!admit('rnv', req, res, req.params.posSalesId, credentials.posSalesId)) return;
-    const channel = queryString(req, 'channel');
-    const msisdn = queryString(req, 'customerMsisdn');
-    const problems: string[] = [];
-    if (!isChannel(channel)) problems.push('channel must be one of mtn-gh, vodafone-gh, tigo-gh');
-    if (!msisdn || !/^233\d{9}$/.test(msisdn)) problems.push('customerMsisdn must be 233 followed by 9 digits');
-    if (problems.length) return send(res, 'rnv', 400, '4000', `Validation errors: ${problems.join('; ')}`);
-    const normalised = normaliseMsisdn(msisdn!) ?? msisdn!;
-    const looked = await engine.lookup(
-      { req, res, successStatus: 200 },
-      { operation: 'resolve', channel: 'momo', msisdn: normalised, network: HUBTEL_CHANNELS[channel as HubtelChannel] },
-    );
-    if (!looked) return;
-    const behaviour = looked.behaviour;
-    if (behaviour?.resolves === false) {
-      return res.status(200).json({
-        responseCode: '0000',
-        message: 'Customer is not registered on mobile money',
-        data: { name: null, isRegistered: false },
-      });
-    }
-    res.status(200).json({
-      responseCode: '0000',
-      message: 'Success',
-      data: { name: behaviour?.name ?? fakeNameFor(normalised), isRegistered: true },
-    });
-  });
-
-  // Unparseable JSON and other body-parser errors: Hubtel's 4000 on the host that was called.
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
-    const host = hostOf(req);
-    const status = (err as { status?: number }).status;
-    if (status && status >= 400 && status < 500) return send(res, host, status, '4000', 'Validation errors: the request body is not valid JSON');
-    ctx.logger.error('hubtel mock failed', { error: String(err) });
-    send(res, host, 500, '5000', 'Internal error.');
-  });
-
-  return router;
+function ids(credentials: HubtelCredentials, clientReference: string, operation: Operation): { transactionId: string; externalTransactionId: string } {
+  // Derived from the unique ClientReference, so replays produce the same ids.
+  const hash = sha256Hex(`hubtel:${operation}:${credentials.posSalesId}:${clientReference}`);
+  return {
+    transactionId: hash.slice(0, 32),
+    externalTransactionId: String(BigInt('0x' + hash.slice(32, 48)) % 10_000_000_000n).padStart(10, '0'),
+  };
 }
 
+/** A receive or send, as the engine takes it: the ClientReference is the reference it deduplicates on. */
+function takeMoney(operation: Operation, credentials: HubtelCredentials, input: MoneyRequest): TakeSpec<MockTransaction> {
+  return {
+    book: operation,
+    reference: input.clientReference,
+    query: {
+      operation: operation === 'receive' ? 'collect' : 'payout',
+      channel: 'momo',
+      msisdn: normaliseMsisdn(input.msisdn) ?? input.msisdn,
+      network: HUBTEL_CHANNELS[input.channel],
+      amount: input.amount,
+    },
+    create: (acceptedAt) => ({
+      operation,
+      clientReference: input.clientReference,
+      ...ids(credentials, input.clientReference, operation),
+      amount: input.amount,
+      msisdn: input.msisdn,
+      channel: input.channel,
+      description: input.description,
+      recipientName: input.recipientName,
+      callbackUrl: input.callbackUrl,
+      createdAt: acceptedAt,
+      state: 'pending',
+    }),
+    duplicate: () => hubtelError(400, '4000', 'Validation errors: ClientReference has already been used'),
+  };
+}
+
+function receiveCallback(tx: MockTransaction, now: number) {
+  const ok = tx.state === 'success';
+  const amount = major(tx.amount);
+  return {
+    ResponseCode: ok ? '0000' : (tx.failure?.code ?? '2001'),
+    Message: ok ? 'success' : (tx.failure?.message ?? 'failed'),
+    Data: {
+      Amount: amount,
+      Charges: 0, // the sandbox charges no fees
+      AmountAfterCharges: amount,
+      Description: ok ? `The ${networkBrand(tx.channel)} payment has been approved and processed successfully` : (tx.failure?.description ?? 'FAILED'),
+      ClientReference: tx.clientReference,
+      TransactionId: tx.transactionId,
+      ExternalTransactionId: tx.externalTransactionId,
+      AmountCharged: amount,
+      OrderId: tx.transactionId,
+      PaymentDate: new Date(now).toISOString(),
+    },
+  };
+}
+
+function sendData(tx: MockTransaction) {
+  const amount = major(tx.amount);
+  return {
+    AmountDebited: tx.state === 'success' ? amount : 0,
+    TransactionId: tx.transactionId,
+    Description:
+      tx.state === 'pending'
+        ? 'Your request has been accepted. We will notify you when the transaction is completed.'
+        : tx.state === 'success'
+          ? 'The transaction was successful.'
+          : (tx.failure?.description ?? 'The transaction failed.'),
+    ClientReference: tx.clientReference,
+    ExternalTransactionId: tx.state === 'pending' ? '' : tx.externalTransactionId,
+    Amount: amount,
+    Charges: 0,
+    Meta: null,
+    RecipientName: tx.recipientName,
+  };
+}
+
+function sendCallback(tx: MockTransaction) {
+  const ok = tx.state === 'success';
+  return {
+    ResponseCode: ok ? '0000' : (tx.failure?.code ?? '2001'),
+    Message: ok ? 'success' : (tx.failure?.message ?? 'failed'),
+    Data: sendData(tx),
+  };
+}
+
+/** How Hubtel settles a receive or send and calls back about it (a receive's callback is dated on the mock's clock). */
+const transactions = (ctx: MockContext): TransactionWire<MockTransaction> => ({
+  pending: (tx) => tx.state === 'pending',
+  settle: (tx: MockTransaction, outcome: Outcome): MockTransaction => ({
+    ...tx,
+    state: outcome.status,
+    failure: outcome.status === 'failed' ? hubtelFailure(outcome.reason, tx.operation === 'receive' ? 'collect' : 'payout') : undefined,
+  }),
+  // Hubtel POSTs once and does not retry.
+  callback: (tx) => jsonCallback(tx.callbackUrl, 'POST', tx.operation === 'receive' ? receiveCallback(tx, ctx.clock.now()) : sendCallback(tx)),
+});
+// Status checks may name Hubtel's own ids instead of the ClientReference.
+const byHubtelIds = (tx: MockTransaction) => [tx.transactionId, tx.externalTransactionId];
+
+export const createHubtelMock = defineWire<HubtelCredentials>({
+  provider: HUBTEL_PROVIDER,
+  errors: {
+    send: sendError,
+    outage: hubtelError(503, '5000', 'Service unavailable. Please try again later.'),
+    invalid: (problem) =>
+      problem.kind === 'schema'
+        ? hubtelError(400, '4000', problem.message)
+        : // Unparseable JSON and other body-parser errors: Hubtel's 4000 on the host that was called.
+          hubtelError(problem.kind === 'unreadable' ? problem.status : 400, '4000', 'Validation errors: the request body is not valid JSON'),
+    // No notFound: a path that is none of Hubtel's leaves the mock.
+    internal: hubtelError(500, '5000', 'Internal error.'),
+  },
+  refusals: { reject, serverError },
+  bodyParser: 'json',
+  bodyLimit: '100kb',
+  books: { receive: { wire: transactions, lookupKeys: byHubtelIds }, send: { wire: transactions, lookupKeys: byHubtelIds } },
+  operations: [
+    take({
+      method: 'post',
+      path: '/rmp/merchantaccount/merchants/:posSalesId/receive/mobilemoney',
+      auth: posSales,
+      body: moneyRequest({ msisdn: 'CustomerMsisdn', callback: 'PrimaryCallbackUrl' }),
+      successStatus: 200,
+      take: ({ body, settings }) => takeMoney('receive', settings, { ...body, recipientName: null }),
+      answer: (tx: MockTransaction) => {
+        const amount = major(tx.amount);
+        return {
+          Message: 'Transaction pending. Expect callback request for final state',
+          ResponseCode: '0001',
+          Data: {
+            TransactionId: tx.transactionId,
+            Description: tx.description,
+            ClientReference: tx.clientReference,
+            Amount: amount,
+            Charges: 0,
+            AmountAfterCharges: amount,
+            AmountCharged: amount,
+            DeliveryFee: 0,
+          },
+        };
+      },
+    }),
+    // Hubtel's status is Paid, Unpaid or Refunded; there is no "Failed". A receive that failed stays
+    // Unpaid, so the mock reports it as Unpaid with the failure's code and message in responseCode
+    // and message (the same code its callback carried); a pending one is Unpaid with 0000
+    // "Successful", as in Hubtel's Unpaid sample. (inference: Hubtel does not document how a
+    // failed receive looks here.)
+    custom({
+      method: 'get',
+      path: '/txnstatus/transactions/:posSalesId/status',
+      auth: posSales,
+      handle: async ({ req, res, books, fail }) => {
+        const tx = await findTransaction(books.receive!, req);
+        if (!tx) return fail(hubtelError(404, '4000', 'Transaction not found'));
+        const amount = major(tx.amount);
+        const failed = tx.state === 'failed';
+        res.status(200).json({
+          message: failed ? (tx.failure?.description ?? 'failed') : 'Successful',
+          responseCode: failed ? (tx.failure?.code ?? '2001') : '0000',
+          data: {
+            date: new Date(tx.createdAt).toISOString(),
+            status: tx.state === 'success' ? 'Paid' : 'Unpaid',
+            transactionId: tx.transactionId,
+            externalTransactionId: tx.state === 'pending' ? null : tx.externalTransactionId,
+            paymentMethod: 'mobilemoney',
+            clientReference: tx.clientReference,
+            currencyCode: null,
+            amount,
+            charges: 0,
+            amountAfterCharges: amount,
+            isFulfilled: null,
+          },
+        });
+      },
+    }),
+    take({
+      method: 'post',
+      path: '/smp/api/merchants/:prepaidDepositId/send/mobilemoney',
+      auth: prepaidDeposit,
+      body: moneyRequest({ msisdn: 'RecipientMsisdn', callback: 'PrimaryCallbackURL' }),
+      successStatus: 200,
+      take: ({ body, settings }) => takeMoney('send', settings, body),
+      answer: (tx: MockTransaction) => ({ ResponseCode: '0001', Message: 'Transaction pending. Expect callback request for final state', Data: sendData(tx) }),
+    }),
+    custom({
+      method: 'get',
+      path: '/smrsc/api/merchants/:prepaidDepositId/transactions/status',
+      auth: prepaidDeposit,
+      handle: async ({ req, res, books, fail }) => {
+        const tx = await findTransaction(books.send!, req);
+        if (!tx) return fail(hubtelError(404, '4000', 'Transaction not found'));
+        res.status(200).json({
+          ResponseCode: 'success',
+          Data: {
+            TransactionId: tx.transactionId,
+            networkTransactionId: tx.state === 'pending' ? null : tx.externalTransactionId,
+            Amount: major(tx.amount),
+            Fees: 0,
+            ClientReference: tx.clientReference,
+            Channel: tx.channel,
+            CustomerNumber: tx.msisdn,
+            transactionStatus: tx.state,
+            CreatedAt: new Date(tx.createdAt).toISOString(),
+          },
+        });
+      },
+    }),
+    // (inference) The Verification API's response shape is not in Hubtel's official text; this
+    // follows what integrations read: responseCode, message, data.name, data.isRegistered. An
+    // unregistered wallet is 0000 with isRegistered false, and the adapter reads it the same way.
+    custom({
+      method: 'get',
+      path: '/rnv/v2/merchantaccount/merchants/:posSalesId/mobilemoney/verify',
+      auth: posSales,
+      handle: async ({ req, res, lookup, fail }) => {
+        const channel = queryString(req, 'channel');
+        const msisdn = queryString(req, 'customerMsisdn');
+        const problems: string[] = [];
+        if (!isChannel(channel)) problems.push('channel must be one of mtn-gh, vodafone-gh, tigo-gh');
+        if (!msisdn || !/^233\d{9}$/.test(msisdn)) problems.push('customerMsisdn must be 233 followed by 9 digits');
+        if (problems.length) return fail(hubtelError(400, '4000', `Validation errors: ${problems.join('; ')}`));
+        const normalised = normaliseMsisdn(msisdn!) ?? msisdn!;
+        const looked = await lookup(
+          { req, res, successStatus: 200 },
+          { operation: 'resolve', channel: 'momo', msisdn: normalised, network: HUBTEL_CHANNELS[channel as HubtelChannel] },
+        );
+        if (!looked) return;
+        const behaviour = looked.behaviour;
+        if (behaviour?.resolves === false) {
+          return void res.status(200).json({ responseCode: '0000', message: 'Customer is not registered on mobile money', data: { name: null, isRegistered: false } });
+        }
+        res.status(200).json({ responseCode: '0000', message: 'Success', data: { name: behaviour?.name ?? fakeNameFor(normalised), isRegistered: true } });
+      },
+    }),
+  ],
+});
 
 /** The Hubtel host a request went to: the first segment of its path under the mock. */
 function hostOf(req: Request): HubtelHost {
   return (req.path.split('/')[1] ?? 'rmp') as HubtelHost;
 }
 
-function objectBody(req: Request): Record<string, unknown> {
-  const body: unknown = req.body;
+function objectBody(body: unknown): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 

@@ -1,16 +1,18 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Response } from 'express';
 import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { seedFromString } from '../../kernel/ids.ts';
 import { fromMajor } from '../../kernel/money.ts';
 import { normaliseMsisdn } from '../../kernel/msisdn.ts';
 import type { MtnMomoOptions } from './options.ts';
 import { safeEqual, sha256Hex } from '../../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
-import type { Exchange, MockQuery } from '../../mocks/engine/behaviour.ts';
+import type { MockQuery } from '../../mocks/engine/behaviour.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
 import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
 import type { MockContext } from '../../mocks/engine/mock-context.ts';
-import { MockEngine } from '../../mocks/engine/mock-engine.ts';
+import { custom, defineWire, read, take, type WireAuth, type WireError, type WireOperation } from '../../mocks/engine/define-wire.ts';
+import type { SessionRecords } from '../../mocks/engine/mock-transaction-book.ts';
 import { fakeNameFor } from '../../mocks/fake-name.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
 
@@ -168,7 +170,7 @@ export const mtnMomoMock = defineMock({
       targetEnvironment: c.target_environment,
     };
   },
-  create: createMtnMomoMock,
+  create: (ctx, credentials) => createMtnMomoMock(ctx, credentials),
   access: (c) => ({
     credentials: [
       { name: 'collection subscription key', where: 'Ocp-Apim-Subscription-Key header on /collection/* and /v1_0/apiuser', value: c.collectionSubscriptionKey, secret: true },
@@ -185,255 +187,208 @@ export const mtnMomoMock = defineMock({
   }),
 });
 
-export function createMtnMomoMock(ctx: MockContext, credentials: MtnMomoCredentials): Router {
-  const router = express.Router();
-  // Sandbox-provisioned API users (POST /v1_0/apiuser; the configured user lives outside them),
-  // and the tokens issued, keyed by the token's hash (a lookup compares no secrets): session
-  // records, shared through the database where instances share it.
-  const users = ctx.books.session<ApiUser>(PROVIDER, 'apiusers');
-  const tokens = ctx.books.session<IssuedToken>(PROVIDER, 'tokens', { expired: (token, now) => token.expiresAt <= now });
-  const engine = new MockEngine(ctx, { provider: PROVIDER, refusals: { reject, serverError } });
-  const transactions = {
-    collection: engine.book('collection', TRANSACTIONS),
-    disbursement: engine.book('disbursement', TRANSACTIONS),
+/** What one MTN mock keeps besides its books: its sandbox session (provisioned API users, issued tokens). */
+interface MtnInstance {
+  /** Sandbox-provisioned API users (POST /v1_0/apiuser; the configured user lives outside them). */
+  users: SessionRecords<ApiUser>;
+  /** The tokens issued, keyed by the token's hash (a lookup compares no secrets). */
+  tokens: SessionRecords<IssuedToken>;
+}
+
+const mtn = (status: number, code: string, message = MESSAGES[code] ?? code): WireError => ({ status, code, message });
+const badRequest = (message: string): WireError => mtn(400, 'BAD_REQUEST', message);
+const unauthorised = (message = 'Access denied due to invalid subscription key.'): WireError => mtn(401, 'UNAUTHORIZED', message);
+// The token endpoint answers in OAuth's words, {error}, not MTN's {code, message}.
+const OAUTH = 'oauth';
+const oauthError = (message: string): WireError => ({ status: 401, code: OAUTH, message });
+const INVALID_SUBSCRIPTION_KEY = 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.';
+const referenceHeader = { header: 'x-reference-id', valid: (id: string) => UUID.test(id), invalid: badRequest('X-Reference-Id must be a UUID.') };
+
+const subscriptionKey = (credentials: MtnMomoCredentials, product: Product) =>
+  product === 'collection' ? credentials.collectionSubscriptionKey : credentials.disbursementSubscriptionKey;
+
+/** Either product's subscription key (sandbox provisioning takes both). */
+const anySubscriptionKey: WireAuth<MtnMomoCredentials> = (req, credentials) => {
+  const key = req.get('ocp-apim-subscription-key') ?? '';
+  // Both checks always run, so timing does not say which key matched.
+  const collection = safeEqual(key, credentials.collectionSubscriptionKey);
+  const disbursement = safeEqual(key, credentials.disbursementSubscriptionKey);
+  return collection || disbursement ? null : unauthorised();
+};
+
+/** A product call: its subscription key, a bearer token issued for it, and the target environment. */
+const productCall =
+  (product: Product): WireAuth<MtnMomoCredentials> =>
+  async (req, credentials, ctx, instance: MtnInstance) => {
+    if (!safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(credentials, product))) return unauthorised(INVALID_SUBSCRIPTION_KEY);
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    const issued = await instance.tokens.get(sha256Hex(bearer));
+    const valid = issued !== undefined && issued.product === product && issued.expiresAt > ctx.clock.now();
+    if (!valid) return unauthorised('Access token is missing, invalid or expired.');
+    if (!safeEqual(req.get('x-target-environment') ?? '', credentials.targetEnvironment)) return mtn(500, 'NOT_ALLOWED_TARGET_ENVIRONMENT');
+    return null;
   };
 
-  const subscriptionKey = (product: Product) =>
-    product === 'collection' ? credentials.collectionSubscriptionKey : credentials.disbursementSubscriptionKey;
+/** The API user id when Basic auth names a known user with the right key. */
+async function basicAuthUser(header: string | undefined, credentials: MtnMomoCredentials, users: SessionRecords<ApiUser>): Promise<string | undefined> {
+  const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const user = decoded.slice(0, colon);
+  const key = decoded.slice(colon + 1);
+  if (safeEqual(user, credentials.apiUser)) return safeEqual(key, credentials.apiKey) ? user : undefined;
+  const known = await users.get(user);
+  if (!known?.apiKey) return undefined;
+  return safeEqual(key, known.apiKey) ? user : undefined;
+}
 
-  router.use(express.json());
+async function issueToken(ctx: MockContext, tokens: SessionRecords<IssuedToken>, product: Product, apiUser: string) {
+  const now = ctx.clock.now();
+  const expiresAt = now + TOKEN_SECONDS * 1000;
+  // Shaped like MTN's JWT (clientId, expires, sessionId); the signature is random bytes.
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const token = [
+    part({ typ: 'JWT', alg: 'R256' }),
+    part({ clientId: apiUser, expires: new Date(expiresAt).toISOString(), sessionId: randomBytes(16).toString('hex') }),
+    randomBytes(32).toString('base64url'),
+  ].join('.');
+  await tokens.set(sha256Hex(token), { product, expiresAt });
+  return { access_token: token, token_type: 'access_token', expires_in: TOKEN_SECONDS };
+}
 
-  // Every call: an operator-declared outage answers 503 first.
-  router.use((_req, res, next) => {
-    if (ctx.health.isDown(PROVIDER)) return void mtnError(res, 503, 'SERVICE_UNAVAILABLE');
-    next();
+/** MTN's own sandbox for a number no scenario rule decides: its documented test numbers, else success. */
+function sandboxPlan(outcome: MtnSandboxOutcome | undefined, defaultSeconds: number): CallbackPlan | null {
+  if (!outcome) return { after_seconds: defaultSeconds, status: 'success' };
+  switch (outcome.kind) {
+    case 'failed':
+      return { after_seconds: defaultSeconds, status: 'failed', reason: outcome.reason };
+    case 'delayed':
+      return { after_seconds: outcome.afterSeconds, status: 'success' };
+    case 'ongoing':
+      return null;
+  }
+}
+
+/** A request-to-pay or transfer body, checked in the order (and the words) of parseTransferBody. */
+const transferRequest = (partyField: 'payer' | 'payee') =>
+  z.unknown().transform((raw, check) => {
+    const body = parseTransferBody(raw, partyField);
+    if (typeof body !== 'string') return body;
+    check.addIssue({ code: 'custom', message: body });
+    return z.NEVER;
   });
 
-  // ---- Sandbox provisioning ----
-
-  router.post('/v1_0/apiuser', async (req, res) => {
-    if (!anySubscriptionKey(req)) return void unauthorised(res);
-    const id = req.get('x-reference-id') ?? '';
-    if (!UUID.test(id)) return void badRequest(res, 'X-Reference-Id must be a UUID.');
-    const host = (req.body as { providerCallbackHost?: unknown } | undefined)?.providerCallbackHost;
-    if (typeof host !== 'string' || host === '') return void badRequest(res, 'providerCallbackHost is required.');
-    if (id === credentials.apiUser || (await users.get(id)) !== undefined) return void mtnError(res, 409, 'RESOURCE_ALREADY_EXIST');
-    await users.set(id, { providerCallbackHost: host });
-    res.status(201).end();
-  });
-
-  router.get('/v1_0/apiuser/:id', async (req, res) => {
-    if (!anySubscriptionKey(req)) return void unauthorised(res);
-    const user = await users.get(String(req.params.id));
-    if (!user) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
-    res.json({ providerCallbackHost: user.providerCallbackHost, targetEnvironment: credentials.targetEnvironment });
-  });
-
-  router.post('/v1_0/apiuser/:id/apikey', async (req, res) => {
-    if (!anySubscriptionKey(req)) return void unauthorised(res);
-    const id = String(req.params.id);
-    const user = await users.get(id);
-    if (!user) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
-    // A new key replaces the old one, as in MTN's sandbox.
-    const apiKey = randomBytes(16).toString('hex');
-    await users.set(id, { ...user, apiKey });
-    res.status(201).json({ apiKey });
-  });
-
-  for (const product of ['collection', 'disbursement'] as const) {
-    // ---- Token ----
-    router.post(`/${product}/token`, async (req, res) => {
-      if (!safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(product))) {
-        return void res.status(401).json({
-          error: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
-        });
-      }
-      const apiUser = await basicAuthUser(req.get('authorization'));
-      if (!apiUser) return void res.status(401).json({ error: 'login_failed' });
-      res.json(await issueToken(product, apiUser));
-    });
-
-    // ---- Account holder and balance ----
-    router.get(`/${product}/v1_0/accountholder/:idType/:id/active`, async (req, res) => {
-      if (!(await productCall(product, req, res))) return;
-      const idType = String(req.params.idType).toLowerCase();
-      // MTN documents the id type in lower case; the mtn-momo SDK's Collections sends "MSISDN",
-      // so the mock takes either case rather than break a widely used client.
-      if (idType !== 'msisdn' && idType !== 'email' && idType !== 'party_code') {
-        return void badRequest(res, 'accountHolderIdType must be msisdn, email or party_code.');
-      }
-      const id = String(req.params.id);
-      if (idType === 'msisdn') {
-        const looked = await engine.lookup(exchange(req, res, 200), query({ operation: 'resolve', ...partyQuery(id) }));
-        if (!looked) return;
-        if (looked.behaviour) return void res.json({ result: looked.behaviour.resolves !== false });
-      }
-      const sandbox = MTN_SANDBOX_TEST_NUMBERS.accountHolderActive[id];
-      if (sandbox && 'code' in sandbox) return void mtnError(res, sandbox.httpStatus, sandbox.code);
-      res.json({ result: !sandbox });
-    });
-
-    router.get(`/${product}/v1_0/accountholder/:idType/:id/basicuserinfo`, async (req, res) => {
-      if (!(await productCall(product, req, res))) return;
-      if (String(req.params.idType).toLowerCase() !== 'msisdn') {
-        return void badRequest(res, 'basicuserinfo takes an msisdn.');
-      }
-      const id = String(req.params.id);
-      const party = partyQuery(id);
-      const looked = await engine.lookup(exchange(req, res, 200), query({ operation: 'resolve', ...party }));
-      if (!looked) return;
-      const behaviour = looked.behaviour;
-      let name: string;
-      if (behaviour) {
-        if (behaviour.resolves === false) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
-        name = behaviour.name ?? fakeNameFor(party.msisdn);
-      } else {
+/** Account holder checks and balance, the same on both products. */
+function productOperations(product: Product): WireOperation<MtnMomoCredentials>[] {
+  const auth = productCall(product);
+  return [
+    custom<MtnMomoCredentials>({
+      method: 'post',
+      path: `/${product}/token`,
+      auth: (req, credentials) => (safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(credentials, product)) ? null : oauthError(INVALID_SUBSCRIPTION_KEY)),
+      handle: async ({ req, res, settings, ctx, instance, fail }) => {
+        const { users, tokens } = instance as MtnInstance;
+        const apiUser = await basicAuthUser(req.get('authorization'), settings, users);
+        if (!apiUser) return fail(oauthError('login_failed'));
+        res.json(await issueToken(ctx, tokens, product, apiUser));
+      },
+    }),
+    custom<MtnMomoCredentials>({
+      method: 'get',
+      path: `/${product}/v1_0/accountholder/:idType/:id/active`,
+      auth,
+      handle: async ({ req, res, params, lookup, fail }) => {
+        const idType = String(params.idType).toLowerCase();
+        // MTN documents the id type in lower case; the mtn-momo SDK's Collections sends "MSISDN",
+        // so the mock takes either case rather than break a widely used client.
+        if (idType !== 'msisdn' && idType !== 'email' && idType !== 'party_code') return fail(badRequest('accountHolderIdType must be msisdn, email or party_code.'));
+        const id = String(params.id);
+        if (idType === 'msisdn') {
+          const looked = await lookup({ req, res, successStatus: 200 }, query({ operation: 'resolve', ...partyQuery(id) }));
+          if (!looked) return;
+          if (looked.behaviour) return void res.json({ result: looked.behaviour.resolves !== false });
+        }
         const sandbox = MTN_SANDBOX_TEST_NUMBERS.accountHolderActive[id];
-        if (sandbox && 'code' in sandbox) return void mtnError(res, sandbox.httpStatus, sandbox.code);
-        name = fakeNameFor(party.msisdn);
-      }
-      res.json(basicUserInfo(party.msisdn, name));
-    });
-
-    router.get(`/${product}/v1_0/account/balance`, async (req, res) => {
-      if (!(await productCall(product, req, res))) return;
-      res.json({ availableBalance: '1000000.00', currency: 'GHS' });
-    });
-  }
-
-  // ---- Request to pay and transfer ----
-  const transactionRoutes = [
-    ['collection', 'requesttopay', 'payer'],
-    ['disbursement', 'transfer', 'payee'],
-  ] as const;
-  for (const [product, resource, partyField] of transactionRoutes) {
-    router.post(`/${product}/v1_0/${resource}`, async (req, res) => {
-      if (!(await productCall(product, req, res))) return;
-      const referenceId = req.get('x-reference-id') ?? '';
-      if (!UUID.test(referenceId)) return void badRequest(res, 'X-Reference-Id must be a UUID.');
-      const body = parseTransferBody(req.body, partyField);
-      if (typeof body === 'string') return void badRequest(res, body);
-      if (!CURRENCIES.has(body.currency)) return void mtnError(res, 500, 'INVALID_CURRENCY');
-      const callbackUrl = req.get('x-callback-url');
-      // MTN also checks the callback host against providerCallbackHost and refuses IP hosts; the
-      // mock does not, because railyard calls back to itself on 127.0.0.1.
-      if (callbackUrl !== undefined && !URL.canParse(callbackUrl)) return void mtnError(res, 500, 'INVALID_CALLBACK_URL_HOST');
-      const table = product === 'collection' ? MTN_SANDBOX_TEST_NUMBERS.requestToPay : MTN_SANDBOX_TEST_NUMBERS.transfer;
-      const taken = await engine.take(exchange(req, res, 202), {
-        book: product,
-        reference: referenceId,
-        query: query({ operation: product === 'collection' ? 'collect' : 'payout', ...partyQuery(body.party.partyId), amount: minorOrUndefined(body.amount) }),
-        sandbox: () => sandboxPlan(table[body.party.partyId]),
-        create: () => ({
-          product,
-          referenceId,
-          amount: body.amount,
-          currency: body.currency,
-          externalId: body.externalId,
-          party: body.party,
-          payerMessage: body.payerMessage,
-          payeeNote: body.payeeNote,
-          status: 'PENDING',
-          callbackUrl,
-        }),
-        duplicate: () => mtnError(res, 409, 'RESOURCE_ALREADY_EXIST'),
-      });
-      if (taken) res.status(202).end();
-    });
-
-    router.get(`/${product}/v1_0/${resource}/:referenceId`, async (req, res) => {
-      if (!(await productCall(product, req, res))) return;
-      const tx = await transactions[product].get(String(req.params.referenceId));
-      if (!tx) return void mtnError(res, 404, 'RESOURCE_NOT_FOUND');
-      res.json(statusObject(tx));
-    });
-  }
-
-  router.use((_req: Request, res: Response) => mtnError(res, 404, 'RESOURCE_NOT_FOUND'));
-  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    if ((err as { type?: string }).type === 'entity.parse.failed') return void badRequest(res, 'The request body is not valid JSON.');
-    ctx.logger.error('mtn-momo mock: unhandled error', { error: String(err) });
-    if (!res.headersSent) mtnError(res, 500, 'INTERNAL_PROCESSING_ERROR');
-  });
-
-  return router;
-
-  // ---- helpers (closures over the factory's state) ----
-
-  function anySubscriptionKey(req: Request): boolean {
-    const key = req.get('ocp-apim-subscription-key') ?? '';
-    // Both checks always run, so timing does not say which key matched.
-    const collection = safeEqual(key, credentials.collectionSubscriptionKey);
-    const disbursement = safeEqual(key, credentials.disbursementSubscriptionKey);
-    return collection || disbursement;
-  }
-
-  /** The API user id when Basic auth names a known user with the right key. */
-  async function basicAuthUser(header: string | undefined): Promise<string | undefined> {
-    const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
-    if (!match) return undefined;
-    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return undefined;
-    const user = decoded.slice(0, colon);
-    const key = decoded.slice(colon + 1);
-    if (safeEqual(user, credentials.apiUser)) return safeEqual(key, credentials.apiKey) ? user : undefined;
-    const known = await users.get(user);
-    if (!known?.apiKey) return undefined;
-    return safeEqual(key, known.apiKey) ? user : undefined;
-  }
-
-  async function issueToken(product: Product, apiUser: string) {
-    const now = ctx.clock.now();
-    const expiresAt = now + TOKEN_SECONDS * 1000;
-    // Shaped like MTN's JWT (clientId, expires, sessionId); the signature is random bytes.
-    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const token = [
-      part({ typ: 'JWT', alg: 'R256' }),
-      part({ clientId: apiUser, expires: new Date(expiresAt).toISOString(), sessionId: randomBytes(16).toString('hex') }),
-      randomBytes(32).toString('base64url'),
-    ].join('.');
-    await tokens.set(sha256Hex(token), { product, expiresAt });
-    return { access_token: token, token_type: 'access_token', expires_in: TOKEN_SECONDS };
-  }
-
-  /** Subscription key, bearer token and target environment of a product call; answers and returns false when wrong. */
-  async function productCall(product: Product, req: Request, res: Response): Promise<boolean> {
-    if (!safeEqual(req.get('ocp-apim-subscription-key') ?? '', subscriptionKey(product))) {
-      unauthorised(res, 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.');
-      return false;
-    }
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    const issued = await tokens.get(sha256Hex(bearer));
-    const valid = issued !== undefined && issued.product === product && issued.expiresAt > ctx.clock.now();
-    if (!valid) {
-      unauthorised(res, 'Access token is missing, invalid or expired.');
-      return false;
-    }
-    if (!safeEqual(req.get('x-target-environment') ?? '', credentials.targetEnvironment)) {
-      mtnError(res, 500, 'NOT_ALLOWED_TARGET_ENVIRONMENT');
-      return false;
-    }
-    return true;
-  }
-
-  /** MTN's own sandbox for a number no scenario rule decides: its documented test numbers, else success. */
-  function sandboxPlan(outcome: MtnSandboxOutcome | undefined): CallbackPlan | null {
-    if (!outcome) return { after_seconds: ctx.defaultCallbackSeconds, status: 'success' };
-    switch (outcome.kind) {
-      case 'failed':
-        return { after_seconds: ctx.defaultCallbackSeconds, status: 'failed', reason: outcome.reason };
-      case 'delayed':
-        return { after_seconds: outcome.afterSeconds, status: 'success' };
-      case 'ongoing':
-        return null;
-    }
-  }
+        if (sandbox && 'code' in sandbox) return fail(mtn(sandbox.httpStatus, sandbox.code));
+        res.json({ result: !sandbox });
+      },
+    }),
+    custom<MtnMomoCredentials>({
+      method: 'get',
+      path: `/${product}/v1_0/accountholder/:idType/:id/basicuserinfo`,
+      auth,
+      handle: async ({ req, res, params, lookup, fail }) => {
+        if (String(params.idType).toLowerCase() !== 'msisdn') return fail(badRequest('basicuserinfo takes an msisdn.'));
+        const id = String(params.id);
+        const party = partyQuery(id);
+        const looked = await lookup({ req, res, successStatus: 200 }, query({ operation: 'resolve', ...party }));
+        if (!looked) return;
+        const behaviour = looked.behaviour;
+        if (behaviour?.resolves === false) return fail(mtn(404, 'RESOURCE_NOT_FOUND'));
+        const sandbox = behaviour ? undefined : MTN_SANDBOX_TEST_NUMBERS.accountHolderActive[id];
+        if (sandbox && 'code' in sandbox) return fail(mtn(sandbox.httpStatus, sandbox.code));
+        res.json(basicUserInfo(party.msisdn, behaviour?.name ?? fakeNameFor(party.msisdn)));
+      },
+    }),
+    custom<MtnMomoCredentials>({ method: 'get', path: `/${product}/v1_0/account/balance`, auth, handle: ({ res }) => void res.json({ availableBalance: '1000000.00', currency: 'GHS' }) }),
+  ];
 }
 
-function exchange(req: Request, res: Response, successStatus: number): Exchange {
-  return { req, res, successStatus };
+/** Request to pay (collection) and transfer (disbursement): taken under the caller's X-Reference-Id, answered 202 with no body. */
+function transactionOperations(product: Product, resource: string, partyField: 'payer' | 'payee'): WireOperation<MtnMomoCredentials>[] {
+  const auth = productCall(product);
+  const table = product === 'collection' ? MTN_SANDBOX_TEST_NUMBERS.requestToPay : MTN_SANDBOX_TEST_NUMBERS.transfer;
+  return [
+    take({
+      method: 'post',
+      path: `/${product}/v1_0/${resource}`,
+      auth,
+      reference: referenceHeader,
+      body: transferRequest(partyField),
+      successStatus: 202,
+      take: ({ req, body, reference, ctx }) => {
+        if (!CURRENCIES.has(body.currency)) return mtn(500, 'INVALID_CURRENCY');
+        const callbackUrl = req.get('x-callback-url');
+        // MTN also checks the callback host against providerCallbackHost and refuses IP hosts; the
+        // mock does not, because railyard calls back to itself on 127.0.0.1.
+        if (callbackUrl !== undefined && !URL.canParse(callbackUrl)) return mtn(500, 'INVALID_CALLBACK_URL_HOST');
+        return {
+          book: product,
+          reference,
+          query: query({ operation: product === 'collection' ? 'collect' : 'payout', ...partyQuery(body.party.partyId), amount: minorOrUndefined(body.amount) }),
+          sandbox: () => sandboxPlan(table[body.party.partyId], ctx.defaultCallbackSeconds),
+          create: (): MockTransaction => ({
+            product,
+            referenceId: reference,
+            amount: body.amount,
+            currency: body.currency,
+            externalId: body.externalId,
+            party: body.party,
+            payerMessage: body.payerMessage,
+            payeeNote: body.payeeNote,
+            status: 'PENDING',
+            callbackUrl,
+          }),
+          duplicate: () => mtn(409, 'RESOURCE_ALREADY_EXIST'),
+        };
+      },
+      answer: () => undefined,
+    }),
+    read({
+      method: 'get',
+      path: `/${product}/v1_0/${resource}/:referenceId`,
+      auth,
+      book: product,
+      param: 'referenceId',
+      by: 'reference',
+      missing: () => mtn(404, 'RESOURCE_NOT_FOUND'),
+      answer: statusObject,
+    }),
+  ];
 }
+
 
 /** A call on MTN is a momo call on the MTN network. */
 function query(call: Pick<MockQuery, 'operation' | 'msisdn' | 'amount'>): MockQuery {
@@ -469,14 +424,6 @@ const TRANSACTIONS: TransactionWire<MockTransaction> = {
 
 function mtnError(res: Response, status: number, code: string, message = MESSAGES[code] ?? code): void {
   res.status(status).json({ code, message });
-}
-
-function badRequest(res: Response, message: string): void {
-  mtnError(res, 400, 'BAD_REQUEST', message);
-}
-
-function unauthorised(res: Response, message = 'Access denied due to invalid subscription key.'): void {
-  mtnError(res, 401, 'UNAUTHORIZED', message);
 }
 
 /** RailQuery party fields: 233… when it is a Ghana number, else the partyId as sent. */
@@ -577,3 +524,75 @@ function basicUserInfo(identifier: string, name: string) {
     status: 'ACTIVE',
   };
 }
+
+export const createMtnMomoMock = defineWire<MtnMomoCredentials>({
+  provider: PROVIDER,
+  errors: {
+    send: (res, e) => void res.status(e.status).json(e.code === OAUTH ? { error: e.message } : { code: e.code, message: e.message }),
+    outage: mtn(503, 'SERVICE_UNAVAILABLE'),
+    invalid: (problem) =>
+      problem.kind === 'schema'
+        ? badRequest(problem.message)
+        : problem.kind === 'not_an_object'
+          ? badRequest('A JSON body is required.')
+          : problem.type === 'entity.parse.failed'
+            ? badRequest('The request body is not valid JSON.')
+            : mtn(500, 'INTERNAL_PROCESSING_ERROR'),
+    notFound: mtn(404, 'RESOURCE_NOT_FOUND'),
+    internal: mtn(500, 'INTERNAL_PROCESSING_ERROR'),
+  },
+  refusals: { reject, serverError },
+  bodyParser: 'json',
+  books: { collection: { wire: TRANSACTIONS }, disbursement: { wire: TRANSACTIONS } },
+  // Session records, shared through the database where instances share it.
+  instance: (ctx): MtnInstance => ({
+    users: ctx.books.session<ApiUser>(PROVIDER, 'apiusers'),
+    tokens: ctx.books.session<IssuedToken>(PROVIDER, 'tokens', { expired: (token, now) => token.expiresAt <= now }),
+  }),
+  operations: [
+    // ---- Sandbox provisioning ----
+    custom({
+      method: 'post',
+      path: '/v1_0/apiuser',
+      auth: anySubscriptionKey,
+      reference: referenceHeader,
+      handle: async ({ req, res, reference: id, settings, instance, fail }) => {
+        const { users } = instance as MtnInstance;
+        const host = (req.body as { providerCallbackHost?: unknown } | undefined)?.providerCallbackHost;
+        if (typeof host !== 'string' || host === '') return fail(badRequest('providerCallbackHost is required.'));
+        if (id === settings.apiUser || (await users.get(id)) !== undefined) return fail(mtn(409, 'RESOURCE_ALREADY_EXIST'));
+        await users.set(id, { providerCallbackHost: host });
+        res.status(201).end();
+      },
+    }),
+    custom({
+      method: 'get',
+      path: '/v1_0/apiuser/:id',
+      auth: anySubscriptionKey,
+      handle: async ({ res, params, settings, instance, fail }) => {
+        const user = await (instance as MtnInstance).users.get(String(params.id));
+        if (!user) return fail(mtn(404, 'RESOURCE_NOT_FOUND'));
+        res.json({ providerCallbackHost: user.providerCallbackHost, targetEnvironment: settings.targetEnvironment });
+      },
+    }),
+    custom({
+      method: 'post',
+      path: '/v1_0/apiuser/:id/apikey',
+      auth: anySubscriptionKey,
+      handle: async ({ res, params, instance, fail }) => {
+        const { users } = instance as MtnInstance;
+        const id = String(params.id);
+        const user = await users.get(id);
+        if (!user) return fail(mtn(404, 'RESOURCE_NOT_FOUND'));
+        // A new key replaces the old one, as in MTN's sandbox.
+        const apiKey = randomBytes(16).toString('hex');
+        await users.set(id, { ...user, apiKey });
+        res.status(201).json({ apiKey });
+      },
+    }),
+    ...productOperations('collection'),
+    ...productOperations('disbursement'),
+    ...transactionOperations('collection', 'requesttopay', 'payer'),
+    ...transactionOperations('disbursement', 'transfer', 'payee'),
+  ],
+});
