@@ -43,8 +43,6 @@ export function killAllStarted(): void {
   live.clear();
 }
 
-
-
 /** The inherited environment without npm's lifecycle variables or a user's RAILYARD_* settings. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -70,8 +70,20 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
   const findings = emptyFindings();
   const signal = rng.chance(o.sigtermRatio) ? ('SIGTERM' as const) : ('SIGKILL' as const);
   const result: TrialResult = {
-    trial: o.trial, seed: o.seed, dir, kept: false, killedWith: '-', requests: 0, acknowledged: 0, unavailable: 0, startedBeforeKill: 0,
-    unansweredAtKill: 0, retried: 0, replaySampled: 0, findings, logErrors: [],
+    trial: o.trial,
+    seed: o.seed,
+    dir,
+    kept: false,
+    killedWith: '-',
+    requests: 0,
+    acknowledged: 0,
+    unavailable: 0,
+    startedBeforeKill: 0,
+    unansweredAtKill: 0,
+    retried: 0,
+    replaySampled: 0,
+    findings,
+    logErrors: [],
   };
   let ops: Operation[] = [];
   let server: RailyardProcess | null = null;
@@ -204,8 +216,7 @@ async function killDuringAdvance(
   }
   const stopped = await server.kill(signal);
   if (signal === 'SIGTERM' && (stopped.code !== 0 || stopped.escalated)) f.warnings.push(`SIGTERM during an advance did not stop the server cleanly: exit ${JSON.stringify(stopped)}`);
-  result.advanceKill =
-    seen.state === 'running' ? `${signal === 'SIGKILL' ? 'KILL' : 'TERM'} at ${seen.jobs_done}/${seen.jobs_total} jobs` : `ended first (${seen.jobs_done} jobs)`;
+  result.advanceKill = seen.state === 'running' ? `${signal === 'SIGKILL' ? 'KILL' : 'TERM'} at ${seen.jobs_done}/${seen.jobs_total} jobs` : `ended first (${seen.jobs_done} jobs)`;
 
   const ranBeforeRestart = readOnly(dbPath, "SELECT MAX(run_at) AS at FROM jobs WHERE state <> 'pending'");
   const restarted = await RailyardProcess.start(options);

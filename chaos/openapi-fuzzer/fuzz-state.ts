@@ -57,4 +57,3 @@ export function harvest(state: FuzzState, draft: Draft, wire: WireRequest, res: 
   };
   walk(data, 0);
 }
-

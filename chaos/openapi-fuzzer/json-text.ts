@@ -48,4 +48,3 @@ export function withEntry(target: Json, name: string, value: unknown): Json {
 export function isObject(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawJson);
 }
-

@@ -201,7 +201,10 @@ export const MUTATORS: Mutator[] = [
     applies: (d) => d.method === 'GET',
     apply(d, g) {
       const params = d.op?.queryParams ?? [];
-      const name = params.length && g.rng.chance(0.8) ? g.rng.pick(params).name : g.rng.pick(['limit', 'offset', '__proto__', 'constructor', 'type[]', 'page_size[]', 'cursor[a]', 'status[$ne]', 'x'.repeat(500)]);
+      const name =
+        params.length && g.rng.chance(0.8)
+          ? g.rng.pick(params).name
+          : g.rng.pick(['limit', 'offset', '__proto__', 'constructor', 'type[]', 'page_size[]', 'cursor[a]', 'status[$ne]', 'x'.repeat(500)]);
       const [label, apply] = g.rng.pick<[string, () => void]>([
         ['garbage', () => setQuery(d, name, queryGarbage(g, name))],
         ['repeated', () => d.query.push([name, queryGarbage(g, name)], [name, queryGarbage(g, name)])],
@@ -290,7 +293,20 @@ export const MUTATORS: Mutator[] = [
     weight: 2,
     applies: () => true,
     apply(d, g) {
-      d.path = g.rng.pick(['/api/v1', '/api/v1/', '/api/v2/charges', '/api/v1/charges/', '/api/v1//charges', '/api/v1/CHARGES', '/api/v1/charges/a/b', '/api/v1/__proto__', '/api/v1/constructor', '/api/v1/%2e%2e/openapi.json', '/api/v1/wallet.json', '/%F0%9F%92%B8']);
+      d.path = g.rng.pick([
+        '/api/v1',
+        '/api/v1/',
+        '/api/v2/charges',
+        '/api/v1/charges/',
+        '/api/v1//charges',
+        '/api/v1/CHARGES',
+        '/api/v1/charges/a/b',
+        '/api/v1/__proto__',
+        '/api/v1/constructor',
+        '/api/v1/%2e%2e/openapi.json',
+        '/api/v1/wallet.json',
+        '/%F0%9F%92%B8',
+      ]);
       d.pathParams = {};
       d.documented = false;
       d.labels.push(`path ${d.path}`);
@@ -368,18 +384,56 @@ function setQuery(d: Draft, name: string, value: string): void {
 function queryGarbage(g: Gen, name: string): string {
   if (name === 'cursor' && g.state.cursors.length && g.rng.chance(0.3)) {
     const cursor = g.rng.pick(g.state.cursors);
-    return g.rng.pick([`${cursor}x`, cursor.slice(1), cursor.toUpperCase(), Buffer.from('v1:-1').toString('base64url'), Buffer.from('v1:99999999999999999999').toString('base64url'), Buffer.from('v2:1').toString('base64url')]);
+    return g.rng.pick([
+      `${cursor}x`,
+      cursor.slice(1),
+      cursor.toUpperCase(),
+      Buffer.from('v1:-1').toString('base64url'),
+      Buffer.from('v1:99999999999999999999').toString('base64url'),
+      Buffer.from('v2:1').toString('base64url'),
+    ]);
   }
   return g.rng.pick([
-    '1e3', '-1', '0', '1.5', '0x10', ' 5', '5 ', '٥', '1_000', 'NaN', 'Infinity', '9'.repeat(400), '101', '100', '1',
-    'null', 'true', '[]', '{}', '__proto__', "' OR 1=1 --", '💸', 'a'.repeat(5_000), '\u0000', '%', 'v1:1', 'djE6MQ', 'djE6LTE',
-    '2026-13-45T25:61:61Z', '2026-01-01', '1970-01-01T00:00:00Z', '+275760-09-13T00:00:00Z',
+    '1e3',
+    '-1',
+    '0',
+    '1.5',
+    '0x10',
+    ' 5',
+    '5 ',
+    '٥',
+    '1_000',
+    'NaN',
+    'Infinity',
+    '9'.repeat(400),
+    '101',
+    '100',
+    '1',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    '__proto__',
+    "' OR 1=1 --",
+    '💸',
+    'a'.repeat(5_000),
+    '\u0000',
+    '%',
+    'v1:1',
+    'djE6MQ',
+    'djE6LTE',
+    '2026-13-45T25:61:61Z',
+    '2026-01-01',
+    '1970-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00Z',
   ]);
 }
 
 function formText(body: Body): string {
   if (body.kind !== 'json' || !isObject(body.value)) return 'a=1';
-  return Object.entries(body.value as Json).map(([k, v]) => `${percentEncode(k)}=${percentEncode(typeof v === 'string' ? v : jsonText(v))}`).join('&');
+  return Object.entries(body.value as Json)
+    .map(([k, v]) => `${percentEncode(k)}=${percentEncode(typeof v === 'string' ? v : jsonText(v))}`)
+    .join('&');
 }
 
 /** The properties a body schema allows, from the oneOf branch that fits the body best. */
@@ -388,4 +442,3 @@ function propertiesOf(schema: Json, body: Json): Record<string, Json> {
   const fits = branches.find((b) => Object.entries<Json>(b.properties ?? {}).every(([k, s]) => !('const' in s) || !(k in body) || body[k] === s.const));
   return (fits ?? branches[0] ?? {}).properties ?? {};
 }
-

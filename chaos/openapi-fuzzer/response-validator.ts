@@ -32,4 +32,3 @@ export function responseValidator(document: Json): ResponseValidator {
     return ajv.errorsText(validate.errors);
   };
 }
-

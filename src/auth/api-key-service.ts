@@ -63,7 +63,10 @@ export function environmentOf(key: string): Environment | null {
 }
 
 function randomToken(bytes: number): string {
-  return randomBytes(bytes).toString('base64url').replace(/[-_]/g, '').slice(0, Math.ceil(bytes * 1.3));
+  return randomBytes(bytes)
+    .toString('base64url')
+    .replace(/[-_]/g, '')
+    .slice(0, Math.ceil(bytes * 1.3));
 }
 
 /**

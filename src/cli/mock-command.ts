@@ -141,7 +141,7 @@ export async function mockMain(args: string[], usage: string): Promise<number> {
   });
   if (!parsed) return 2;
   const { values, positionals } = parsed;
-  if (values.help) return void process.stdout.write(usage), 0;
+  if (values.help) return (void process.stdout.write(usage), 0);
   if (positionals.length > 1) return usageError('mock', `one provider at a time (got ${positionals.join(' ')})`, usage);
   if (values.port !== undefined && !isPort(values.port)) return usageError('mock', `--port is from 0 to 65535, not ${JSON.stringify(values.port)}`, usage);
   const config = loadConfig();

@@ -101,7 +101,8 @@ export function replayTestRun(results: readonly ReplayResult[], times: readonly 
     const base = { name: r.name ? `${r.file}: ${r.name}` : r.file, classname: dirname(r.file), ...time };
     if (r.status === 'passed') return { ...base, status: 'passed' };
     if (r.status === 'skipped') return { ...base, status: 'skipped', message: 'no script' };
-    if (r.status === 'invalid') return { ...base, status: 'error', message: `invalid scenario file: ${r.failures[0]?.message.split('\n')[0] ?? ''}`, details: r.failures.map((f) => f.message).join('\n') };
+    if (r.status === 'invalid')
+      return { ...base, status: 'error', message: `invalid scenario file: ${r.failures[0]?.message.split('\n')[0] ?? ''}`, details: r.failures.map((f) => f.message).join('\n') };
     return { ...base, status: 'failed', message: r.failures[0]?.label ?? 'failed', details: formatResult(r) };
   });
   const time = times.reduce((a, b) => a + b, 0);

@@ -74,14 +74,7 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 /** Text made safe for an XML attribute or element: entities escaped, ANSI codes and characters XML forbids removed. */
 export function xmlEscape(text: string): string {
-  return text
-    .replace(ANSI, '')
-    .replace(NOT_XML, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return text.replace(ANSI, '').replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
 const seconds = (time: number | undefined) => (time === undefined ? '' : ` time="${time.toFixed(3)}"`);

@@ -279,7 +279,12 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
     (await client.must('POST', '/v1/collections', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', channel: 'momo', customer } })).body.data!;
   // A link for one payment, paid by momo on its hosted page's public endpoint: settling completes it.
   const paidLink = async () => {
-    const link = (await client.must('POST', '/v1/payment_links', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', description: 'railyard trigger', usage_limit: '1' } })).body.data!;
+    const link = (
+      await client.must('POST', '/v1/payment_links', [201], {
+        idempotent: true,
+        body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', description: 'railyard trigger', usage_limit: '1' },
+      })
+    ).body.data!;
     await client.must('POST', `/pay/${String(link.slug)}/collections`, [201], { body: { channel: 'momo', customer: SUCCESS_MSISDN, submission: `sub_${randomUUID().replace(/-/g, '')}` } });
     return link;
   };

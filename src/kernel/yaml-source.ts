@@ -97,7 +97,12 @@ export function parseYamlSource(text: string, file: string): Located {
 
 /** A path as problems name it: `rules[0].match.msisdn`. */
 export function pathText(path: readonly PropertyKey[]): string {
-  return path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
+  return path.length
+    ? path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '')
+    : '(root)';
 }
 
 function samePrefix(prefix: readonly PropertyKey[], path: readonly PropertyKey[]): boolean {

@@ -108,7 +108,11 @@ export class RailSettlement {
     // turn to write and its timeline place are the job's, whichever job of its round came first.
     const result: SettlementResult = await joinRunningJob(jobToken, async () => {
       const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
-      this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
+      this.deps.timeline.record(
+        provider.name,
+        'railyard',
+        `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`,
+      );
       return result;
     });
     this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });

@@ -56,9 +56,7 @@ function identifierAt(path: readonly (string | number)[]): string | undefined {
   if (!IDENTIFIERS.has(field!)) return undefined;
   const rest = path.slice(i + 1);
   const inPredicate =
-    rest.length === 0 ||
-    (rest.length === 1 && (rest[0] === 'equals' || rest[0] === 'prefix' || rest[0] === 'regex')) ||
-    (rest.length === 2 && rest[0] === 'one_of' && typeof rest[1] === 'number');
+    rest.length === 0 || (rest.length === 1 && (rest[0] === 'equals' || rest[0] === 'prefix' || rest[0] === 'regex')) || (rest.length === 2 && rest[0] === 'one_of' && typeof rest[1] === 'number');
   return inPredicate ? String(field) : undefined;
 }
 

@@ -22,7 +22,10 @@ export function eventStreamRouter(deps: { apiKeys: ApiKeyService; stream: EventS
       if (!auth.scopes.includes('read')) throw new ForbiddenError('This API key lacks the read scope', { required_scope: 'read' });
       const raw = typeof req.query.types === 'string' ? req.query.types : undefined;
       if (raw !== undefined) {
-        const wanted = raw.split(',').map((t) => t.trim()).filter(Boolean);
+        const wanted = raw
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
         const unknown = wanted.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
         if (unknown.length || wanted.length === 0) {
           res.status(400).json(failure('validation_error', `Unknown event types: ${unknown.join(', ') || '(none given)'}`, { fields: [{ field: 'query.types', message: 'unknown event type' }] }));

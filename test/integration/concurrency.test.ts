@@ -55,7 +55,7 @@ describe(`${COPIES} concurrent copies of one request under one Idempotency-Key`,
     const wallet = await sb.wallet();
     const transfer = await storm('/api/v1/transfers', { amount: 20_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, 'storm-transfer', true);
     expect(await sb.wallet()).toMatchObject({ available: wallet.available - transfer.total_debited, reserved: wallet.reserved + transfer.total_debited });
-    const count = await sb.ry.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM transfers WHERE amount = 20000");
+    const count = await sb.ry.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM transfers WHERE amount = 20000');
     expect(count!.n).toBe(1);
   });
 

@@ -189,11 +189,7 @@ describe('real responses conform to the schemas the document declares', () => {
 
   it('POST /api/v1/charges, then GET /api/v1/transactions and GET /api/v1/charges/{id}', async () => {
     const charges = routeFor('post', '/api/v1/charges');
-    const res = await sb.post(
-      '/api/v1/charges',
-      { amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' },
-      { idempotencyKey: `openapi-conformance-${Date.now()}` },
-    );
+    const res = await sb.post('/api/v1/charges', { amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: `openapi-conformance-${Date.now()}` });
     expect(res.status, JSON.stringify(res.body)).toBe(charges.response.status);
     expectConformsToDocument('post', '/api/v1/charges', charges.response.status, res.body);
     charges.response.schema.parse(res.body);

@@ -80,7 +80,11 @@ afterEach(async () => {
 let counter = 0;
 const ref = () => `col_cardwire${String(++counter).padStart(10, '0')}`;
 const charge = (reference: string, card: CardCollectRequest['card']): CardCollectRequest => ({ reference, amount: 2_500, currency: 'GHS', channel: 'card', card, description: 'wire test' });
-const railError = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('expected a RailError'), (e: unknown) => e as RailError);
+const railError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('expected a RailError'),
+    (e: unknown) => e as RailError,
+  );
 
 describe('card-processor: authentication', () => {
   it('refuses a wrong API key with 401 invalid_api_key, which the adapter reads as a refusal', async () => {

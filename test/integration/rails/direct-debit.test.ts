@@ -84,7 +84,11 @@ const debit = (reference: string, accountNumber = '2000000001'): BankDebitCollec
   bankCode: '040100',
   description: 'wire test',
 });
-const railError = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('expected a RailError'), (e: unknown) => e as RailError);
+const railError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('expected a RailError'),
+    (e: unknown) => e as RailError,
+  );
 
 describe('direct-debit: the wire', () => {
   it('refuses a wrong API key with 401 UNAUTHORISED', async () => {
