@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     loadavgAtEnd: [] as number[],
     seconds: 0,
   };
-  const save = () => writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  const save = () => writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 
   log(
     `railyard bench${options.quick ? ' (quick)' : ''}: ${options.measures.map((m) => m.id).join(', ')}; ${options.rounds} rounds of ${options.durationSec} s at ${options.connections} connections; temp dir ${runDir}`,

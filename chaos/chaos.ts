@@ -313,10 +313,10 @@ async function main(): Promise<void> {
     );
   }
   if (results.length) {
-    process.stdout.write(table(results) + '\n');
-    if (fleetMode) process.stdout.write('\n' + fleetTable(results as FleetTrialResult[]) + '\n');
+    process.stdout.write(`${table(results)}\n`);
+    if (fleetMode) process.stdout.write(`\n${fleetTable(results as FleetTrialResult[])}\n`);
     const notable = results.filter((r) => trialFailed(r) || r.findings.warnings.length);
-    if (notable.length) process.stdout.write('\n## findings\n\n' + notable.map(details).join('\n\n') + '\n');
+    if (notable.length) process.stdout.write(`\n## findings\n\n${notable.map(details).join('\n\n')}\n`);
   }
   await cluster?.stop();
   const fuzzPassed = o.fuzz > 0 ? await fuzz(o.fuzz, o.seed, o.keep) : true;

@@ -73,7 +73,7 @@ export const FAILURE_KINDS = [
 ] as const satisfies readonly (keyof Findings)[];
 export type FindingKind = (typeof FAILURE_KINDS)[number] | 'warnings';
 
-const excerpt = (body: string | undefined, max = 300) => (body === undefined ? '' : body.length > max ? body.slice(0, max) + '…' : body);
+const excerpt = (body: string | undefined, max = 300) => (body === undefined ? '' : body.length > max ? `${body.slice(0, max)}…` : body);
 const answered = (op: Operation) => op.attempts.filter((a) => a.status !== undefined);
 /** What one request got, send by send: "before-kill:ECONNRESET, retry-after-restart:201 replayed". */
 const trail = (op: Operation) => op.attempts.map((a) => `${a.phase}:${a.status ?? a.error}${a.replayed ? ' replayed' : ''}`).join(', ');

@@ -327,8 +327,8 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   result.retried = ops.reduce((n, op) => n + op.attempts.filter((a) => a.phase === 'retry').length, 0);
   result.unavailable = ops.filter((op) => op.attempts.some((a) => a.status === 502 && acknowledgedId(op.kind, a))).length;
   result.logErrors = logFiles.flatMap((file, i) => logErrors(file).map((line) => `instance ${i + 1}: ${line}`));
-  writeFileSync(join(dir, 'requests.jsonl'), ops.map((op) => JSON.stringify(op)).join('\n') + '\n');
-  writeFileSync(join(dir, 'webhooks.jsonl'), receiver.receipts.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(join(dir, 'requests.jsonl'), `${ops.map((op) => JSON.stringify(op)).join('\n')}\n`);
+  writeFileSync(join(dir, 'webhooks.jsonl'), `${receiver.receipts.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(join(dir, 'findings.json'), JSON.stringify({ ...result, findings }, null, 2));
   if ((trialFailed(result) && o.keep) || o.keepAll) result.kept = true;
   else rmSync(dir, { recursive: true, force: true });

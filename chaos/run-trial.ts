@@ -170,7 +170,7 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
   result.retried = ops.reduce((n, op) => n + op.attempts.filter((a) => a.phase === 'retry-after-restart').length, 0);
   result.unavailable = ops.filter((op) => op.attempts.some((a) => a.status === 502 && acknowledgedId(op.kind, a))).length;
   result.logErrors = logErrors(logFile);
-  writeFileSync(join(dir, 'requests.jsonl'), ops.map((op) => JSON.stringify(op)).join('\n') + '\n');
+  writeFileSync(join(dir, 'requests.jsonl'), `${ops.map((op) => JSON.stringify(op)).join('\n')}\n`);
   writeFileSync(join(dir, 'findings.json'), JSON.stringify({ ...result, findings }, null, 2));
   if ((trialFailed(result) && o.keep) || o.keepAll) result.kept = true;
   else rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,7 @@ export function responseValidator(document: Json): ResponseValidator {
   } catch {
     return () => null; // a document ajv cannot read: the other checks still run
   }
-  const pointer = (...parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+  const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
   return (op, status, body) => {
     let validate;
     try {

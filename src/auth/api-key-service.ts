@@ -96,7 +96,7 @@ export class ApiKeyService {
       merchantId: input.merchantId,
       environment: input.environment,
       keyHash: sha256Hex(key),
-      keyHint: key.slice(0, 12) + '…' + key.slice(-4),
+      keyHint: `${key.slice(0, 12)}…${key.slice(-4)}`,
       scopes: JSON.stringify(input.scopes),
       signingSecret,
       createdAt: this.deps.clock.now(),

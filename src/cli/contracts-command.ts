@@ -132,7 +132,7 @@ export function formatVerification(results: readonly PactVerification[]): string
     }
   }
   lines.push(`${ok} interactions verified, ${failed} failed${results.some((r) => r.error) ? `, ${results.filter((r) => r.error).length} pact file(s) could not be verified` : ''}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** A path relative to cwd when it lies inside it, absolute otherwise. */

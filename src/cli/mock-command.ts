@@ -98,7 +98,7 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     provider,
     url,
     advance: (seconds) => scheduler.advanceBy(seconds * 1000),
-    banner: () => ['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n') + '\n',
+    banner: () => `${['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n')}\n`,
     async close() {
       await scheduler.stop();
       await scheduler.leave();

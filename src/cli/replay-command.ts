@@ -76,7 +76,7 @@ export async function runReplay(paths: readonly string[], options: ReplayCommand
     results.push(result);
     if (readable) {
       io.stderr.write(`${result.status === 'passed' ? 'PASS' : result.status === 'skipped' ? 'skipped (no script)' : result.status === 'invalid' ? 'FAIL (invalid)' : 'FAIL'}\n`);
-      io.stdout.write(formatResult(result) + '\n');
+      io.stdout.write(`${formatResult(result)}\n`);
     }
   }
   if (readable) io.stdout.write(formatSummary(results));

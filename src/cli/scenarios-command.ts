@@ -37,9 +37,9 @@ export function runLint(paths: readonly string[], options: LintOptions, io: Io):
   const warnings = all.length - errors;
   const passed = errors === 0;
   if (options.reporter === 'json') {
-    io.stdout.write(JSON.stringify({ passed, strict: options.strict, errors, warnings, files: graded }, null, 2) + '\n');
+    io.stdout.write(`${JSON.stringify({ passed, strict: options.strict, errors, warnings, files: graded }, null, 2)}\n`);
   } else {
-    for (const p of all) io.stdout.write(formatLintProblem(p) + '\n');
+    for (const p of all) io.stdout.write(`${formatLintProblem(p)}\n`);
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     io.stdout.write(
       `${passed ? 'PASS' : 'FAIL'}  ${plural(files.length, 'file')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${options.strict ? ' (--strict: warnings are errors)' : ''}\n`,

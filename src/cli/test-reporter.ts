@@ -104,7 +104,7 @@ export function junitXml(run: TestRun): string {
     lines.push(`  <testsuite ${attributes}>`, ...suite.cases.map(caseXml), '  </testsuite>');
   }
   lines.push('</testsuites>');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export interface JsonSuite {
@@ -123,5 +123,5 @@ export function jsonDocument(run: TestRun, detail: Record<string, unknown>): str
     file: s.file ?? null,
     tests: s.cases.map((c) => ({ name: c.name, classname: c.classname, status: c.status, message: c.message ?? null, details: c.details ?? null })),
   }));
-  return JSON.stringify({ summary: summariseRun(run), suites, ...detail }, null, 2) + '\n';
+  return `${JSON.stringify({ summary: summariseRun(run), suites, ...detail }, null, 2)}\n`;
 }

@@ -1,5 +1,4 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { noSuch } from '../http/find-by-id.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { iso } from '../kernel/clock.ts';

@@ -232,14 +232,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): Config {
   const result = configSchema.safeParse(input);
   if (!result.success) {
-    throw new ConfigError('Invalid configuration:\n' + result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+    throw new ConfigError(`Invalid configuration:\n${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`);
   }
   return Object.freeze(result.data) as Config;
 }
 
 /** Stable per-provider callback tokens derived from the sandbox signing secret unless configured. */
 export function callbackToken(config: Config, provider: keyof Config['providers']): string {
-  return config.providers[provider].callback_token ?? 'cbt_' + hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32);
+  return config.providers[provider].callback_token ?? `cbt_${hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32)}`;
 }
 
 /**

@@ -8,7 +8,6 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import { NotFoundError, PaymentLinkInactiveError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { toMajorString } from '../kernel/money.ts';
-import type { Environment } from '../kernel/environment.ts';
 import { ok } from '../http/envelope.ts';
 import type { Db, Store } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';

@@ -84,7 +84,7 @@ export class RailSettlement {
       return { status: 404, body: { status: false, message: 'Unknown callback receiver', error: { code: 'not_found' } } };
     }
     const { rawBody } = callback;
-    let body: unknown = undefined;
+    let body: unknown;
     try {
       body = rawBody ? JSON.parse(rawBody) : undefined;
     } catch {

@@ -130,7 +130,7 @@ export class LedgerReportService {
       toMajorString(line.fee, 'GHS'),
       toMajorString(line.net, 'GHS'),
     ]);
-    return [header, ...rows].map(csvRow).join('\r\n') + '\r\n';
+    return `${[header, ...rows].map(csvRow).join('\r\n')}\r\n`;
   }
 
   private async report(db: Db, auth: AuthContext, day: number): Promise<Settlement> {

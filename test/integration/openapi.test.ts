@@ -21,7 +21,7 @@ const DOC_ID = 'https://railyard.local/openapi.json';
 /** express `/api/v1/charges/:id` → OpenAPI `/api/v1/charges/{id}`. */
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 /** RFC 6901 escaping, for a JSON pointer into the document. */
-const pointer = (...parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
 let sb: TestSandbox;
 let doc: Json;

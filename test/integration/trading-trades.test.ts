@@ -218,12 +218,12 @@ describe('POST /api/v1/trades: validation_error', () => {
 
   const wrongAddresses: [string, string, string, string][] = [
     ['USDT', 'TRC20', ERC20, 'an ERC20 address'],
-    ['USDT', 'TRC20', 'T' + 'a'.repeat(32), 'a T address one character short'],
-    ['USDT', 'TRC20', 'T' + 'a'.repeat(32) + '0', 'a T address with a non-base58 0'],
-    ['USDT', 'TRC20', 'X' + 'a'.repeat(33), 'a 34-character address not starting with T'],
+    ['USDT', 'TRC20', `T${'a'.repeat(32)}`, 'a T address one character short'],
+    ['USDT', 'TRC20', `T${'a'.repeat(32)}0`, 'a T address with a non-base58 0'],
+    ['USDT', 'TRC20', `X${'a'.repeat(33)}`, 'a 34-character address not starting with T'],
     ['USDT', 'ERC20', TRC20, 'a TRC20 address'],
-    ['USDC', 'ERC20', '0x' + 'a'.repeat(39), '0x with 39 hex digits'],
-    ['USDC', 'ERC20', '0x' + 'g'.repeat(40), '0x with non-hex digits'],
+    ['USDC', 'ERC20', `0x${'a'.repeat(39)}`, '0x with 39 hex digits'],
+    ['USDC', 'ERC20', `0x${'g'.repeat(40)}`, '0x with non-hex digits'],
     ['USDC', 'SOL', ERC20, 'an ERC20 address'],
     ['USDC', 'SOL', 'a'.repeat(31), '31 base58 characters'],
     ['USDC', 'SOL', 'a'.repeat(45), '45 base58 characters'],
@@ -389,7 +389,7 @@ describe('Screening: compliance_block', () => {
 
   it('matches EVM addresses whatever their case', async () => {
     const ref = await buyQuote(10_000, 'USDC', 'ERC20');
-    const res = await execute({ quote_reference: ref, delivery_address: '0x' + ERC20_BLOCKED.slice(2).toUpperCase() });
+    const res = await execute({ quote_reference: ref, delivery_address: `0x${ERC20_BLOCKED.slice(2).toUpperCase()}` });
     expect(res.status).toBe(403);
     expect(res.body.error.details.reason).toBe('blocked_address');
   });

@@ -17,7 +17,7 @@ function docBlock(name: string, lang: string): string {
   const start = webhooksDoc.indexOf(`<!-- verify:${name}:start -->`);
   const end = webhooksDoc.indexOf(`<!-- verify:${name}:end -->`);
   if (start < 0 || end < start) throw new Error(`docs/webhooks.md has no <!-- verify:${name}:start/end --> block`);
-  const blocks = [...webhooksDoc.slice(start, end).matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+  const blocks = [...webhooksDoc.slice(start, end).matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
   if (blocks.length !== 1) throw new Error(`expected one ${lang} block for verify:${name}, found ${blocks.length}`);
   return blocks[0]!;
 }

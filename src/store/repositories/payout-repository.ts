@@ -1,4 +1,4 @@
-import type { Db, Row } from '../db.ts';
+import type { Db } from '../db.ts';
 import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** A payout_bulks row: one batch of payouts and the items it refused, as JSON. */

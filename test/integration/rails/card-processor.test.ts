@@ -2,7 +2,7 @@ import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CARD_PROCESSOR_TEST_OTP, cardProcessorSignature, createCardProcessorMock } from '../../../src/providers/card-processor/mock.ts';
 import { CardProcessorAdapter } from '../../../src/providers/card-processor/adapter.ts';
-import { RailError, type CardCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
+import type { RailError, CardCollectRequest, InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';

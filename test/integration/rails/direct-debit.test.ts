@@ -2,7 +2,7 @@ import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDirectDebitMock, directDebitSignature } from '../../../src/providers/direct-debit/mock.ts';
 import { DirectDebitAdapter } from '../../../src/providers/direct-debit/adapter.ts';
-import { RailError, type BankDebitCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
+import type { RailError, BankDebitCollectRequest, InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';

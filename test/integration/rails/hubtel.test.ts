@@ -147,7 +147,7 @@ async function railError(promise: Promise<unknown>): Promise<RailError> {
 }
 
 function basic(id: string, secret: string): string {
-  return 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 }
 
 async function mockCall(path: string, init: { method?: string; auth?: string | null; body?: unknown } = {}) {
