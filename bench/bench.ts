@@ -72,29 +72,30 @@ function usage(message: string): never {
 const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => wholeNumberOption(name, value, fallback, min, max, usage);
 
 function parseOptions() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      strict: true,
-      allowPositionals: false,
-      options: {
-        rounds: { type: 'string' },
-        duration: { type: 'string' },
-        warmup: { type: 'string' },
-        connections: { type: 'string' },
-        only: { type: 'string' },
-        quick: { type: 'boolean', default: false },
-        'large-rows': { type: 'string' },
-        'history-charges': { type: 'string' },
-        'lag-seconds': { type: 'string' },
-        'settle-operations': { type: 'string' },
-        keep: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        strict: true,
+        allowPositionals: false,
+        options: {
+          rounds: { type: 'string' },
+          duration: { type: 'string' },
+          warmup: { type: 'string' },
+          connections: { type: 'string' },
+          only: { type: 'string' },
+          quick: { type: 'boolean', default: false },
+          'large-rows': { type: 'string' },
+          'history-charges': { type: 'string' },
+          'lag-seconds': { type: 'string' },
+          'settle-operations': { type: 'string' },
+          keep: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (err) {
+      return usage(err instanceof Error ? err.message : String(err));
+    }
+  })();
   const v = parsed.values;
   if (v.help) {
     process.stdout.write(USAGE);

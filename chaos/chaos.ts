@@ -56,33 +56,34 @@ function usage(message: string): never {
 }
 
 function parseOptions() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      strict: true,
-      allowPositionals: false,
-      options: {
-        trials: { type: 'string' },
-        clients: { type: 'string' },
-        requests: { type: 'string' },
-        seed: { type: 'string' },
-        'sigterm-ratio': { type: 'string' },
-        keep: { type: 'boolean', default: false },
-        'keep-all': { type: 'boolean', default: false },
-        fuzz: { type: 'string' },
-        'rail-timeout-ms': { type: 'string' },
-        'settle-seconds': { type: 'string' },
-        fund: { type: 'string' },
-        sample: { type: 'string' },
-        scenarios: { type: 'string' },
-        instances: { type: 'string' },
-        kills: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        strict: true,
+        allowPositionals: false,
+        options: {
+          trials: { type: 'string' },
+          clients: { type: 'string' },
+          requests: { type: 'string' },
+          seed: { type: 'string' },
+          'sigterm-ratio': { type: 'string' },
+          keep: { type: 'boolean', default: false },
+          'keep-all': { type: 'boolean', default: false },
+          fuzz: { type: 'string' },
+          'rail-timeout-ms': { type: 'string' },
+          'settle-seconds': { type: 'string' },
+          fund: { type: 'string' },
+          sample: { type: 'string' },
+          scenarios: { type: 'string' },
+          instances: { type: 'string' },
+          kills: { type: 'string' },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (err) {
+      return usage(err instanceof Error ? err.message : String(err));
+    }
+  })();
   const v = parsed.values;
   if (v.help) {
     process.stdout.write(USAGE);

@@ -68,7 +68,10 @@ function weighted<T extends { weight: number }>(rng: Rng, items: readonly T[]): 
     1,
     items.reduce((s, i) => s + i.weight, 0),
   );
-  for (const item of items) if ((roll -= item.weight) <= 0) return item;
+  for (const item of items) {
+    roll -= item.weight;
+    if (roll <= 0) return item;
+  }
   return items[items.length - 1]!;
 }
 

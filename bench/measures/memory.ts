@@ -41,7 +41,7 @@ export const memory: Measure = {
     const server = await RailyardProcess.start({ dir: ctx.runDir, label: 'memory-large', db: large.path, clock: 'virtual' });
     let afterStart: Memory;
     let loaded: Memory;
-    let traffic;
+    let traffic: Awaited<ReturnType<typeof sampleLatency>>;
     try {
       await sleep(settleMs);
       afterStart = server.memory();

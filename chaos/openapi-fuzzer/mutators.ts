@@ -241,7 +241,13 @@ export const MUTATORS: Mutator[] = [
         const old = g.rng.pick(reuse);
         options.push(
           ['reused with this request', () => (d.idempotencyKey = old.key)],
-          ['reused with its first request, byte for byte', () => ((d.idempotencyKey = old.key), (d.body = old.body === undefined ? { kind: 'none' } : { kind: 'raw', text: old.body }))],
+          [
+            'reused with its first request, byte for byte',
+            () => {
+              d.idempotencyKey = old.key;
+              d.body = old.body === undefined ? { kind: 'none' } : { kind: 'raw', text: old.body };
+            },
+          ],
         );
       }
       const elsewhere = g.state.idempotent.filter((k) => k.operationId !== d.op!.operationId);
@@ -261,7 +267,13 @@ export const MUTATORS: Mutator[] = [
     apply(d, g) {
       const harvested = g.state.identities.slice(1);
       const options: [string, () => void][] = [
-        ['missing', () => ((d.identity = null), (d.authorization = null))],
+        [
+          'missing',
+          () => {
+            d.identity = null;
+            d.authorization = null;
+          },
+        ],
         ['Basic', () => (d.authorization = 'Basic dXNlcjpwYXNz')],
         ['Bearer with no key', () => (d.authorization = 'Bearer ')],
         ['lower-case bearer', () => (d.authorization = `bearer ${d.identity?.key ?? ''}`)],
@@ -440,5 +452,5 @@ function formText(body: Body): string {
 function propertiesOf(schema: Json, body: Json): Record<string, Json> {
   const branches: Json[] = schema.oneOf ?? schema.anyOf ?? [schema];
   const fits = branches.find((b) => Object.entries<Json>(b.properties ?? {}).every(([k, s]) => !('const' in s) || !(k in body) || body[k] === s.const));
-  return (fits ?? branches[0] ?? {}).properties ?? {};
+  return (fits ?? branches[0])?.properties ?? {};
 }

@@ -22,7 +22,7 @@ export function responseValidator(document: Json): ResponseValidator {
   }
   const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
   return (op, status, body) => {
-    let validate;
+    let validate: ReturnType<typeof ajv.getSchema>;
     try {
       validate = ajv.getSchema(id + pointer('paths', op.path, op.method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema'));
     } catch {

@@ -152,7 +152,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const opKey = draft.op && draft.documented ? draft.op.operationId : `(undocumented ${wire.method})`;
       const status = response ? String(response.status) : 'none';
       report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
-      const perOp = (report.byOperation[opKey] ??= {});
+      report.byOperation[opKey] ??= {};
+      const perOp = report.byOperation[opKey];
       perOp[status] = (perOp[status] ?? 0) + 1;
 
       const problems = response ? checkResponse(draft, response, validator, before, after) : [{ check: 'no_response' as const, detail: failure }];

@@ -20,7 +20,7 @@ export interface LintOptions {
  * --strict), 2 when a path does not exist.
  */
 export function runLint(paths: readonly string[], options: LintOptions, io: Io): number {
-  let files;
+  let files: ReturnType<typeof lintScenarioFiles>;
   try {
     files = lintScenarioFiles(paths, options.cwd);
   } catch (err) {

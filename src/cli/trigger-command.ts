@@ -33,7 +33,7 @@
 // arguments (an unknown event type lists the valid ones).
 
 import { randomUUID } from 'node:crypto';
-import { ApiClient } from '../kernel/api-client.ts';
+import { ApiClient, type ApiResponse } from '../kernel/api-client.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/webhook.schemas.ts';
 import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './listen-command.ts';
@@ -94,7 +94,7 @@ class Client {
 
   async request(method: 'GET' | 'POST', path: string, opts: { body?: unknown; idempotent?: boolean; signed?: boolean; quiet?: boolean } = {}): Promise<Call> {
     for (let attempt = 1; ; attempt++) {
-      let res;
+      let res: ApiResponse;
       try {
         res = await this.api.request({
           method,

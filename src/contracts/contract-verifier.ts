@@ -286,7 +286,9 @@ function summarise(file: string, pact: PactFile, raw: unknown, error?: string): 
   };
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: Pact's state handlers answer params or nothing (JsonMap | void)
 function handlersFor(pact: PactFile, state: (params: StateParams) => Promise<Record<string, unknown> | void>) {
+  // biome-ignore lint/suspicious/noConfusingVoidType: as above
   const stateHandlers: Record<string, (params?: unknown) => Promise<Record<string, unknown> | void>> = {};
   for (const i of pact.interactions) {
     for (const s of i.providerStates ?? []) {

@@ -336,8 +336,7 @@ function relayEvents(deps: DashboardDeps, key: string, req: Request, res: Respon
     answer.setEncoding('utf8');
     answer.on('data', (chunk: string) => {
       buffered += chunk;
-      let cut: number;
-      while ((cut = buffered.indexOf('\n\n')) >= 0) {
+      for (let cut = buffered.indexOf('\n\n'); cut >= 0; cut = buffered.indexOf('\n\n')) {
         const block = buffered.slice(0, cut);
         buffered = buffered.slice(cut + 2);
         res.write(

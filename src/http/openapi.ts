@@ -106,7 +106,8 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }
-    (paths[path] ??= {})[route.method] = {
+    paths[path] ??= {};
+    paths[path][route.method] = {
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),

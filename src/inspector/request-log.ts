@@ -102,7 +102,10 @@ export class RequestLog {
     const { at, ...rest } = entry;
     const kept: RequestLogEntry = { id: `req_${String(seq).padStart(12, '0')}`, at: iso(at ?? this.deps.clock.now()), ...rest };
     let ring = this.rings.get(environment);
-    if (!ring) this.rings.set(environment, (ring = new Ring(this.deps.maxPerEnvironment, this.deps.maxBytesPerEnvironment)));
+    if (!ring) {
+      ring = new Ring(this.deps.maxPerEnvironment, this.deps.maxBytesPerEnvironment);
+      this.rings.set(environment, ring);
+    }
     ring.push({ seq, merchantId, entry: kept });
     return kept;
   }

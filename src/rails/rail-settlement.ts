@@ -95,7 +95,7 @@ export class RailSettlement {
       this.deps.logger.warn('callback rejected: not authentic', { provider: provider.name });
       return { status: 401, body: { status: false, message: 'Callback not authentic', error: { code: 'unauthorized' } } };
     }
-    let parsed;
+    let parsed: ReturnType<typeof provider.parseCallback>;
     try {
       parsed = provider.parseCallback(inbound);
     } catch (err) {

@@ -185,8 +185,8 @@ function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, contex
       out.push(neverHolds(context, [...path, 'provider'], `the rule matches provider ${providers.join(', ')} but answers only for ${[...new Set(answered.map((s) => s.provider))].join(', ')}`));
     }
   }
-  block.all?.forEach((b, i) => out.push(...matchFindings(rule, b, [...path, 'all', i], context)));
-  block.any?.forEach((b, i) => out.push(...matchFindings(rule, b, [...path, 'any', i], context === 'all' ? 'any' : context)));
+  for (const [i, b] of (block.all ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'all', i], context));
+  for (const [i, b] of (block.any ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'any', i], context === 'all' ? 'any' : context));
   if (block.not) out.push(...matchFindings(rule, block.not, [...path, 'not'], context === 'not' ? 'all' : 'not'));
   return out;
 }
@@ -273,7 +273,7 @@ export function lintScenario(scenario: ScenarioFile, file: string, locate: Locat
     if (rule.match) findings.push(...matchFindings(rule, rule.match, ['rules', index, 'match'], 'all'));
     for (const op of OPERATIONS) {
       for (const [provider, sequence] of Object.entries(rule[op] ?? {})) {
-        sequence?.forEach((b, k) => findings.push(...behaviourFindings(op, b, ['rules', index, op, provider, k])));
+        for (const [k, b] of (sequence ?? []).entries()) findings.push(...behaviourFindings(op, b, ['rules', index, op, provider, k]));
       }
     }
     if (rule.state && rule.state.requires === undefined && rule.state.sets === undefined) {

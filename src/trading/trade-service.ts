@@ -311,7 +311,7 @@ export class TradeService {
   private async confirmDeposit(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const trade = await this.row(tx, id);
-      if (!trade || trade.status !== 'pending_confirmation') return;
+      if (trade?.status !== 'pending_confirmation') return;
       const deposited = trade.deposited_amount!;
       const used = Math.min(deposited, trade.asset_amount);
       const excess = deposited - used;
@@ -342,7 +342,7 @@ export class TradeService {
   private async depositDeadline(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const trade = await this.row(tx, id);
-      if (!trade || trade.status !== 'pending_payment') return;
+      if (trade?.status !== 'pending_payment') return;
       await this.transition(tx, id, 'failed', { failure_reason: 'deposit_not_received' }, 'no deposit within the window');
     });
   }

@@ -15,7 +15,7 @@ import { EVENT_TYPES } from './webhook.schemas.ts';
 export function eventStreamRouter(deps: { apiKeys: ApiKeyService; stream: EventStream; logger: Logger }): Router {
   const router = express.Router();
   router.get('/api/v1/events/stream', async (req, res) => {
-    let auth;
+    let auth: Awaited<ReturnType<typeof deps.apiKeys.authenticate>>;
     let types: Set<string> | null = null;
     try {
       auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip);

@@ -184,7 +184,7 @@ export class WebhookDispatcher {
     const { store, clock, scheduler, config } = this.deps;
     // The delivery, its event and its endpoint in one read.
     const found = await this.repo.findForAttempt(store, deliveryId);
-    if (!found || found.delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    if (found?.delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
     const { delivery, eventPayload: payload, endpoint } = found;
     if (!endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       // The merchant removed or disabled the endpoint: its pending retries stop, quietly.

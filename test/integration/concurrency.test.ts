@@ -28,7 +28,11 @@ async function storm(path: string, body: unknown, idempotencyKey: string, signed
     }),
   );
   const byStatus: Record<string, { status: number; text: string }[]> = {};
-  for (const a of answers) (byStatus[String(a.status)] ??= []).push(a);
+  for (const a of answers) {
+    const status = String(a.status);
+    byStatus[status] ??= [];
+    byStatus[status].push(a);
+  }
   for (const status of Object.keys(byStatus)) expect(['201', '409']).toContain(status);
   const created = byStatus['201'] ?? [];
   expect(created.length).toBeGreaterThanOrEqual(1);

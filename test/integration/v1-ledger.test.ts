@@ -252,6 +252,10 @@ describe('GET /v1/settlements', () => {
 
 function groupBy<T>(items: T[], key: (item: T) => string): Record<string, T[]> {
   const groups: Record<string, T[]> = {};
-  for (const item of items) (groups[key(item)] ??= []).push(item);
+  for (const item of items) {
+    const group = key(item);
+    groups[group] ??= [];
+    groups[group].push(item);
+  }
   return groups;
 }

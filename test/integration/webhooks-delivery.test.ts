@@ -94,7 +94,11 @@ class Receiver {
    */
   typesByObject(): Record<string, string[]> {
     const byObject: Record<string, string[]> = {};
-    for (const body of this.bodies()) (byObject[String(body.data.object.id ?? body.data.object.reference)] ??= []).push(body.type);
+    for (const body of this.bodies()) {
+      const object = String(body.data.object.id ?? body.data.object.reference);
+      byObject[object] ??= [];
+      byObject[object].push(body.type);
+    }
     return byObject;
   }
 }

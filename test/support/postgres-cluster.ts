@@ -199,5 +199,6 @@ let shared: Promise<PostgresCluster> | undefined;
  * for helpers such as startTestSandbox that cannot add an afterAll of their own.
  */
 export function processPostgresCluster(): Promise<PostgresCluster> {
-  return (shared ??= startPostgresCluster());
+  shared ??= startPostgresCluster();
+  return shared;
 }

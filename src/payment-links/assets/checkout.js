@@ -39,11 +39,11 @@
     status.setAttribute('role', kind === 'failed' || kind === 'error' ? 'alert' : 'status');
     status.innerHTML = '';
     var strong = document.createElement('strong');
-    if (kind === 'pending') {
-      var s = document.createElement('span');
-      s.className = 'spinner';
-      s.setAttribute('aria-hidden', 'true');
-      strong.appendChild(s);
+    var spinner = kind === 'pending' ? document.createElement('span') : null;
+    if (spinner) {
+      spinner.className = 'spinner';
+      spinner.setAttribute('aria-hidden', 'true');
+      strong.appendChild(spinner);
     }
     strong.appendChild(document.createTextNode(title));
     status.appendChild(strong);

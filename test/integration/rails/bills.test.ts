@@ -52,7 +52,9 @@ beforeEach(async () => {
         callbacks.push({ method: r.method, subpath: r.path.replace('/internal/callbacks/bills', '') || '/', headers: r.headers, rawBody: r.body, body: JSON.parse(r.body) });
       }
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, key = API_KEY) {
       const res = await fetch(`${mock.base}/mocks/bills${path}`, {
         method,

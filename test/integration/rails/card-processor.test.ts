@@ -61,7 +61,9 @@ beforeEach(async () => {
       await world.scheduler.advanceBy(seconds * 1000);
       drain();
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, apiKey = API_KEY) {
       const res = await fetch(`${mock.base}/mocks/card-processor${path}`, {
         method,

@@ -56,7 +56,9 @@ beforeEach(async () => {
         webhooks.push({ method: r.method, subpath: r.path.replace('/internal/callbacks/paystack', '') || '/', headers: r.headers, rawBody: r.body, body: JSON.parse(r.body) });
       }
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, secret = SECRET) {
       const res = await fetch(`${mock.base}/mocks/paystack${path}`, {
         method,

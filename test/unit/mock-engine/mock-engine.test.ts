@@ -214,7 +214,10 @@ describe('the mock engine answering a look-up', () => {
     const timersSet = vi.spyOn(globalThis, 'setTimeout');
     try {
       let answered = false;
-      const answer = getJson(`${a.base}/holders/233240000009`).then((body) => ((answered = true), body));
+      const answer = getJson(`${a.base}/holders/233240000009`).then((body) => {
+        answered = true;
+        return body;
+      });
       // Let the request get as far as the latency's timer.
       while (!timersSet.mock.calls.some(([, ms]) => ms === 120)) await new Promise((turn) => setImmediate(turn));
       await vi.advanceTimersByTimeAsync(119);
