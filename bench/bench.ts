@@ -31,7 +31,22 @@ import { simulatedDay } from './measures/simulated-day.ts';
 import { DatabaseCache } from './seed-database.ts';
 import { wholeNumberOption } from '../chaos/process-group.ts';
 
-export const MEASURES: Measure[] = [quote, chargeInitiate, signedTransfer, postgresFleet, chargeFlow, chargeFlowSystemClock, listPage, memory, simulatedDay, dueCallbacks, coldStart, history, webhookLag, settleRate];
+export const MEASURES: Measure[] = [
+  quote,
+  chargeInitiate,
+  signedTransfer,
+  postgresFleet,
+  chargeFlow,
+  chargeFlowSystemClock,
+  listPage,
+  memory,
+  simulatedDay,
+  dueCallbacks,
+  coldStart,
+  history,
+  webhookLag,
+  settleRate,
+];
 
 const USAGE = `npm run bench -- [options]
 
@@ -57,29 +72,30 @@ function usage(message: string): never {
 const int = (name: string, value: string | undefined, fallback: number, min: number, max: number) => wholeNumberOption(name, value, fallback, min, max, usage);
 
 function parseOptions() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      strict: true,
-      allowPositionals: false,
-      options: {
-        rounds: { type: 'string' },
-        duration: { type: 'string' },
-        warmup: { type: 'string' },
-        connections: { type: 'string' },
-        only: { type: 'string' },
-        quick: { type: 'boolean', default: false },
-        'large-rows': { type: 'string' },
-        'history-charges': { type: 'string' },
-        'lag-seconds': { type: 'string' },
-        'settle-operations': { type: 'string' },
-        keep: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        strict: true,
+        allowPositionals: false,
+        options: {
+          rounds: { type: 'string' },
+          duration: { type: 'string' },
+          warmup: { type: 'string' },
+          connections: { type: 'string' },
+          only: { type: 'string' },
+          quick: { type: 'boolean', default: false },
+          'large-rows': { type: 'string' },
+          'history-charges': { type: 'string' },
+          'lag-seconds': { type: 'string' },
+          'settle-operations': { type: 'string' },
+          keep: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (err) {
+      return usage(err instanceof Error ? err.message : String(err));
+    }
+  })();
   const v = parsed.values;
   if (v.help) {
     process.stdout.write(USAGE);
@@ -87,7 +103,10 @@ function parseOptions() {
   }
   const quick = v.quick === true;
   const selected = v.only
-    ? v.only.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean)
+    ? v.only
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean)
     : MEASURES.map((m) => m.id);
   const measures = MEASURES.filter((m) => selected.includes(m.id) || m.aliases.some((a) => selected.includes(a)));
   const unknown = selected.filter((name) => !MEASURES.some((m) => m.id === name || m.aliases.includes(name)));
@@ -131,7 +150,13 @@ function machine() {
 function logTails(runDir: string, since: number): string[] {
   return readdirSync(runDir)
     .filter((f) => f.endsWith('.log') && !f.startsWith('baseline') && statSync(join(runDir, f)).mtimeMs >= since)
-    .map((f) => `${f}: ${tail(join(runDir, f), 4).split('\n').filter((l) => l.trim()).join(' | ')}`);
+    .map(
+      (f) =>
+        `${f}: ${tail(join(runDir, f), 4)
+          .split('\n')
+          .filter((l) => l.trim())
+          .join(' | ')}`,
+    );
 }
 
 function markdownTable(rows: TableRow[]): string {
@@ -174,7 +199,14 @@ async function main(): Promise<void> {
   const report = {
     date: new Date().toISOString(),
     quick: options.quick,
-    options: { rounds: options.rounds, durationSec: options.durationSec, warmupSec: options.warmupSec, connections: options.connections, scale: ctx.scale, measures: options.measures.map((m) => m.id) },
+    options: {
+      rounds: options.rounds,
+      durationSec: options.durationSec,
+      warmupSec: options.warmupSec,
+      connections: options.connections,
+      scale: ctx.scale,
+      measures: options.measures.map((m) => m.id),
+    },
     machine: machine(),
     node: { bench: process.version, server: null as null | { node: string; exe: string; cmdline: string } },
     startScript: startScript(),
@@ -185,9 +217,11 @@ async function main(): Promise<void> {
     loadavgAtEnd: [] as number[],
     seconds: 0,
   };
-  const save = () => writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  const save = () => writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 
-  log(`railyard bench${options.quick ? ' (quick)' : ''}: ${options.measures.map((m) => m.id).join(', ')}; ${options.rounds} rounds of ${options.durationSec} s at ${options.connections} connections; temp dir ${runDir}`);
+  log(
+    `railyard bench${options.quick ? ' (quick)' : ''}: ${options.measures.map((m) => m.id).join(', ')}; ${options.rounds} rounds of ${options.durationSec} s at ${options.connections} connections; temp dir ${runDir}`,
+  );
   // Start once as a user would: proves the launcher works and records the server's own Node.
   const probe = await RailyardProcess.start({ dir: runDir, label: 'probe', db: join(runDir, 'probe.sqlite'), clock: 'system' });
   try {

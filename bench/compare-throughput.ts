@@ -81,7 +81,12 @@ export async function compareThroughput(ctx: BenchContext, spec: ComparisonSpec)
     };
     ctx.log(`  ${spec.label}: warm-up`);
     const warmup = { baseline: await run(baseline.baseUrl, ctx.warmupSec), railyard: await run(spec.railyardUrl, ctx.warmupSec) };
-    const pairs = await interleave(ctx, spec.label, () => run(baseline.baseUrl, ctx.durationSec), () => run(spec.railyardUrl, ctx.durationSec));
+    const pairs = await interleave(
+      ctx,
+      spec.label,
+      () => run(baseline.baseUrl, ctx.durationSec),
+      () => run(spec.railyardUrl, ctx.durationSec),
+    );
     const b = summarise(pairs.map((p) => p.baseline));
     const r = summarise(pairs.map((p) => p.railyard));
     return { pairs, warmup, baseline: b, railyard: r, ratio: r.okPerSec / b.okPerSec };

@@ -34,7 +34,10 @@ export async function requestJson(baseUrl: string, method: string, path: string,
   const url = new URL(path, baseUrl);
   if (url.hostname !== '127.0.0.1') throw new Error(`the bench only talks to 127.0.0.1, not ${url.hostname}`);
   let client = clients.get(url.origin);
-  if (!client) clients.set(url.origin, (client = new ApiClient({ baseUrl: url.origin })));
+  if (!client) {
+    client = new ApiClient({ baseUrl: url.origin });
+    clients.set(url.origin, client);
+  }
   const started = performance.now();
   const res = await client.request({ method, path: url.pathname + url.search, body: options.body, headers: options.headers, timeoutMs: options.timeoutMs ?? 30_000, agent: options.agent });
   return { status: res.status, text: res.text, json: res.json, headers: res.headers, ms: performance.now() - started };

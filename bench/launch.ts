@@ -43,8 +43,6 @@ export function killAllStarted(): void {
   live.clear();
 }
 
-
-
 /** The inherited environment without npm's lifecycle variables or a user's RAILYARD_* settings. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -213,7 +211,7 @@ export class RailyardProcess extends ChildServer {
     const logFile = join(options.dir, `${options.label}.log`);
     const configFile = join(options.dir, `${options.label}.railyard.yaml`);
     // JSON is YAML: the generated file needs no YAML writer.
-    writeFileSync(configFile, JSON.stringify({ log_requests: false, ...(options.config ?? {}) }, null, 2) + '\n');
+    writeFileSync(configFile, `${JSON.stringify({ log_requests: false, ...(options.config ?? {}) }, null, 2)}\n`);
     const logFd = openSync(logFile, 'a');
     const mode = options.mode ?? 'npm';
     const script = startScript();

@@ -67,9 +67,18 @@ export function seedDatabase(path: string, rows: number, seed = 1): SeedReport {
         const fees = Math.ceil(amount / 100);
         const settled = status === 'success';
         insertCharge.run(
-          id, merchantId, status === 'pending' ? 'pending_provider' : status, amount, fees, '233551234987',
-          'mtn-momo', status === 'pending' ? null : `mtn-${id}`, status === 'failed' ? 'insufficient_funds' : null,
-          status === 'failed' ? 'NOT_ENOUGH_FUNDS' : null, time, time + 5_000,
+          id,
+          merchantId,
+          status === 'pending' ? 'pending_provider' : status,
+          amount,
+          fees,
+          '233551234987',
+          'mtn-momo',
+          status === 'pending' ? null : `mtn-${id}`,
+          status === 'failed' ? 'insufficient_funds' : null,
+          status === 'failed' ? 'NOT_ENOUGH_FUNDS' : null,
+          time,
+          time + 5_000,
         );
         insertTransaction.run(merchantId, 'charge', id, time);
         report.charges++;
@@ -87,10 +96,23 @@ export function seedDatabase(path: string, rows: number, seed = 1): SeedReport {
         const fees = bank ? 200 : 100;
         const provider = bank ? 'bank-rail' : 'mtn-momo';
         insertTransfer.run(
-          id, merchantId, status, amount, fees, bank ? 'bank' : 'momo', bank ? null : '233551234987', bank ? null : 'MTN',
-          bank ? '1000000001' : null, bank ? '040100' : null, bank ? 'Ama Owusu' : null, provider,
-          status === 'pending' ? null : `${provider}-${id}`, status === 'failed' ? 'insufficient_funds' : null,
-          status === 'failed' ? (bank ? '51' : 'NOT_ENOUGH_FUNDS') : null, time, time + 5_000,
+          id,
+          merchantId,
+          status,
+          amount,
+          fees,
+          bank ? 'bank' : 'momo',
+          bank ? null : '233551234987',
+          bank ? null : 'MTN',
+          bank ? '1000000001' : null,
+          bank ? '040100' : null,
+          bank ? 'Ama Owusu' : null,
+          provider,
+          status === 'pending' ? null : `${provider}-${id}`,
+          status === 'failed' ? 'insufficient_funds' : null,
+          status === 'failed' ? (bank ? '51' : 'NOT_ENOUGH_FUNDS') : null,
+          time,
+          time + 5_000,
         );
         insertTransaction.run(merchantId, 'transfer', id, time);
         report.transfers++;

@@ -56,33 +56,34 @@ function usage(message: string): never {
 }
 
 function parseOptions() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      strict: true,
-      allowPositionals: false,
-      options: {
-        trials: { type: 'string' },
-        clients: { type: 'string' },
-        requests: { type: 'string' },
-        seed: { type: 'string' },
-        'sigterm-ratio': { type: 'string' },
-        keep: { type: 'boolean', default: false },
-        'keep-all': { type: 'boolean', default: false },
-        fuzz: { type: 'string' },
-        'rail-timeout-ms': { type: 'string' },
-        'settle-seconds': { type: 'string' },
-        fund: { type: 'string' },
-        sample: { type: 'string' },
-        scenarios: { type: 'string' },
-        instances: { type: 'string' },
-        kills: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        strict: true,
+        allowPositionals: false,
+        options: {
+          trials: { type: 'string' },
+          clients: { type: 'string' },
+          requests: { type: 'string' },
+          seed: { type: 'string' },
+          'sigterm-ratio': { type: 'string' },
+          keep: { type: 'boolean', default: false },
+          'keep-all': { type: 'boolean', default: false },
+          fuzz: { type: 'string' },
+          'rail-timeout-ms': { type: 'string' },
+          'settle-seconds': { type: 'string' },
+          fund: { type: 'string' },
+          sample: { type: 'string' },
+          scenarios: { type: 'string' },
+          instances: { type: 'string' },
+          kills: { type: 'string' },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (err) {
+      return usage(err instanceof Error ? err.message : String(err));
+    }
+  })();
   const v = parsed.values;
   if (v.help) {
     process.stdout.write(USAGE);
@@ -127,34 +128,67 @@ const COLUMNS: Column[] = [
   { title: 'requests', cell: (r) => r.requests, total: (rs) => sum(rs, (r) => r.requests) },
   { title: 'acknowledged', cell: (r) => r.acknowledged, total: (rs) => sum(rs, (r) => r.acknowledged) },
   { title: 'of which 502', cell: (r) => r.unavailable, total: (rs) => sum(rs, (r) => r.unavailable) },
-  { title: 'killed with', cell: (r) => `${r.killedWith} after ${r.startedBeforeKill}`, total: (rs) => `${rs.filter((r) => r.killedWith === 'SIGKILL').length}×KILL ${rs.filter((r) => r.killedWith === 'SIGTERM').length}×TERM` },
+  {
+    title: 'killed with',
+    cell: (r) => `${r.killedWith} after ${r.startedBeforeKill}`,
+    total: (rs) => `${rs.filter((r) => r.killedWith === 'SIGKILL').length}×KILL ${rs.filter((r) => r.killedWith === 'SIGTERM').length}×TERM`,
+  },
   { title: 'unanswered at kill', cell: (r) => r.unansweredAtKill, total: (rs) => sum(rs, (r) => r.unansweredAtKill) },
   { title: 'retried', cell: (r) => r.retried, total: (rs) => sum(rs, (r) => r.retried) },
   { title: 'replayed', cell: (r) => r.replaySampled, total: (rs) => sum(rs, (r) => r.replaySampled) },
-  ...counts([['lost', 'lost'], ['duplicated', 'duplicated'], ['orphaned', 'orphaned'], ['5xx', 'serverErrors']]),
+  ...counts([
+    ['lost', 'lost'],
+    ['duplicated', 'duplicated'],
+    ['orphaned', 'orphaned'],
+    ['5xx', 'serverErrors'],
+  ]),
   {
     title: '409 after restart',
     cell: (r) => conflictCell(r.findings),
     total: (rs) => `${sum(rs, (r) => r.findings.conflictAnswers)} (${sum(rs, (r) => r.findings.conflictsAfterRestart.length)} keys)`,
   },
-  ...counts([['401', 'unauthorized'], ['replay ≠', 'replayMismatches'], ['keys in flight', 'inFlightKeys'], ['never answered', 'unansweredAtEnd']]),
-  ...counts([['webhooks twice', 'webhookDuplicates'], ['jobs twice', 'jobsTwice']]),
+  ...counts([
+    ['401', 'unauthorized'],
+    ['replay ≠', 'replayMismatches'],
+    ['keys in flight', 'inFlightKeys'],
+    ['never answered', 'unansweredAtEnd'],
+  ]),
+  ...counts([
+    ['webhooks twice', 'webhookDuplicates'],
+    ['jobs twice', 'jobsTwice'],
+  ]),
   { title: 'advance killed', cell: (r) => r.advanceKill ?? '-', total: (rs) => `${rs.filter((r) => r.advanceKill?.includes(' at ')).length} mid-advance` },
   ...counts([['advance', 'advance']]),
-  { title: 'ledger balanced', cell: (r) => (r.error ? '?' : r.findings.ledger.length ? `no (${r.findings.ledger.length})` : 'yes'), total: (rs) => (rs.every((r) => !r.error && !r.findings.ledger.length) ? 'yes' : 'no') },
+  {
+    title: 'ledger balanced',
+    cell: (r) => (r.error ? '?' : r.findings.ledger.length ? `no (${r.findings.ledger.length})` : 'yes'),
+    total: (rs) => (rs.every((r) => !r.error && !r.findings.ledger.length) ? 'yes' : 'no'),
+  },
   { title: 'result', cell: (r) => (r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'), total: (rs) => `${rs.filter(trialFailed).length} failed` },
 ];
 
 /** Fleet mode's own figures, one row per trial. */
 function fleetTable(results: FleetTrialResult[]): string {
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-  const kills = (r: FleetTrialResult) => r.fleet.kills.map((k) => `#${k.instance} ${k.signal === 'SIGKILL' ? 'KILL' : 'TERM'} @${(k.at / 1000).toFixed(1)}s down ${(k.downMs / 1000).toFixed(1)}s`).join(', ') || '-';
+  const kills = (r: FleetTrialResult) =>
+    r.fleet.kills.map((k) => `#${k.instance} ${k.signal === 'SIGKILL' ? 'KILL' : 'TERM'} @${(k.at / 1000).toFixed(1)}s down ${(k.downMs / 1000).toFixed(1)}s`).join(', ') || '-';
   return [
     row(['trial', 'instances', 'sends per instance', 'kills', 'events', 'webhooks received', 'at-least-once retries', 'webhooks twice', 'webhooks lost', 'undelivered events', 'jobs twice']),
     row(Array(11).fill('---')),
     ...results.map((r) =>
-      row([r.trial, r.fleet.instances, r.fleet.sendsPerInstance.join(' / '), kills(r), r.fleet.events, r.fleet.receipts, r.fleet.atLeastOnceRetries,
-        r.findings.webhookDuplicates.length, r.fleet.lostWebhooks, r.fleet.undeliveredEvents, r.findings.jobsTwice.length]),
+      row([
+        r.trial,
+        r.fleet.instances,
+        r.fleet.sendsPerInstance.join(' / '),
+        kills(r),
+        r.fleet.events,
+        r.fleet.receipts,
+        r.fleet.atLeastOnceRetries,
+        r.findings.webhookDuplicates.length,
+        r.fleet.lostWebhooks,
+        r.fleet.undeliveredEvents,
+        r.findings.jobsTwice.length,
+      ]),
     ),
   ].join('\n');
 }
@@ -170,18 +204,24 @@ function sum(rs: TrialResult[], f: (r: TrialResult) => number): number {
 
 function table(results: TrialResult[]): string {
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-  return [
-    row(COLUMNS.map((c) => c.title)),
-    row(COLUMNS.map(() => '---')),
-    ...results.map((r) => row(COLUMNS.map((c) => c.cell(r)))),
-    row(COLUMNS.map((c) => `**${c.total(results)}**`)),
-  ].join('\n');
+  return [row(COLUMNS.map((c) => c.title)), row(COLUMNS.map(() => '---')), ...results.map((r) => row(COLUMNS.map((c) => c.cell(r)))), row(COLUMNS.map((c) => `**${c.total(results)}**`))].join('\n');
 }
 
 const LABELS: Record<FindingKind, string> = {
-  lost: 'lost', duplicated: 'duplicated', orphaned: 'orphaned', serverErrors: '5xx', conflictsAfterRestart: '409 after restart',
-  unauthorized: '401', replayMismatches: 'replay mismatch', inFlightKeys: 'keys left in flight', unansweredAtEnd: 'never answered',
-  ledger: 'ledger', advance: 'kill during a clock advance', webhookDuplicates: 'webhooks delivered twice', jobsTwice: 'work run twice (a job or an interrupted request recovered while it still ran)', warnings: 'warnings (not failures)',
+  lost: 'lost',
+  duplicated: 'duplicated',
+  orphaned: 'orphaned',
+  serverErrors: '5xx',
+  conflictsAfterRestart: '409 after restart',
+  unauthorized: '401',
+  replayMismatches: 'replay mismatch',
+  inFlightKeys: 'keys left in flight',
+  unansweredAtEnd: 'never answered',
+  ledger: 'ledger',
+  advance: 'kill during a clock advance',
+  webhookDuplicates: 'webhooks delivered twice',
+  jobsTwice: 'work run twice (a job or an interrupted request recovered while it still ran)',
+  warnings: 'warnings (not failures)',
 };
 const MAX_LINES = 8;
 
@@ -211,13 +251,18 @@ async function fuzz(requests: number, seed: number, keep: boolean): Promise<bool
   const dbPath = join(dir, 'railyard.db');
   const port = await freePort();
   const server = await RailyardProcess.start({
-    port, dbPath, seed, logFile: join(dir, 'server.log'), railTimeoutMs: 2_000, scenarios: resolve(REPO_ROOT, 'scenarios/sandbox.yaml'),
+    port,
+    dbPath,
+    seed,
+    logFile: join(dir, 'server.log'),
+    railTimeoutMs: 2_000,
+    scenarios: resolve(REPO_ROOT, 'scenarios/sandbox.yaml'),
   });
   // A second, read-only connection to the server's WAL database sees each commit as it lands.
   const db = new DatabaseSync(dbPath, { readOnly: true });
   const reader = {
-    get: async <T,>(sql: string, params: SQLInputValue[] = []) => db.prepare(sql).get(...params) as T | undefined,
-    all: async <T,>(sql: string, params: SQLInputValue[] = []) => db.prepare(sql).all(...params) as T[],
+    get: async <T>(sql: string, params: SQLInputValue[] = []) => db.prepare(sql).get(...params) as T | undefined,
+    all: async <T>(sql: string, params: SQLInputValue[] = []) => db.prepare(sql).all(...params) as T[],
   };
   let passed = false;
   try {
@@ -264,18 +309,22 @@ async function main(): Promise<void> {
     process.stderr.write(`trial ${i}/${o.trials} (seed ${seed})… `);
     const r = cluster ? await runFleetTrial({ ...o, trial: i, seed, cluster, webhookTimeoutMs: 10_000 }) : await runTrial({ ...o, trial: i, seed });
     results.push(r);
-    process.stderr.write(`${r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'} (${r.killedWith}, ${r.requests} requests, ${r.unansweredAtKill} unanswered at kill)${r.kept ? ` kept in ${r.dir}` : ''}\n`);
+    process.stderr.write(
+      `${r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'} (${r.killedWith}, ${r.requests} requests, ${r.unansweredAtKill} unanswered at kill)${r.kept ? ` kept in ${r.dir}` : ''}\n`,
+    );
   }
   if (results.length) {
-    process.stdout.write(table(results) + '\n');
-    if (fleetMode) process.stdout.write('\n' + fleetTable(results as FleetTrialResult[]) + '\n');
+    process.stdout.write(`${table(results)}\n`);
+    if (fleetMode) process.stdout.write(`\n${fleetTable(results as FleetTrialResult[])}\n`);
     const notable = results.filter((r) => trialFailed(r) || r.findings.warnings.length);
-    if (notable.length) process.stdout.write('\n## findings\n\n' + notable.map(details).join('\n\n') + '\n');
+    if (notable.length) process.stdout.write(`\n## findings\n\n${notable.map(details).join('\n\n')}\n`);
   }
   await cluster?.stop();
   const fuzzPassed = o.fuzz > 0 ? await fuzz(o.fuzz, o.seed, o.keep) : true;
   const failed = results.filter(trialFailed).length;
-  process.stdout.write(`\n${failed ? `${failed} of ${results.length} trial(s) showed problems` : `${results.length} trial(s), no problems`}${o.fuzz ? `; fuzz ${fuzzPassed ? 'passed' : 'failed'}` : ''}\n`);
+  process.stdout.write(
+    `\n${failed ? `${failed} of ${results.length} trial(s) showed problems` : `${results.length} trial(s), no problems`}${o.fuzz ? `; fuzz ${fuzzPassed ? 'passed' : 'failed'}` : ''}\n`,
+  );
   process.exitCode = failed || !fuzzPassed ? 1 : 0;
 }
 

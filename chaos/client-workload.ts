@@ -8,9 +8,14 @@ import { sleep } from './spawn-server.ts';
 // person the same amount twice is legitimate and must create two objects).
 
 export type OperationKind = 'charge' | 'transfer';
-export type Phase = 'before-kill' | 'retry-after-restart' | 'fresh-after-restart' | 'replay-sample'
+export type Phase =
+  | 'before-kill'
+  | 'retry-after-restart'
+  | 'fresh-after-restart'
+  | 'replay-sample'
   // Fleet mode (chaos/run-fleet-trial.ts): a request's first send, and its re-sends after no answer or a 409.
-  | 'first-send' | 'retry';
+  | 'first-send'
+  | 'retry';
 
 /**
  * Amounts are `n * AMOUNT_STRIDE + group`, so every body group has its own amount and the objects
@@ -59,8 +64,14 @@ const BANK_ACCOUNTS = [
 ] as const;
 
 function weighted<T extends { weight: number }>(rng: Rng, items: readonly T[]): T {
-  let roll = rng.int(1, items.reduce((s, i) => s + i.weight, 0));
-  for (const item of items) if ((roll -= item.weight) <= 0) return item;
+  let roll = rng.int(
+    1,
+    items.reduce((s, i) => s + i.weight, 0),
+  );
+  for (const item of items) {
+    roll -= item.weight;
+    if (roll <= 0) return item;
+  }
   return items[items.length - 1]!;
 }
 

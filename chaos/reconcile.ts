@@ -38,18 +38,42 @@ export interface Findings {
 
 export function emptyFindings(): Findings {
   return {
-    lost: [], duplicated: [], orphaned: [], serverErrors: [], conflictsAfterRestart: [], conflictAnswers: 0, unauthorized: [],
-    replayMismatches: [], inFlightKeys: [], unansweredAtEnd: [], ledger: [], webhookDuplicates: [], jobsTwice: [], advance: [], warnings: [],
+    lost: [],
+    duplicated: [],
+    orphaned: [],
+    serverErrors: [],
+    conflictsAfterRestart: [],
+    conflictAnswers: 0,
+    unauthorized: [],
+    replayMismatches: [],
+    inFlightKeys: [],
+    unansweredAtEnd: [],
+    ledger: [],
+    webhookDuplicates: [],
+    jobsTwice: [],
+    advance: [],
+    warnings: [],
   };
 }
 
 export const FAILURE_KINDS = [
-  'lost', 'duplicated', 'orphaned', 'serverErrors', 'conflictsAfterRestart', 'unauthorized',
-  'replayMismatches', 'inFlightKeys', 'unansweredAtEnd', 'ledger', 'webhookDuplicates', 'jobsTwice', 'advance',
+  'lost',
+  'duplicated',
+  'orphaned',
+  'serverErrors',
+  'conflictsAfterRestart',
+  'unauthorized',
+  'replayMismatches',
+  'inFlightKeys',
+  'unansweredAtEnd',
+  'ledger',
+  'webhookDuplicates',
+  'jobsTwice',
+  'advance',
 ] as const satisfies readonly (keyof Findings)[];
 export type FindingKind = (typeof FAILURE_KINDS)[number] | 'warnings';
 
-const excerpt = (body: string | undefined, max = 300) => (body === undefined ? '' : body.length > max ? body.slice(0, max) + '…' : body);
+const excerpt = (body: string | undefined, max = 300) => (body === undefined ? '' : body.length > max ? `${body.slice(0, max)}…` : body);
 const answered = (op: Operation) => op.attempts.filter((a) => a.status !== undefined);
 /** What one request got, send by send: "before-kill:ECONNRESET, retry-after-restart:201 replayed". */
 const trail = (op: Operation) => op.attempts.map((a) => `${a.phase}:${a.status ?? a.error}${a.replayed ? ' replayed' : ''}`).join(', ');
@@ -101,9 +125,7 @@ export function checkAnswers(ops: Operation[], f: Findings): void {
     }
     // A re-send of an answered request must get the stored answer back, byte for byte: the
     // first real answer (before the kill, or to a retry after the restart) is the reference.
-    const original = op.attempts.find(
-      (a) => a.status !== undefined && a.phase !== 'replay-sample' && !(a.status === 409 && errorCode(a.body) === 'idempotency_conflict'),
-    );
+    const original = op.attempts.find((a) => a.status !== undefined && a.phase !== 'replay-sample' && !(a.status === 409 && errorCode(a.body) === 'idempotency_conflict'));
     for (const replay of op.attempts.filter((a) => a.phase === 'replay-sample' && a.status !== undefined)) {
       if (!original) continue;
       const problems: string[] = [];
@@ -251,8 +273,7 @@ export async function checkDatabase(db: Db, ops: Operation[], funded: number, ap
         const op = opsByKey.get(k.idempotency_key);
         const res = k.resource_id ? byId.get(k.resource_id) : undefined;
         f.inFlightKeys.push(
-          `db: idempotency key ${k.idempotency_key} is ${k.state} (resource ${k.resource_id}${res ? `, ${res.status}` : ', not in the database'}); ` +
-            `its client got: ${op ? trail(op) : '?'}`,
+          `db: idempotency key ${k.idempotency_key} is ${k.state} (resource ${k.resource_id}${res ? `, ${res.status}` : ', not in the database'}); ` + `its client got: ${op ? trail(op) : '?'}`,
         );
       }
     }
@@ -260,7 +281,13 @@ export async function checkDatabase(db: Db, ops: Operation[], funded: number, ap
     await checkLedger(db, objects, funded, api, f);
 
     const pending = objects.filter((o) => o.status === 'pending' || o.status === 'pending_provider');
-    if (pending.length) f.warnings.push(`${pending.length} object(s) still pending after settling: ${pending.slice(0, 10).map((o) => o.id).join(', ')}`);
+    if (pending.length)
+      f.warnings.push(
+        `${pending.length} object(s) still pending after settling: ${pending
+          .slice(0, 10)
+          .map((o) => o.id)
+          .join(', ')}`,
+      );
     const failedJobs = (await db.all("SELECT kind, last_error, COUNT(*) AS n FROM jobs WHERE state = 'failed' GROUP BY kind, last_error")) as { kind: string; last_error: string; n: number }[];
     for (const j of failedJobs) f.warnings.push(`${j.n} ${j.kind} job(s) failed: ${excerpt(j.last_error, 200)}`);
   }
@@ -274,7 +301,11 @@ export async function checkDatabase(db: Db, ops: Operation[], funded: number, ap
  * never touch the wallet and suspense nets to zero.
  */
 async function checkLedger(db: Db, objects: ObjectRow[], funded: number, api: ApiView, f: Findings): Promise<void> {
-  const unbalanced = (await db.all('SELECT journal_id, currency, SUM(amount) AS net FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0')) as { journal_id: string; currency: string; net: number }[];
+  const unbalanced = (await db.all('SELECT journal_id, currency, SUM(amount) AS net FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0')) as {
+    journal_id: string;
+    currency: string;
+    net: number;
+  }[];
   for (const u of unbalanced) f.ledger.push(`journal ${u.journal_id} nets to ${u.net} ${u.currency}, not 0`);
   const empty = (await db.all('SELECT j.id, j.kind FROM ledger_journals j LEFT JOIN ledger_postings p ON p.journal_id = j.id WHERE p.seq IS NULL')) as { id: string; kind: string }[];
   for (const e of empty) f.ledger.push(`journal ${e.id} (${e.kind}) has no postings`);
@@ -304,16 +335,20 @@ async function checkLedger(db: Db, objects: ObjectRow[], funded: number, api: Ap
 
   // Each object's journals match its final state: one settlement at most, a reservation per
   // transfer, a refund exactly when it failed.
-  const journals = (await db.all("SELECT ref_id, kind, COUNT(*) AS n FROM ledger_journals WHERE ref_type IN ('charge', 'transfer') GROUP BY ref_id, kind")) as { ref_id: string; kind: string; n: number }[];
+  const journals = (await db.all("SELECT ref_id, kind, COUNT(*) AS n FROM ledger_journals WHERE ref_type IN ('charge', 'transfer') GROUP BY ref_id, kind")) as {
+    ref_id: string;
+    kind: string;
+    n: number;
+  }[];
   const count = new Map<string, number>();
   for (const j of journals) count.set(`${j.ref_id} ${j.kind}`, j.n);
   const n = (id: string, kind: string) => count.get(`${id} ${kind}`) ?? 0;
   const effects = (await db.all(
-      `SELECT j.ref_id, CASE WHEN p.account LIKE '%:wallet:available' THEN 'available' ELSE 'reserved' END AS side, SUM(p.amount) AS net
+    `SELECT j.ref_id, CASE WHEN p.account LIKE '%:wallet:available' THEN 'available' ELSE 'reserved' END AS side, SUM(p.amount) AS net
        FROM ledger_journals j JOIN ledger_postings p ON p.journal_id = j.id
        WHERE j.ref_type IN ('charge', 'transfer') AND p.currency = 'GHS' AND (p.account LIKE 'merchant:%:wallet:available' OR p.account LIKE 'merchant:%:wallet:reserved')
        GROUP BY j.ref_id, side`,
-    )) as { ref_id: string; side: string; net: number }[];
+  )) as { ref_id: string; side: string; net: number }[];
   const walletEffect = new Map(effects.map((e) => [`${e.ref_id} ${e.side}`, e.net]));
   for (const o of objects) {
     const expected: Record<string, number> =
@@ -331,7 +366,9 @@ async function checkLedger(db: Db, objects: ObjectRow[], funded: number, api: Ap
         : { available: o.status === 'failed' ? 0 : -total, reserved: o.status === 'pending' ? total : 0 };
     const got = { available: walletEffect.get(`${o.id} available`) ?? 0, reserved: walletEffect.get(`${o.id} reserved`) ?? 0 };
     if (got.available !== want.available || got.reserved !== want.reserved) {
-      f.ledger.push(`${o.kind} ${o.id} is ${o.status} (amount ${o.amount}, fees ${o.fees}): its journals move the wallet by available ${got.available}, reserved ${got.reserved}; expected ${want.available}, ${want.reserved}`);
+      f.ledger.push(
+        `${o.kind} ${o.id} is ${o.status} (amount ${o.amount}, fees ${o.fees}): its journals move the wallet by available ${got.available}, reserved ${got.reserved}; expected ${want.available}, ${want.reserved}`,
+      );
     }
     if (n(o.id, `${o.kind}.late_success`) !== n(o.id, `${o.kind}.late_success_reversed`)) {
       f.ledger.push(`${o.kind} ${o.id} has ${n(o.id, `${o.kind}.late_success`)} late success journal(s) but ${n(o.id, `${o.kind}.late_success_reversed`)} reversal(s)`);

@@ -35,13 +35,7 @@ export interface NoAnswer {
 export type Outcome = HttpAnswer | NoAnswer;
 
 /** Builds a request with explicit Host, Connection and Content-Length, so the wire bytes are all ours. */
-export function recordRequest(
-  port: number,
-  method: 'GET' | 'POST',
-  path: string,
-  body: string | undefined,
-  extra: Record<string, string>,
-): RecordedRequest {
+export function recordRequest(port: number, method: 'GET' | 'POST', path: string, body: string | undefined, extra: Record<string, string>): RecordedRequest {
   const headers: Record<string, string> = { Host: `${LOOPBACK}:${port}`, ...extra };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -65,19 +59,14 @@ export function sendRecorded(port: number, req: RecordedRequest, timeoutMs: numb
       clearTimeout(timer);
       resolve(outcome);
     };
-    const client = httpRequest(
-      { host: LOOPBACK, port, method: req.method, path: req.path, headers: req.headers, agent: false, setHost: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          finish({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, ms: ms() }),
-        );
-        // A response cut off mid-body is no answer: the client cannot know what it said.
-        res.on('aborted', () => finish({ ok: false, error: 'response aborted', ms: ms() }));
-        res.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, error: err.code ?? err.message, ms: ms() }));
-      },
-    );
+    const client = httpRequest({ host: LOOPBACK, port, method: req.method, path: req.path, headers: req.headers, agent: false, setHost: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => finish({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, ms: ms() }));
+      // A response cut off mid-body is no answer: the client cannot know what it said.
+      res.on('aborted', () => finish({ ok: false, error: 'response aborted', ms: ms() }));
+      res.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, error: err.code ?? err.message, ms: ms() }));
+    });
     const timer = setTimeout(() => {
       client.destroy(new Error('client timeout'));
       finish({ ok: false, error: `timeout after ${timeoutMs} ms`, ms: ms() });
@@ -88,14 +77,7 @@ export function sendRecorded(port: number, req: RecordedRequest, timeoutMs: numb
 }
 
 /** A plain JSON call for the harness's own bookkeeping (fund, advance, reads). */
-export async function apiCall(
-  port: number,
-  key: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-  timeoutMs = 60_000,
-): Promise<{ status: number; json: any; raw: string }> {
+export async function apiCall(port: number, key: string, method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 60_000): Promise<{ status: number; json: any; raw: string }> {
   const raw = body === undefined ? undefined : JSON.stringify(body);
   const outcome = await sendRecorded(port, recordRequest(port, method, path, raw, { Authorization: `Bearer ${key}` }), timeoutMs);
   if (!outcome.ok) throw new Error(`${method} ${path}: no answer (${outcome.error})`);

@@ -163,11 +163,31 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   const dir = mkdtempSync(join(tmpdir(), `railyard-chaos-fleet-t${o.trial}-`));
   const findings: Findings = emptyFindings();
   const fleet: FleetFigures = {
-    instances: o.instances, kills: [], sendsPerInstance: [], events: 0, receipts: 0, atLeastOnceRetries: 0, lostWebhooks: 0, undeliveredEvents: 0,
+    instances: o.instances,
+    kills: [],
+    sendsPerInstance: [],
+    events: 0,
+    receipts: 0,
+    atLeastOnceRetries: 0,
+    lostWebhooks: 0,
+    undeliveredEvents: 0,
   };
   const result: FleetTrialResult = {
-    trial: o.trial, seed: o.seed, dir, kept: false, killedWith: '-', requests: 0, acknowledged: 0, unavailable: 0, startedBeforeKill: 0,
-    unansweredAtKill: 0, retried: 0, replaySampled: 0, findings, logErrors: [], fleet,
+    trial: o.trial,
+    seed: o.seed,
+    dir,
+    kept: false,
+    killedWith: '-',
+    requests: 0,
+    acknowledged: 0,
+    unavailable: 0,
+    startedBeforeKill: 0,
+    unansweredAtKill: 0,
+    retried: 0,
+    replaySampled: 0,
+    findings,
+    logErrors: [],
+    fleet,
     // A request re-sent while its key is in flight on a killed instance is told 409 and retries.
     tolerated: ['conflictsAfterRestart'],
   };
@@ -182,8 +202,13 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
     const ports: number[] = [];
     for (let i = 0; i < o.instances; i++) ports.push(await freePort());
     const serverOptions = (i: number) => ({
-      port: ports[i]!, dbPath: dbUrl!, seed: o.seed + i, logFile: join(dir, `server-${i + 1}.log`), railTimeoutMs: o.railTimeoutMs,
-      scenarios: o.scenarios, name: `instance ${i + 1}`,
+      port: ports[i]!,
+      dbPath: dbUrl!,
+      seed: o.seed + i,
+      logFile: join(dir, `server-${i + 1}.log`),
+      railTimeoutMs: o.railTimeoutMs,
+      scenarios: o.scenarios,
+      name: `instance ${i + 1}`,
     });
     for (let i = 0; i < o.instances; i++) logFiles.push(serverOptions(i).logFile);
     // The first migrates; the others start together and find the work done (advisory lock).
@@ -201,8 +226,11 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
     // Kill points spread over 15-85 % of the plan, one instance down at a time.
     const killPoints = Array.from({ length: o.kills }, () => rng.int(Math.max(1, Math.ceil(ops.length * 0.15)), Math.max(1, Math.floor(ops.length * 0.85)))).sort((a, b) => a - b);
     const killPlan = killPoints.map((at) => ({
-      at, instance: rng.int(0, o.instances - 1), signal: rng.chance(o.sigtermRatio) ? ('SIGTERM' as const) : ('SIGKILL' as const),
-      delayMs: rng.int(0, 400), downMs: rng.int(200, 2_000),
+      at,
+      instance: rng.int(0, o.instances - 1),
+      signal: rng.chance(o.sigtermRatio) ? ('SIGTERM' as const) : ('SIGKILL' as const),
+      delayMs: rng.int(0, 400),
+      downMs: rng.int(200, 2_000),
     }));
 
     let started = 0;
@@ -299,8 +327,8 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   result.retried = ops.reduce((n, op) => n + op.attempts.filter((a) => a.phase === 'retry').length, 0);
   result.unavailable = ops.filter((op) => op.attempts.some((a) => a.status === 502 && acknowledgedId(op.kind, a))).length;
   result.logErrors = logFiles.flatMap((file, i) => logErrors(file).map((line) => `instance ${i + 1}: ${line}`));
-  writeFileSync(join(dir, 'requests.jsonl'), ops.map((op) => JSON.stringify(op)).join('\n') + '\n');
-  writeFileSync(join(dir, 'webhooks.jsonl'), receiver.receipts.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(join(dir, 'requests.jsonl'), `${ops.map((op) => JSON.stringify(op)).join('\n')}\n`);
+  writeFileSync(join(dir, 'webhooks.jsonl'), `${receiver.receipts.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(join(dir, 'findings.json'), JSON.stringify({ ...result, findings }, null, 2));
   if ((trialFailed(result) && o.keep) || o.keepAll) result.kept = true;
   else rmSync(dir, { recursive: true, force: true });
@@ -318,7 +346,10 @@ async function dumpTables(dbUrl: string, file: string): Promise<void> {
       const order = ['charges', 'transfers', 'idempotency_keys'].includes(table) ? 'created_at' : 'seq';
       dump[table] = await store.all(`SELECT * FROM ${table} ORDER BY ${order}`);
     }
-    writeFileSync(file, JSON.stringify(dump, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 1));
+    writeFileSync(
+      file,
+      JSON.stringify(dump, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 1),
+    );
   } finally {
     await store.close();
   }

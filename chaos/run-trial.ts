@@ -70,8 +70,20 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
   const findings = emptyFindings();
   const signal = rng.chance(o.sigtermRatio) ? ('SIGTERM' as const) : ('SIGKILL' as const);
   const result: TrialResult = {
-    trial: o.trial, seed: o.seed, dir, kept: false, killedWith: '-', requests: 0, acknowledged: 0, unavailable: 0, startedBeforeKill: 0,
-    unansweredAtKill: 0, retried: 0, replaySampled: 0, findings, logErrors: [],
+    trial: o.trial,
+    seed: o.seed,
+    dir,
+    kept: false,
+    killedWith: '-',
+    requests: 0,
+    acknowledged: 0,
+    unavailable: 0,
+    startedBeforeKill: 0,
+    unansweredAtKill: 0,
+    retried: 0,
+    replaySampled: 0,
+    findings,
+    logErrors: [],
   };
   let ops: Operation[] = [];
   let server: RailyardProcess | null = null;
@@ -158,7 +170,7 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
   result.retried = ops.reduce((n, op) => n + op.attempts.filter((a) => a.phase === 'retry-after-restart').length, 0);
   result.unavailable = ops.filter((op) => op.attempts.some((a) => a.status === 502 && acknowledgedId(op.kind, a))).length;
   result.logErrors = logErrors(logFile);
-  writeFileSync(join(dir, 'requests.jsonl'), ops.map((op) => JSON.stringify(op)).join('\n') + '\n');
+  writeFileSync(join(dir, 'requests.jsonl'), `${ops.map((op) => JSON.stringify(op)).join('\n')}\n`);
   writeFileSync(join(dir, 'findings.json'), JSON.stringify({ ...result, findings }, null, 2));
   if ((trialFailed(result) && o.keep) || o.keepAll) result.kept = true;
   else rmSync(dir, { recursive: true, force: true });
@@ -204,8 +216,7 @@ async function killDuringAdvance(
   }
   const stopped = await server.kill(signal);
   if (signal === 'SIGTERM' && (stopped.code !== 0 || stopped.escalated)) f.warnings.push(`SIGTERM during an advance did not stop the server cleanly: exit ${JSON.stringify(stopped)}`);
-  result.advanceKill =
-    seen.state === 'running' ? `${signal === 'SIGKILL' ? 'KILL' : 'TERM'} at ${seen.jobs_done}/${seen.jobs_total} jobs` : `ended first (${seen.jobs_done} jobs)`;
+  result.advanceKill = seen.state === 'running' ? `${signal === 'SIGKILL' ? 'KILL' : 'TERM'} at ${seen.jobs_done}/${seen.jobs_total} jobs` : `ended first (${seen.jobs_done} jobs)`;
 
   const ranBeforeRestart = readOnly(dbPath, "SELECT MAX(run_at) AS at FROM jobs WHERE state <> 'pending'");
   const restarted = await RailyardProcess.start(options);

@@ -31,7 +31,10 @@ export class Rng {
   /** An item drawn in proportion to its weight. */
   weighted<T>(items: readonly (readonly [T, number])[]): T {
     let r = this.next() * items.reduce((sum, [, w]) => sum + w, 0);
-    for (const [item, w] of items) if ((r -= w) < 0) return item;
+    for (const [item, w] of items) {
+      r -= w;
+      if (r < 0) return item;
+    }
     return items[items.length - 1]![0];
   }
   /** Up to n distinct items, in random order. */

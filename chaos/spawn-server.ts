@@ -124,8 +124,6 @@ export class RailyardProcess {
   }
 }
 
-
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }

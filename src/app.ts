@@ -163,10 +163,7 @@ function logRequest(logger: Logger, method: string, originalPath: string, status
  * have read off the socket, the same per-request steps before it (the fleet's clock and outages)
  * and the same request log line after it.
  */
-function localCallbackReceiver(
-  settlement: RailSettlement,
-  deps: { scheduler: Scheduler; health: ProviderHealth; logger: Logger; logRequests: boolean },
-): LocalCallbackReceiver {
+function localCallbackReceiver(settlement: RailSettlement, deps: { scheduler: Scheduler; health: ProviderHealth; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
   return async ({ method, path, headers, body }) => {
     const started = performance.now();
     let status: number;

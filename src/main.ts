@@ -283,7 +283,7 @@ async function serve(): Promise<void> {
     `  try: curl -s ${base}/api/v1/wallet -H "Authorization: Bearer ${railyard.sandbox.key}"`,
     '',
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -135,10 +135,7 @@ function chargeFlowOn(clock: Clock): Measure {
           env: { RAILYARD_WEBHOOK_URL: receiver.url },
         });
         const s = server;
-        const probe = await expectOk(
-          requestJson(s.baseUrl, 'POST', PATH, { headers: { ...auth, 'idempotency-key': `bench-flow-${clock}-probe` }, body: CHARGE_BODY }),
-          'charge probe',
-        );
+        const probe = await expectOk(requestJson(s.baseUrl, 'POST', PATH, { headers: { ...auth, 'idempotency-key': `bench-flow-${clock}-probe` }, body: CHARGE_BODY }), 'charge probe');
         const baseline = await launchBaseline({ dir: ctx.runDir, label: `baseline-flow-${clock}`, method: 'post', path: PATH, status: probe.status, body: probe.text });
         try {
           const baselineRun = (durationSec: number) =>
@@ -155,7 +152,12 @@ function chargeFlowOn(clock: Clock): Measure {
           const label = `flow-${clock}`;
           ctx.log(`  ${label}: warm-up`);
           const warmup = { baseline: await baselineRun(ctx.warmupSec), railyard: await flowRound(ctx, clock, s, receiver, ctx.warmupSec) };
-          const pairs = await interleave(ctx, label, () => baselineRun(ctx.durationSec), () => flowRound(ctx, clock, s, receiver, ctx.durationSec));
+          const pairs = await interleave(
+            ctx,
+            label,
+            () => baselineRun(ctx.durationSec),
+            () => flowRound(ctx, clock, s, receiver, ctx.durationSec),
+          );
           const b = summarise(pairs.map((p) => p.baseline));
           const flows = median(pairs.map((p) => p.railyard.flowsPerSec));
           const ratio = flows / b.okPerSec;
@@ -170,7 +172,8 @@ function chargeFlowOn(clock: Clock): Measure {
               : `P2 (system): ${ctx.connections} connections POST charges to 0551234987 for ${LEAD_SECONDS} s + a ${ctx.durationSec} s window; callbacks come 5 s after acceptance in real time. Per round: charges 2xx/s ${rounds((x) => x.load.okPerSec)}; flows/s (load start → last webhook, less the 5 s callback delay) ${rounds((x) => x.flowsPerSec)}; inside the window ${rounds((x) => x.inWindowFlowsPerSec)}; the last webhook came ${rounds((x) => x.drainSeconds)} s after the load stopped`,
           ];
           if (lost.some((n) => n > 0)) notes.push(`P2 (${clock}): charges answered 2xx without a charge.success webhook after the drain, per round: ${lost.join(', ')}`);
-          if (r.invalidRounds) notes.push(`P2 (${clock}): railyard rounds with >1% non-2xx or errors: ${r.invalidRounds}; statuses ${JSON.stringify(r.statusCodes)}; e.g. ${r.sampleFailures[0] ?? ''}`);
+          if (r.invalidRounds)
+            notes.push(`P2 (${clock}): railyard rounds with >1% non-2xx or errors: ${r.invalidRounds}; statuses ${JSON.stringify(r.statusCodes)}; e.g. ${r.sampleFailures[0] ?? ''}`);
           return {
             id: this.id,
             title: this.title,

@@ -22,10 +22,7 @@ export const chargeInitiate: Measure = {
     // (P2 measures the whole flow) and nothing deferred spills into the baseline rounds.
     const server = await RailyardProcess.start({ dir: ctx.runDir, label: 'charge', db: join(ctx.runDir, 'charge.sqlite'), clock: 'virtual' });
     try {
-      const probe = await expectOk(
-        requestJson(server.baseUrl, 'POST', PATH, { headers: { ...auth, 'idempotency-key': 'bench-charge-probe' }, body: CHARGE_BODY }),
-        'charge probe',
-      );
+      const probe = await expectOk(requestJson(server.baseUrl, 'POST', PATH, { headers: { ...auth, 'idempotency-key': 'bench-charge-probe' }, body: CHARGE_BODY }), 'charge probe');
       const cmp = await compareThroughput(ctx, {
         label: 'charge',
         railyardUrl: server.baseUrl,
@@ -38,7 +35,10 @@ export const chargeInitiate: Measure = {
       });
       const valid = cmp.railyard.invalidRounds === 0;
       const notes = [`virtual clock (callbacks never fall due), success number 0551234987, unique Idempotency-Key per request, ${ctx.connections} connections`];
-      if (!valid) notes.push(`charge: railyard rounds with >1% non-2xx or errors: ${cmp.railyard.invalidRounds}; statuses ${JSON.stringify(cmp.railyard.statusCodes)}; e.g. ${cmp.railyard.sampleFailures[0] ?? ''}`);
+      if (!valid)
+        notes.push(
+          `charge: railyard rounds with >1% non-2xx or errors: ${cmp.railyard.invalidRounds}; statuses ${JSON.stringify(cmp.railyard.statusCodes)}; e.g. ${cmp.railyard.sampleFailures[0] ?? ''}`,
+        );
       return {
         id: this.id,
         title: this.title,

@@ -129,7 +129,10 @@ export const history: Measure = {
           `history ${store}: seeded in ${pair.seed.seconds.toFixed(1)} s; p99 ${fmt(grown.p99Ms, 'ms')} with history, ${fmt(fresh.p99Ms, 'ms')} fresh; RSS of the grown store's process ${fmt(mb(pair.rssIdle), 'MB')} idle after start, ${fmt(mb(rssAfter), 'MB')} after the load (fresh store: ${fmt(mb(rssFresh), 'MB')}); baseline column = the fresh store`,
         );
         if (Object.keys(grown.statusCodes).length === 0) notes.push(`history ${store}: the grown store answered no request within a round (each took longer than the ${ctx.durationSec} s round)`);
-        if (!valid) notes.push(`history ${store}: rounds with >1% non-2xx or errors (fresh ${fresh.invalidRounds}, grown ${grown.invalidRounds}); statuses ${JSON.stringify({ fresh: fresh.statusCodes, grown: grown.statusCodes })}; e.g. ${[...fresh.sampleFailures, ...grown.sampleFailures][0] ?? ''}`);
+        if (!valid)
+          notes.push(
+            `history ${store}: rounds with >1% non-2xx or errors (fresh ${fresh.invalidRounds}, grown ${grown.invalidRounds}); statuses ${JSON.stringify({ fresh: fresh.statusCodes, grown: grown.statusCodes })}; e.g. ${[...fresh.sampleFailures, ...grown.sampleFailures][0] ?? ''}`,
+          );
         raw[store] = { seed: pair.seed, fresh, history: grown, ratio, rssIdle: pair.rssIdle, rssAfter, rssFresh, rounds };
         await pair.fresh.stop();
         await pair.history.stop();

@@ -40,7 +40,10 @@ export const listPage: Measure = {
     let largeServer: RailyardProcess | undefined;
     try {
       largeServer = await RailyardProcess.start({ dir: ctx.runDir, label: 'list-large', db: large.path, clock: 'virtual' });
-      for (const [server, rows] of [[smallServer, ctx.scale.smallRows], [largeServer, ctx.scale.largeRows]] as const) {
+      for (const [server, rows] of [
+        [smallServer, ctx.scale.smallRows],
+        [largeServer, ctx.scale.largeRows],
+      ] as const) {
         await checkPage(server, FIRST);
         await checkPage(server, cursorPage(rows));
       }
@@ -52,7 +55,10 @@ export const listPage: Measure = {
       const express = await launchBaseline({ dir: ctx.runDir, label: 'baseline-list', method: 'get', path: '/api/v1/transactions', status: 200, body: pageBody.text });
       try {
         ctx.log('  list: warm-up');
-        for (const [server, rows] of [[smallServer, ctx.scale.smallRows], [largeServer, ctx.scale.largeRows]] as const) {
+        for (const [server, rows] of [
+          [smallServer, ctx.scale.smallRows],
+          [largeServer, ctx.scale.largeRows],
+        ] as const) {
           for (const path of [FIRST, cursorPage(rows), RARE_TYPE]) await sample(server, path, 200, maxSeconds);
         }
         await sampleLatency({ baseUrl: express.baseUrl, paths: [FIRST], connections: CONNECTIONS, maxRequests: 200, maxSeconds });

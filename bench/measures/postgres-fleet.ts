@@ -58,9 +58,12 @@ export const postgresFleet: Measure = {
       const notes: string[] = [
         `a throwaway PostgreSQL cluster on this machine (fsync off, as the tests run it); virtual clock; ${ctx.connections} connections, ` +
           `spread ${Array.from({ length: 3 }, (_, i) => Math.floor(ctx.connections / 3) + (i < ctx.connections % 3 ? 1 : 0)).join('/')} over the three instances; ${ctx.rounds} interleaved rounds of ${ctx.durationSec} s; ` +
-          'the database, every instance and the load generator share the machine\'s cores',
+          "the database, every instance and the load generator share the machine's cores",
       ];
-      for (const endpoint of [{ id: 'quote', ...QUOTE }, { id: 'charge', ...CHARGE }]) {
+      for (const endpoint of [
+        { id: 'quote', ...QUOTE },
+        { id: 'charge', ...CHARGE },
+      ]) {
         const headers = endpoint.id === 'charge' ? { ...auth, 'idempotency-key': 'bench-pg-charge-probe' } : auth;
         const probe = await expectOk(requestJson(sides[0]!.urls[0]!, 'POST', endpoint.path, { headers, body: endpoint.body }), `${endpoint.id} probe`);
         const baseline: ChildServer = await launchBaseline({ dir: ctx.runDir, label: `baseline-pg-${endpoint.id}`, method: 'post', path: endpoint.path, status: probe.status, body: probe.text });

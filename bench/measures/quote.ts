@@ -24,7 +24,8 @@ export const quote: Measure = {
       const cmp = await compareThroughput(ctx, { label: 'quote', railyardUrl: server.baseUrl, method: 'POST', path: PATH, headers: auth, body: BODY, probe });
       const valid = cmp.railyard.invalidRounds === 0;
       const notes = [`virtual clock, ${ctx.connections} connections, ${ctx.rounds} rounds of ${ctx.durationSec} s; p99 over 2xx answers (autocannon, whole ms)`];
-      if (!valid) notes.push(`railyard rounds with >1% non-2xx or errors: ${cmp.railyard.invalidRounds}; statuses ${JSON.stringify(cmp.railyard.statusCodes)}; e.g. ${cmp.railyard.sampleFailures[0] ?? ''}`);
+      if (!valid)
+        notes.push(`railyard rounds with >1% non-2xx or errors: ${cmp.railyard.invalidRounds}; statuses ${JSON.stringify(cmp.railyard.statusCodes)}; e.g. ${cmp.railyard.sampleFailures[0] ?? ''}`);
       return {
         id: this.id,
         title: this.title,

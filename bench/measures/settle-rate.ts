@@ -78,7 +78,16 @@ export const settleRate: Measure = {
       return {
         id: this.id,
         title: this.title,
-        rows: [{ measure: `settle rate after a burst of ${acknowledged.toLocaleString('en')}`, railyard: fmt(perSec, 'ops/s'), baseline: 'n/a', ratio: 'n/a', target: `≥ ${MIN_OPS_PER_SEC.toLocaleString('en')} ops/s`, met: ok }],
+        rows: [
+          {
+            measure: `settle rate after a burst of ${acknowledged.toLocaleString('en')}`,
+            railyard: fmt(perSec, 'ops/s'),
+            baseline: 'n/a',
+            ratio: 'n/a',
+            target: `≥ ${MIN_OPS_PER_SEC.toLocaleString('en')} ops/s`,
+            met: ok,
+          },
+        ],
         raw: { acknowledged, settled, before, after, pendingJobs, advance, opsPerSec: round(perSec, 1), charges, transfers, delivered: stats.delivered, memoryAfter: server.memory() },
         notes,
       };

@@ -34,10 +34,7 @@ export const signedTransfer: Measure = {
     const server = await RailyardProcess.start({ dir: ctx.runDir, label: 'transfer', db: join(ctx.runDir, 'transfer.sqlite'), clock: 'virtual' });
     try {
       await fundWallet(server.baseUrl, FUNDING);
-      const probe = await expectOk(
-        requestJson(server.baseUrl, 'POST', PATH, { headers: { ...auth, ...signedTransferHeaders('bench-transfer-probe', BODY) }, body: BODY }),
-        'transfer probe',
-      );
+      const probe = await expectOk(requestJson(server.baseUrl, 'POST', PATH, { headers: { ...auth, ...signedTransferHeaders('bench-transfer-probe', BODY) }, body: BODY }), 'transfer probe');
       const cmp = await compareThroughput(ctx, {
         label: 'transfer',
         railyardUrl: server.baseUrl,
@@ -51,7 +48,10 @@ export const signedTransfer: Measure = {
       const valid = cmp.railyard.invalidRounds === 0;
       const perRound = cmp.pairs.map((p) => p.railyard.okPerSec);
       const notes = [`virtual clock, wallet funded once, 1.00 GHS momo transfers to 0551234987; railyard 2xx/s per round: ${perRound.join(', ')}`];
-      if (!valid) notes.push(`transfer: railyard rounds with >1% non-2xx or errors: ${cmp.railyard.invalidRounds}; statuses ${JSON.stringify(cmp.railyard.statusCodes)}; e.g. ${cmp.railyard.sampleFailures[0] ?? ''}`);
+      if (!valid)
+        notes.push(
+          `transfer: railyard rounds with >1% non-2xx or errors: ${cmp.railyard.invalidRounds}; statuses ${JSON.stringify(cmp.railyard.statusCodes)}; e.g. ${cmp.railyard.sampleFailures[0] ?? ''}`,
+        );
       return {
         id: this.id,
         title: this.title,

@@ -54,7 +54,13 @@ export async function timedAdvance(baseUrl: string, seconds: number): Promise<Ad
   const started = performance.now();
   try {
     const res = await advanceClock(baseUrl, seconds, ADVANCE_TIMEOUT_MS);
-    return { seconds: round((performance.now() - started) / 1_000, 3), timedOut: false, status: res.status, jobsRun: res.json?.data?.jobs_run ?? null, ...(res.status !== 200 ? { error: res.text.slice(0, 300) } : {}) };
+    return {
+      seconds: round((performance.now() - started) / 1_000, 3),
+      timedOut: false,
+      status: res.status,
+      jobsRun: res.json?.data?.jobs_run ?? null,
+      ...(res.status !== 200 ? { error: res.text.slice(0, 300) } : {}),
+    };
   } catch (err) {
     const timedOut = (err as Error).name === 'TimeoutError';
     return { seconds: round((performance.now() - started) / 1_000, 3), timedOut, status: 0, jobsRun: null, error: String(err) };
@@ -134,7 +140,10 @@ export const simulatedDay: Measure = {
         `P4a: ${charges.done} charges, ${transfers.done} transfers, ${quotes.done} quotes created in ${creationSeconds} s (not timed; rails.timeout_ms ${P4_CONFIG.rails.timeout_ms}); ${before.pending_jobs} jobs pending before the advance, ${advance.jobsRun ?? '?'} run by it, ${after?.pending_jobs ?? '?'} left after; webhook requests during the day ${deliveriesAfter.requests - deliveriesBefore.requests} (${deliveriesAfter.failuresSent - deliveriesBefore.failuresSent} answered 500 on purpose)`,
       ];
       if (!ok) notes.push(`P4a: the advance ${advance.timedOut ? `had no answer within ${ADVANCE_TIMEOUT_MS / 1_000} s` : `answered ${advance.status}`}: ${advance.error ?? ''}`);
-      if (charges.failed || transfers.failed || quotes.failed) notes.push(`P4a creation failures: charges ${charges.failed}, transfers ${transfers.failed}, quotes ${quotes.failed}; e.g. ${[...charges.sampleFailures, ...transfers.sampleFailures, ...quotes.sampleFailures][0]}`);
+      if (charges.failed || transfers.failed || quotes.failed)
+        notes.push(
+          `P4a creation failures: charges ${charges.failed}, transfers ${transfers.failed}, quotes ${quotes.failed}; e.g. ${[...charges.sampleFailures, ...transfers.sampleFailures, ...quotes.sampleFailures][0]}`,
+        );
       return {
         id: this.id,
         title: this.title,
@@ -148,7 +157,18 @@ export const simulatedDay: Measure = {
             met: ok && advance.seconds < MAX_DAY_SECONDS,
           },
         ],
-        raw: { creation: { charges, transfers, quotes, seconds: creationSeconds }, settle, before, advance, after, msPerJob: perJob, expressRoundTripMs: rtt, deliveriesBefore, deliveriesAfter, memoryAfter: server.memory() },
+        raw: {
+          creation: { charges, transfers, quotes, seconds: creationSeconds },
+          settle,
+          before,
+          advance,
+          after,
+          msPerJob: perJob,
+          expressRoundTripMs: rtt,
+          deliveriesBefore,
+          deliveriesAfter,
+          memoryAfter: server.memory(),
+        },
         notes,
       };
     } finally {

@@ -68,7 +68,16 @@ export const webhookLag: Measure = {
     let capacity: number;
     try {
       const run = (durationSec: number, tag: string) =>
-        load({ baseUrl: capacityServer.baseUrl, method: 'POST', path: '/api/v1/charges', headers: auth, body: CHARGE_BODY, connections: ctx.connections, durationSec, setupRequest: uniqueIdempotencyKeys(`bench-lag-cap-${tag}`) });
+        load({
+          baseUrl: capacityServer.baseUrl,
+          method: 'POST',
+          path: '/api/v1/charges',
+          headers: auth,
+          body: CHARGE_BODY,
+          connections: ctx.connections,
+          durationSec,
+          setupRequest: uniqueIdempotencyKeys(`bench-lag-cap-${tag}`),
+        });
       await run(ctx.warmupSec, 'warm');
       const measured = await run(ctx.durationSec, 'measure');
       capacity = measured.okPerSec;

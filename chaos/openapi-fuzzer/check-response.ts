@@ -85,4 +85,3 @@ function envelopeProblem(res: WireResponse, body: Json | undefined): string | nu
   if ('details' in error && (error.details === null || typeof error.details !== 'object' || Array.isArray(error.details))) return 'error.details is not an object';
   return null;
 }
-

@@ -45,4 +45,3 @@ export function draftRequest(rng: Rng, operations: Operation[], state: FuzzState
   }
   return draft;
 }
-

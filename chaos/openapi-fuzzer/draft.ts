@@ -29,4 +29,3 @@ export interface Draft {
   sign: SignMode | null;
   labels: string[];
 }
-

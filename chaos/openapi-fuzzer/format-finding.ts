@@ -12,4 +12,3 @@ export function formatFinding(f: Finding): string {
     `  response:  ${f.response ? `${f.response.status} ${clip(f.response.text)}` : '(no response)'}`,
   ].join('\n');
 }
-

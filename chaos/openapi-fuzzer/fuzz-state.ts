@@ -45,7 +45,10 @@ export function harvest(state: FuzzState, draft: Draft, wire: WireRequest, res: 
   }
   const walk = (node: unknown, depth: number): void => {
     if (depth > 4 || !node || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.slice(0, 50).forEach((n) => walk(n, depth + 1));
+    if (Array.isArray(node)) {
+      for (const n of node.slice(0, 50)) walk(n, depth + 1);
+      return;
+    }
     for (const value of Object.values(node as Json)) {
       const match = typeof value === 'string' ? ID_PATTERN.exec(value) : null;
       if (match) {
@@ -57,4 +60,3 @@ export function harvest(state: FuzzState, draft: Draft, wire: WireRequest, res: 
   };
   walk(data, 0);
 }
-

@@ -35,6 +35,7 @@ export function obj(fields: Json): Json {
   for (const key of Reflect.ownKeys(fields)) if (typeof key === 'string') out[key] = fields[key];
   // `{ __proto__: x }` in a literal sets the prototype instead of a field.
   const proto = Object.getPrototypeOf(fields);
+  // biome-ignore lint/suspicious/noProto: out has no prototype, so this sets an own field named __proto__
   if (proto !== Object.prototype && proto !== null) out.__proto__ = proto;
   return out;
 }
@@ -48,4 +49,3 @@ export function withEntry(target: Json, name: string, value: unknown): Json {
 export function isObject(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawJson);
 }
-

@@ -201,7 +201,10 @@ export const MUTATORS: Mutator[] = [
     applies: (d) => d.method === 'GET',
     apply(d, g) {
       const params = d.op?.queryParams ?? [];
-      const name = params.length && g.rng.chance(0.8) ? g.rng.pick(params).name : g.rng.pick(['limit', 'offset', '__proto__', 'constructor', 'type[]', 'page_size[]', 'cursor[a]', 'status[$ne]', 'x'.repeat(500)]);
+      const name =
+        params.length && g.rng.chance(0.8)
+          ? g.rng.pick(params).name
+          : g.rng.pick(['limit', 'offset', '__proto__', 'constructor', 'type[]', 'page_size[]', 'cursor[a]', 'status[$ne]', 'x'.repeat(500)]);
       const [label, apply] = g.rng.pick<[string, () => void]>([
         ['garbage', () => setQuery(d, name, queryGarbage(g, name))],
         ['repeated', () => d.query.push([name, queryGarbage(g, name)], [name, queryGarbage(g, name)])],
@@ -238,7 +241,13 @@ export const MUTATORS: Mutator[] = [
         const old = g.rng.pick(reuse);
         options.push(
           ['reused with this request', () => (d.idempotencyKey = old.key)],
-          ['reused with its first request, byte for byte', () => ((d.idempotencyKey = old.key), (d.body = old.body === undefined ? { kind: 'none' } : { kind: 'raw', text: old.body }))],
+          [
+            'reused with its first request, byte for byte',
+            () => {
+              d.idempotencyKey = old.key;
+              d.body = old.body === undefined ? { kind: 'none' } : { kind: 'raw', text: old.body };
+            },
+          ],
         );
       }
       const elsewhere = g.state.idempotent.filter((k) => k.operationId !== d.op!.operationId);
@@ -258,7 +267,13 @@ export const MUTATORS: Mutator[] = [
     apply(d, g) {
       const harvested = g.state.identities.slice(1);
       const options: [string, () => void][] = [
-        ['missing', () => ((d.identity = null), (d.authorization = null))],
+        [
+          'missing',
+          () => {
+            d.identity = null;
+            d.authorization = null;
+          },
+        ],
         ['Basic', () => (d.authorization = 'Basic dXNlcjpwYXNz')],
         ['Bearer with no key', () => (d.authorization = 'Bearer ')],
         ['lower-case bearer', () => (d.authorization = `bearer ${d.identity?.key ?? ''}`)],
@@ -290,7 +305,20 @@ export const MUTATORS: Mutator[] = [
     weight: 2,
     applies: () => true,
     apply(d, g) {
-      d.path = g.rng.pick(['/api/v1', '/api/v1/', '/api/v2/charges', '/api/v1/charges/', '/api/v1//charges', '/api/v1/CHARGES', '/api/v1/charges/a/b', '/api/v1/__proto__', '/api/v1/constructor', '/api/v1/%2e%2e/openapi.json', '/api/v1/wallet.json', '/%F0%9F%92%B8']);
+      d.path = g.rng.pick([
+        '/api/v1',
+        '/api/v1/',
+        '/api/v2/charges',
+        '/api/v1/charges/',
+        '/api/v1//charges',
+        '/api/v1/CHARGES',
+        '/api/v1/charges/a/b',
+        '/api/v1/__proto__',
+        '/api/v1/constructor',
+        '/api/v1/%2e%2e/openapi.json',
+        '/api/v1/wallet.json',
+        '/%F0%9F%92%B8',
+      ]);
       d.pathParams = {};
       d.documented = false;
       d.labels.push(`path ${d.path}`);
@@ -368,24 +396,61 @@ function setQuery(d: Draft, name: string, value: string): void {
 function queryGarbage(g: Gen, name: string): string {
   if (name === 'cursor' && g.state.cursors.length && g.rng.chance(0.3)) {
     const cursor = g.rng.pick(g.state.cursors);
-    return g.rng.pick([`${cursor}x`, cursor.slice(1), cursor.toUpperCase(), Buffer.from('v1:-1').toString('base64url'), Buffer.from('v1:99999999999999999999').toString('base64url'), Buffer.from('v2:1').toString('base64url')]);
+    return g.rng.pick([
+      `${cursor}x`,
+      cursor.slice(1),
+      cursor.toUpperCase(),
+      Buffer.from('v1:-1').toString('base64url'),
+      Buffer.from('v1:99999999999999999999').toString('base64url'),
+      Buffer.from('v2:1').toString('base64url'),
+    ]);
   }
   return g.rng.pick([
-    '1e3', '-1', '0', '1.5', '0x10', ' 5', '5 ', '٥', '1_000', 'NaN', 'Infinity', '9'.repeat(400), '101', '100', '1',
-    'null', 'true', '[]', '{}', '__proto__', "' OR 1=1 --", '💸', 'a'.repeat(5_000), '\u0000', '%', 'v1:1', 'djE6MQ', 'djE6LTE',
-    '2026-13-45T25:61:61Z', '2026-01-01', '1970-01-01T00:00:00Z', '+275760-09-13T00:00:00Z',
+    '1e3',
+    '-1',
+    '0',
+    '1.5',
+    '0x10',
+    ' 5',
+    '5 ',
+    '٥',
+    '1_000',
+    'NaN',
+    'Infinity',
+    '9'.repeat(400),
+    '101',
+    '100',
+    '1',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    '__proto__',
+    "' OR 1=1 --",
+    '💸',
+    'a'.repeat(5_000),
+    '\u0000',
+    '%',
+    'v1:1',
+    'djE6MQ',
+    'djE6LTE',
+    '2026-13-45T25:61:61Z',
+    '2026-01-01',
+    '1970-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00Z',
   ]);
 }
 
 function formText(body: Body): string {
   if (body.kind !== 'json' || !isObject(body.value)) return 'a=1';
-  return Object.entries(body.value as Json).map(([k, v]) => `${percentEncode(k)}=${percentEncode(typeof v === 'string' ? v : jsonText(v))}`).join('&');
+  return Object.entries(body.value as Json)
+    .map(([k, v]) => `${percentEncode(k)}=${percentEncode(typeof v === 'string' ? v : jsonText(v))}`)
+    .join('&');
 }
 
 /** The properties a body schema allows, from the oneOf branch that fits the body best. */
 function propertiesOf(schema: Json, body: Json): Record<string, Json> {
   const branches: Json[] = schema.oneOf ?? schema.anyOf ?? [schema];
   const fits = branches.find((b) => Object.entries<Json>(b.properties ?? {}).every(([k, s]) => !('const' in s) || !(k in body) || body[k] === s.const));
-  return (fits ?? branches[0] ?? {}).properties ?? {};
+  return (fits ?? branches[0])?.properties ?? {};
 }
-

@@ -31,7 +31,10 @@ export function operationsOf(document: Json): Operation[] {
   const resolve = (node: Json | undefined): Json | undefined => {
     let n = node;
     for (let hops = 0; n && typeof n.$ref === 'string' && hops < 10; hops++) {
-      n = (n.$ref as string).replace(/^#\//, '').split('/').reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      n = (n.$ref as string)
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
     }
     return n;
   };
@@ -58,7 +61,11 @@ export function operationsOf(document: Json): Operation[] {
             return media.length && !media.includes('application/json') ? [[Number(status), media[0]!.split(';')[0]!] as const] : [];
           }),
         ),
-        consumes: new Set([...params.filter((p) => p.in === 'path').map((p) => resolve(p.schema)?.examples?.[0]), ...patternsIn(resolve(resolve(op.requestBody)?.content?.['application/json']?.schema))].flatMap((s) => (typeof s === 'string' && ID_PATTERN.test(s) ? [ID_PATTERN.exec(s)![1]!] : /^\^([a-z]+)_\[0-9a-z\]\{20\}\$$/.exec(String(s))?.slice(1) ?? []))),
+        consumes: new Set(
+          [...params.filter((p) => p.in === 'path').map((p) => resolve(p.schema)?.examples?.[0]), ...patternsIn(resolve(resolve(op.requestBody)?.content?.['application/json']?.schema))].flatMap(
+            (s) => (typeof s === 'string' && ID_PATTERN.test(s) ? [ID_PATTERN.exec(s)![1]!] : (/^\^([a-z]+)_\[0-9a-z\]\{20\}\$$/.exec(String(s))?.slice(1) ?? [])),
+          ),
+        ),
       });
     }
   }
@@ -69,4 +76,3 @@ function patternsIn(schema: unknown, depth = 0): string[] {
   if (!schema || typeof schema !== 'object' || depth > 6) return [];
   return Object.entries(schema).flatMap(([k, v]) => (k === 'pattern' && typeof v === 'string' ? [v] : patternsIn(v, depth + 1)));
 }
-

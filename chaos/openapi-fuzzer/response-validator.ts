@@ -20,9 +20,9 @@ export function responseValidator(document: Json): ResponseValidator {
   } catch {
     return () => null; // a document ajv cannot read: the other checks still run
   }
-  const pointer = (...parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+  const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
   return (op, status, body) => {
-    let validate;
+    let validate: ReturnType<typeof ajv.getSchema>;
     try {
       validate = ajv.getSchema(id + pointer('paths', op.path, op.method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema'));
     } catch {
@@ -32,4 +32,3 @@ export function responseValidator(document: Json): ResponseValidator {
     return ajv.errorsText(validate.errors);
   };
 }
-

@@ -83,7 +83,6 @@ export interface FuzzOptions {
   trace?: (exchange: { index: number; operationId: string | null; mutations: string[]; request: WireRequest; response: WireResponse | null }) => void;
 }
 
-
 export interface Finding {
   check: Check;
   detail: string;
@@ -115,7 +114,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const total = options.requests ?? 1_000;
   const maxFindings = options.maxFindings ?? 20;
   const base = new URL(options.baseUrl);
-  const transport = base.protocol === 'https:' ? { request: httpsRequest, agent: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) } : { request: httpRequest, agent: new HttpAgent({ keepAlive: true, maxSockets: 1 }) };
+  const transport =
+    base.protocol === 'https:'
+      ? { request: httpsRequest, agent: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) }
+      : { request: httpRequest, agent: new HttpAgent({ keepAlive: true, maxSockets: 1 }) };
   const send = (w: WireRequest) => sendRequest(transport, base, w, options.timeoutMs ?? 15_000);
   const document = options.document ?? JSON.parse((await send({ method: 'GET', path: '/openapi.json', headers: {} })).text);
   const operations = operationsOf(document);
@@ -150,7 +152,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const opKey = draft.op && draft.documented ? draft.op.operationId : `(undocumented ${wire.method})`;
       const status = response ? String(response.status) : 'none';
       report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
-      const perOp = (report.byOperation[opKey] ??= {});
+      report.byOperation[opKey] ??= {};
+      const perOp = report.byOperation[opKey];
       perOp[status] = (perOp[status] ?? 0) + 1;
 
       const problems = response ? checkResponse(draft, response, validator, before, after) : [{ check: 'no_response' as const, detail: failure }];
@@ -206,4 +209,3 @@ async function changesAgain(digest: () => Promise<string>, resend: () => Promise
   const response = await resend().catch(() => null);
   return response !== null && isRefusal(response.status) && (await digest()) !== last;
 }
-

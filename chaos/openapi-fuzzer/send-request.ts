@@ -37,4 +37,3 @@ export function sendRequest(transport: { request: typeof httpRequest; agent: Htt
     req.end(body);
   });
 }
-

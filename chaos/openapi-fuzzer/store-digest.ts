@@ -43,10 +43,14 @@ export function storeDigest(db: Pick<Db, 'all' | 'get'>, exclusions: Readonly<Re
       }
       const skip = Object.hasOwn(exclusions, name) ? ` WHERE NOT (${exclusions[name]!.where})` : '';
       const all = await db.get<{ n: number; rows: string | null }>(`SELECT count(*) AS n, group_concat(${row}, char(10) ORDER BY rowid) AS rows FROM ${ident(name)}${skip}`);
-      lines.push(`${name}: ${all?.n ?? 0} rows, ${createHash('sha256').update(all?.rows ?? '').digest('hex').slice(0, 16)}`);
+      lines.push(
+        `${name}: ${all?.n ?? 0} rows, ${createHash('sha256')
+          .update(all?.rows ?? '')
+          .digest('hex')
+          .slice(0, 16)}`,
+      );
     }
     last = { marker, digest: lines.join('\n') };
     return last.digest;
   };
 }
-

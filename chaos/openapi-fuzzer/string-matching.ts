@@ -12,7 +12,7 @@ export function stringMatching(rng: Rng, pattern: string): string | null {
   const fail = (): never => {
     throw new Error('unsupported');
   };
-  const escape = (): string => {
+  const escaped = (): string => {
     const c = pattern[i++] ?? fail();
     return c === 'd' ? DIGITS : c === 'w' ? WORD : c === 's' ? ' ' : /[DWSbB]/.test(c) ? fail() : c;
   };
@@ -23,7 +23,7 @@ export function stringMatching(rng: Rng, pattern: string): string | null {
       if (i >= pattern.length) fail();
       let c = pattern[i++]!;
       if (c === '\\') {
-        const e = escape();
+        const e = escaped();
         if (e.length > 1) {
           set += e;
           continue;
@@ -33,7 +33,7 @@ export function stringMatching(rng: Rng, pattern: string): string | null {
       if (pattern[i] === '-' && pattern[i + 1] !== ']') {
         i++;
         let end = pattern[i++]!;
-        if (end === '\\') end = escape();
+        if (end === '\\') end = escaped();
         for (let code = c.charCodeAt(0); code <= end.charCodeAt(0); code++) set += String.fromCharCode(code);
       } else set += c;
     }
@@ -65,7 +65,7 @@ export function stringMatching(rng: Rng, pattern: string): string | null {
         const set = charClass();
         atom = (out) => out.push(set[rng.below(set.length)]!);
       } else if (c === '\\') {
-        const set = escape();
+        const set = escaped();
         atom = (out) => out.push(set[rng.below(set.length)]!);
       } else if (c === '.') {
         atom = (out) => out.push(WORD[rng.below(WORD.length)]!);
@@ -91,7 +91,9 @@ export function stringMatching(rng: Rng, pattern: string): string | null {
         for (let k = 0; k < n; k++) atom(out);
       });
     }
-    return (out) => items.forEach((item) => item(out));
+    return (out) => {
+      for (const item of items) item(out);
+    };
   };
   try {
     const root = alternation();

@@ -29,12 +29,17 @@ export function toWire(d: Draft, now: () => number): WireRequest {
     const secret = d.sign === 'other-key' ? 'whsec_not_the_signing_secret' : (d.identity?.secret ?? '');
     const seconds = Math.floor(now() / 1000);
     const timestamp =
-      d.sign === 'stale' ? String(seconds - 301)
-      : d.sign === 'future' ? String(seconds + 301)
-      : d.sign === 'millis' ? String(seconds * 1000)
-      : d.sign === 'garbage-timestamp' ? '1.7e9'
-      : d.sign === 'empty' ? ''
-      : String(seconds);
+      d.sign === 'stale'
+        ? String(seconds - 301)
+        : d.sign === 'future'
+          ? String(seconds + 301)
+          : d.sign === 'millis'
+            ? String(seconds * 1000)
+            : d.sign === 'garbage-timestamp'
+              ? '1.7e9'
+              : d.sign === 'empty'
+                ? ''
+                : String(seconds);
     // The body as the server reads it back from UTF-8 (a lone surrogate arrives as U+FFFD).
     const received = Buffer.from(rawBody ?? '', 'utf8').toString('utf8');
     const signed = {
@@ -66,4 +71,3 @@ export function percentEncode(text: string): string {
   }
   return out;
 }
-

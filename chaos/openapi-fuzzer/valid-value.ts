@@ -17,14 +17,27 @@ export const OMIT = Symbol('omit');
  * from the schemas alone.
  */
 const HINTS: Record<string, (g: Gen, siblings: Json, schema: Json) => unknown> = {
-  msisdn: (g) => g.rng.weighted([['0551234987', 12], ['233551234987', 2], ['+233551234987', 2], ['0241234567', 2], ['0201234567', 2], ['0271234567', 1], ['0551234988', 2], ['0551234989', 0.3]]),
+  msisdn: (g) =>
+    g.rng.weighted([
+      ['0551234987', 12],
+      ['233551234987', 2],
+      ['+233551234987', 2],
+      ['0241234567', 2],
+      ['0201234567', 2],
+      ['0271234567', 1],
+      ['0551234988', 2],
+      ['0551234989', 0.3],
+    ]),
   // A quote's chain must be one its asset trades on; a charge's mobile network is an override.
   network: (g, siblings) =>
-    siblings.asset === 'USDT' ? g.rng.pick(['TRC20', 'ERC20'])
-    : siblings.asset === 'USDC' ? g.rng.pick(['ERC20', 'SOL'])
-    : g.rng.chance(0.8) ? OMIT
-    : g.rng.pick(['MTN', 'TELECEL', 'AT']),
-  account_number: (g) => g.rng.weighted([['1000000001', 6], ['1000000002', 2], ['1000000003', 2], [String(1_000_000_000 + g.rng.below(1e9)), 1]]),
+    siblings.asset === 'USDT' ? g.rng.pick(['TRC20', 'ERC20']) : siblings.asset === 'USDC' ? g.rng.pick(['ERC20', 'SOL']) : g.rng.chance(0.8) ? OMIT : g.rng.pick(['MTN', 'TELECEL', 'AT']),
+  account_number: (g) =>
+    g.rng.weighted([
+      ['1000000001', 6],
+      ['1000000002', 2],
+      ['1000000003', 2],
+      [String(1_000_000_000 + g.rng.below(1e9)), 1],
+    ]),
   bank_code: () => '040100',
   bank_account_name: (g) => g.rng.pick(['Ama Owusu', 'Kwame Mensah', 'Efua Asante-Boateng']),
   amount: (g) => 100 + g.rng.below(20_000),
@@ -42,8 +55,21 @@ const HINTS: Record<string, (g: Gen, siblings: Json, schema: Json) => unknown> =
   rate: (g) => g.rng.pick(['15.5', '15.25', '16']),
   as_of: () => OMIT,
   // Small steps: settle charges and transfers without expiring every quote on the way.
-  seconds: (g) => g.rng.weighted([[1, 6], [5, 4], [30, 2], [120, 0.5], [3_600, 0.1]]),
-  stage: (g) => g.rng.weighted([['sandbox', 10], ['live', 1], ['requested', 1], ['none', 1]]),
+  seconds: (g) =>
+    g.rng.weighted([
+      [1, 6],
+      [5, 4],
+      [30, 2],
+      [120, 0.5],
+      [3_600, 0.1],
+    ]),
+  stage: (g) =>
+    g.rng.weighted([
+      ['sandbox', 10],
+      ['live', 1],
+      ['requested', 1],
+      ['none', 1],
+    ]),
   down: (g) => g.rng.chance(0.15),
   environment: (g) => (g.rng.chance(0.8) ? 'test' : 'live'),
   // Few live endpoints, each for one event type: every event fans out to each matching
@@ -144,4 +170,3 @@ function randomText(rng: Rng, length: number, alphabet: string): string {
   for (let i = 0; i < length; i++) out += alphabet[rng.below(alphabet.length)];
   return out;
 }
-

@@ -105,7 +105,7 @@ export function accessRoutes(deps: { apiKeys: ApiKeyService; ladder: ServiceLadd
       method: 'get',
       path: '/api/v1/merchant',
       operationId: 'getMerchant',
-      summary: "The merchant: its stage on the service ladder, what each environment unlocks, and the next step",
+      summary: 'The merchant: its stage on the service ladder, what each environment unlocks, and the next step',
       description: LADDER_DESCRIPTION,
       tag: 'Access',
       scope: 'read',
@@ -141,7 +141,13 @@ export function accessRoutes(deps: { apiKeys: ApiKeyService; ladder: ServiceLadd
       handler: async ({ auth }) => {
         const keys = await apiKeys.list(auth.merchantId);
         const visible = auth.role === 'finance' ? keys.filter((k) => k.id === auth.keyId) : keys;
-        return { status: 200, body: ok('API keys', visible.map((k) => present(k, auth))) };
+        return {
+          status: 200,
+          body: ok(
+            'API keys',
+            visible.map((k) => present(k, auth)),
+          ),
+        };
       },
     }),
     defineRoute({
@@ -155,7 +161,10 @@ export function accessRoutes(deps: { apiKeys: ApiKeyService; ladder: ServiceLadd
       body: z.strictObject({
         environment: z.enum(['test', 'live'], { error: 'environment must be test or live' }),
         scopes: z.array(z.enum(SCOPES, { error: `each scope must be one of ${SCOPES.join(', ')}` })).min(1, 'name at least one scope'),
-        role: z.enum(ROLES, { error: `role must be one of ${ROLES.join(', ')}` }).optional().describe('Default: the calling key\'s role'),
+        role: z
+          .enum(ROLES, { error: `role must be one of ${ROLES.join(', ')}` })
+          .optional()
+          .describe("Default: the calling key's role"),
         ip_allowlist: allowlistEntries.optional(),
       }),
       response: {

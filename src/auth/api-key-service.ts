@@ -63,7 +63,10 @@ export function environmentOf(key: string): Environment | null {
 }
 
 function randomToken(bytes: number): string {
-  return randomBytes(bytes).toString('base64url').replace(/[-_]/g, '').slice(0, Math.ceil(bytes * 1.3));
+  return randomBytes(bytes)
+    .toString('base64url')
+    .replace(/[-_]/g, '')
+    .slice(0, Math.ceil(bytes * 1.3));
 }
 
 /**
@@ -93,7 +96,7 @@ export class ApiKeyService {
       merchantId: input.merchantId,
       environment: input.environment,
       keyHash: sha256Hex(key),
-      keyHint: key.slice(0, 12) + '…' + key.slice(-4),
+      keyHint: `${key.slice(0, 12)}…${key.slice(-4)}`,
       scopes: JSON.stringify(input.scopes),
       signingSecret,
       createdAt: this.deps.clock.now(),

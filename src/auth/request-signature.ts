@@ -43,10 +43,7 @@ export class RequestSignatureVerifier {
     // the merchant's own.
     const expected = signRequest(auth.signingSecret, req.timestamp, req);
     if (!safeEqual(expected, req.signature.toLowerCase())) {
-      throw new InvalidSignatureError(
-        'X-Service-Signature does not match the request (it covers the timestamp, method, path and query, Idempotency-Key and raw body)',
-        'mismatch',
-      );
+      throw new InvalidSignatureError('X-Service-Signature does not match the request (it covers the timestamp, method, path and query, Idempotency-Key and raw body)', 'mismatch');
     }
     if (Math.abs(this.nowSeconds() - Number(req.timestamp)) <= SIGNATURE_TOLERANCE_SECONDS) return 'fresh';
     if (knownRetry && (await knownRetry())) return 'known_retry';

@@ -85,9 +85,7 @@ export class ServiceLadder {
     if (current.stage !== step.from) {
       const expected = current.next_action;
       throw new LadderOutOfOrderError(
-        expected === null
-          ? `The merchant is already live; there is no further step (asked: ${action})`
-          : `The merchant is at stage ${current.stage}; the next step is ${expected}, not ${action}`,
+        expected === null ? `The merchant is already live; there is no further step (asked: ${action})` : `The merchant is at stage ${current.stage}; the next step is ${expected}, not ${action}`,
         { stage: current.stage, action, expected_action: expected },
       );
     }

@@ -112,7 +112,11 @@ export class BillService {
           }),
         );
       },
-      ...reservedPayoutJournals<BillRow>('bill', (row, provider) => `${row.biller} ${row.category} via ${provider}`, (_row, reason) => `refund failed vend (${reason})`),
+      ...reservedPayoutJournals<BillRow>(
+        'bill',
+        (row, provider) => `${row.biller} ${row.category} via ${provider}`,
+        (_row, reason) => `refund failed vend (${reason})`,
+      ),
       // The token (and its units) of a prepaid vend is kept with the bill, so bill.settled carries it.
       onSettled: async (tx, row, outcome) => {
         if (!outcome.receipt) return;
@@ -130,11 +134,25 @@ export class BillService {
     await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
       await this.bills.insert(tx, {
-        id, environment: auth.environment, merchantId: auth.merchantId, category: order.category, biller: order.biller, product: order.product,
-        customer: order.customer, amount: order.amount, fees, now,
+        id,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        category: order.category,
+        biller: order.biller,
+        product: order.product,
+        customer: order.customer,
+        amount: order.amount,
+        fees,
+        now,
       });
       await reservePayout(tx, ledger, {
-        object: 'bill', id, environment: auth.environment, merchantId: auth.merchantId, amount: order.amount, fees, memo: `reserve ${order.biller} ${order.category}`,
+        object: 'bill',
+        id,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        amount: order.amount,
+        fees,
+        memo: `reserve ${order.biller} ${order.category}`,
       });
       await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
     });
@@ -151,10 +169,24 @@ export class BillService {
       (filter.category === undefined || p.category === filter.category) && (filter.biller === undefined || p.biller === filter.biller.toUpperCase());
     return [
       ...OPEN_AMOUNT_BILLERS.filter(wanted).map((b) => ({
-        code: null, category: b.category, biller: b.biller, name: b.name, amount: null, amount_major: null, min_amount: b.min, max_amount: b.max,
+        code: null,
+        category: b.category,
+        biller: b.biller,
+        name: b.name,
+        amount: null,
+        amount_major: null,
+        min_amount: b.min,
+        max_amount: b.max,
       })),
       ...BILL_PRODUCTS.filter(wanted).map((p) => ({
-        code: p.code, category: p.category, biller: p.biller, name: p.name, amount: p.amount, amount_major: toMajorString(p.amount, 'GHS'), min_amount: null, max_amount: null,
+        code: p.code,
+        category: p.category,
+        biller: p.biller,
+        name: p.name,
+        amount: p.amount,
+        amount_major: toMajorString(p.amount, 'GHS'),
+        min_amount: null,
+        max_amount: null,
       })),
     ];
   }

@@ -13,8 +13,13 @@ export interface BillRouteDeps {
 export function billRoutes(deps: BillRouteDeps): RouteSpec[] {
   return [
     recordListRoute({
-      path: '/v1/bills', operationId: 'listBills', tag: 'Bills', title: 'Bills',
-      statuses: ['pending', 'settled', 'failed'], item: billSchema, records: deps.bills.settlement,
+      path: '/v1/bills',
+      operationId: 'listBills',
+      tag: 'Bills',
+      title: 'Bills',
+      statuses: ['pending', 'settled', 'failed'],
+      item: billSchema,
+      records: deps.bills.settlement,
     }),
     defineRoute({
       method: 'post',

@@ -3,14 +3,12 @@ import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
 import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 
 const network = z.enum(NETWORKS, { error: 'network must be one of MTN, TELECEL, AT' }).describe('Overrides the network inferred from the number prefix (ported numbers)');
-const product = z.string({ error: 'product is required: a code from GET /v1/bills/products' }).min(1, 'product is required').max(40)
-  .describe('A product code from GET /v1/bills/products');
+const product = z.string({ error: 'product is required: a code from GET /v1/bills/products' }).min(1, 'product is required').max(40).describe('A product code from GET /v1/bills/products');
 const phone = z
   .string({ error: 'customer is required: the Ghana mobile number' })
   .max(20, 'customer is too long')
   .refine((v) => normaliseMsisdn(v) !== null, 'customer must be a Ghana mobile number: 0XXXXXXXXX, 233XXXXXXXXX or +233XXXXXXXXX');
-const digits = (label: string, length: number) =>
-  z.string({ error: `customer is required: the ${label}` }).regex(new RegExp(`^\\d{${length}}$`), `customer must be the ${length}-digit ${label}`);
+const digits = (label: string, length: number) => z.string({ error: `customer is required: the ${label}` }).regex(new RegExp(`^\\d{${length}}$`), `customer must be the ${length}-digit ${label}`);
 
 const airtime = z.strictObject({
   category: z.literal('airtime'),

@@ -133,7 +133,8 @@ export async function runClockAdvance(duration: string | undefined, options: Clo
       return 0;
     }
     if (started.status !== 202 || !started.body.data) {
-      io.stderr.write(`railyard clock advance: the API refused: ${started.status} ${started.body.error?.code ?? ''} ${started.body.message ?? ''}`.trimEnd() + '\n');
+      const refusal = `railyard clock advance: the API refused: ${started.status} ${started.body.error?.code ?? ''} ${started.body.message ?? ''}`;
+      io.stderr.write(`${refusal.trimEnd()}\n`);
       return 1;
     }
     let advance = started.body.data;
@@ -150,7 +151,8 @@ export async function runClockAdvance(duration: string | undefined, options: Clo
       const polled = await call<AdvanceView>('GET', `${api}${location}`, key, undefined, io.signal);
       if (polled.status !== 200 || !polled.body.data) {
         view.end();
-        io.stderr.write(`railyard clock advance: could not follow ${location}: ${polled.status} ${polled.body.message ?? ''}`.trimEnd() + '\n');
+        const failure = `railyard clock advance: could not follow ${location}: ${polled.status} ${polled.body.message ?? ''}`;
+        io.stderr.write(`${failure.trimEnd()}\n`);
         return 1;
       }
       advance = polled.body.data;

@@ -54,7 +54,12 @@ function describe(p: GeneratedPact, cwd: string): string {
 
 /** Files that differ between two folders of pact files, each with the first line that differs. */
 export function compareFolders(expected: string, actual: string): string[] {
-  const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : []);
+  const list = (dir: string) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+      : [];
   const want = list(expected);
   const have = list(actual);
   const problems: string[] = [];
@@ -74,9 +79,7 @@ export function compareFolders(expected: string, actual: string): string[] {
 export async function runGenerate(options: GenerateCommandOptions, io: CommandIo, cwd = process.cwd()): Promise<0 | 1 | 2> {
   let files: string[];
   try {
-    files = options.scenarios?.length
-      ? expandScenarioPaths(options.scenarios, cwd).filter(hasScript)
-      : scriptedScenarios(resolve(cwd, 'scenarios'));
+    files = options.scenarios?.length ? expandScenarioPaths(options.scenarios, cwd).filter(hasScript) : scriptedScenarios(resolve(cwd, 'scenarios'));
   } catch (err) {
     io.stderr.write(`railyard contracts generate: ${(err as Error).message}\n`);
     return 2;
@@ -119,7 +122,9 @@ export function formatVerification(results: readonly PactVerification[]): string
     const bad = r.interactions.filter((i) => !i.passed);
     ok += r.interactions.length - bad.length;
     failed += bad.length;
-    lines.push(`${r.passed ? 'PASS' : 'FAIL'}  ${r.consumer} -> ${r.provider}  ${r.interactions.length - bad.length}/${r.interactions.length} interactions  (${relative(process.cwd(), r.file) || r.file})`);
+    lines.push(
+      `${r.passed ? 'PASS' : 'FAIL'}  ${r.consumer} -> ${r.provider}  ${r.interactions.length - bad.length}/${r.interactions.length} interactions  (${relative(process.cwd(), r.file) || r.file})`,
+    );
     if (r.error) lines.push(`      ${r.error}`);
     for (const i of bad) {
       lines.push(`      ✗ ${i.description}`);
@@ -127,7 +132,7 @@ export function formatVerification(results: readonly PactVerification[]): string
     }
   }
   lines.push(`${ok} interactions verified, ${failed} failed${results.some((r) => r.error) ? `, ${results.filter((r) => r.error).length} pact file(s) could not be verified` : ''}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** A path relative to cwd when it lies inside it, absolute otherwise. */

@@ -102,7 +102,10 @@ export class SseParser {
   }
 
   private line(line: string): void {
-    if (line === '') return this.dispatch();
+    if (line === '') {
+      this.dispatch();
+      return;
+    }
     if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
@@ -156,7 +159,10 @@ function resolveOptions(options: ListenOptions, env: NodeJS.ProcessEnv): Resolve
   if (!httpUrl(api)) return `--api must be an http(s) URL such as ${DEFAULT_API}, got "${api}"`;
   let types: string[] | null = null;
   if (options.events !== undefined) {
-    types = options.events.split(',').map((t) => t.trim()).filter(Boolean);
+    types = options.events
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
     if (types.length === 0 || unknown.length) {
       return `--events: unknown event type(s) ${unknown.join(', ') || '(none given)'}; valid: ${EVENT_TYPES.join(', ')}`;
@@ -260,16 +266,22 @@ export async function runListen(options: ListenOptions, io: CommandIo, env: Node
     let connected = false;
     let reason: string;
     try {
-      await streamOnce(streamUrl, key, signal, () => {
-        connected = true;
-        backoff = BACKOFF_START_MS;
-        if (!announced) {
-          announced = true;
-          io.stdout.write(`Ready! Forwarding ${api} events to ${forwardTo}. Your webhook signing secret is ${secret} (^C to quit)\n`);
-        } else {
-          io.stdout.write(`${now()}  reconnected to ${api}\n`);
-        }
-      }, forward);
+      await streamOnce(
+        streamUrl,
+        key,
+        signal,
+        () => {
+          connected = true;
+          backoff = BACKOFF_START_MS;
+          if (!announced) {
+            announced = true;
+            io.stdout.write(`Ready! Forwarding ${api} events to ${forwardTo}. Your webhook signing secret is ${secret} (^C to quit)\n`);
+          } else {
+            io.stdout.write(`${now()}  reconnected to ${api}\n`);
+          }
+        },
+        forward,
+      );
       reason = 'the server closed the stream';
     } catch (err) {
       if (signal.aborted) break;
@@ -283,11 +295,7 @@ export async function runListen(options: ListenOptions, io: CommandIo, env: Node
     if (signal.aborted) break;
     const wait = backoff;
     backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
-    io.stdout.write(
-      connected || announced
-        ? `${now()}  stream dropped (${reason}); reconnecting in ${wait / 1000} s\n`
-        : `${now()}  cannot reach ${api} (${reason}); retrying in ${wait / 1000} s\n`,
-    );
+    io.stdout.write(connected || announced ? `${now()}  stream dropped (${reason}); reconnecting in ${wait / 1000} s\n` : `${now()}  cannot reach ${api} (${reason}); retrying in ${wait / 1000} s\n`);
     await sleep(wait, signal);
   }
   await queue;

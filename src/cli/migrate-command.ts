@@ -7,7 +7,7 @@ import { usageError } from './cli-support.ts';
  * migrates on start anyway; this is the step to run on its own, before starting processes.
  */
 export async function migrateMain(args: string[], usage: string): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage), 0;
+  if (args.includes('--help') || args.includes('-h')) return (void process.stdout.write(usage), 0);
   if (args.length > 0) return usageError('migrate', `takes no arguments (got ${args.join(' ')})`, usage);
   const config = loadConfig();
   const store = await openStore(config.db);

@@ -98,7 +98,7 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     provider,
     url,
     advance: (seconds) => scheduler.advanceBy(seconds * 1000),
-    banner: () => ['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n') + '\n',
+    banner: () => `${['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n')}\n`,
     async close() {
       await scheduler.stop();
       await scheduler.leave();
@@ -141,7 +141,7 @@ export async function mockMain(args: string[], usage: string): Promise<number> {
   });
   if (!parsed) return 2;
   const { values, positionals } = parsed;
-  if (values.help) return void process.stdout.write(usage), 0;
+  if (values.help) return (void process.stdout.write(usage), 0);
   if (positionals.length > 1) return usageError('mock', `one provider at a time (got ${positionals.join(' ')})`, usage);
   if (values.port !== undefined && !isPort(values.port)) return usageError('mock', `--port is from 0 to 65535, not ${JSON.stringify(values.port)}`, usage);
   const config = loadConfig();

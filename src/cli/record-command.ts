@@ -56,7 +56,8 @@ function recordingConfig(options: RecordOptions, proxyBase: string, callbackOrig
   const providers: Record<string, unknown> = {};
   for (const [name, provider] of Object.entries(options.config.providers)) {
     // Every call the recorded provider can serve goes to it first.
-    providers[name] = name === options.provider ? { ...profile.pointAt(options.config, proxyBase, callbackOrigin), enabled: true, priority: 1 } : { ...provider, priority: Math.max(provider.priority, 2) };
+    providers[name] =
+      name === options.provider ? { ...profile.pointAt(options.config, proxyBase, callbackOrigin), enabled: true, priority: 1 } : { ...provider, priority: Math.max(provider.priority, 2) };
   }
   return buildConfig({ ...structuredClone(options.config), providers });
 }
@@ -172,7 +173,7 @@ export async function recordMain(args: string[], usage: string): Promise<number>
   });
   if (!parsed) return 2;
   const { values } = parsed;
-  if (values.help) return void process.stdout.write(usage), 0;
+  if (values.help) return (void process.stdout.write(usage), 0);
   const callbackOrigin = values['callback-origin'];
   const proxyPort = values['proxy-port'];
   const problems = [

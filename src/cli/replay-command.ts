@@ -76,7 +76,7 @@ export async function runReplay(paths: readonly string[], options: ReplayCommand
     results.push(result);
     if (readable) {
       io.stderr.write(`${result.status === 'passed' ? 'PASS' : result.status === 'skipped' ? 'skipped (no script)' : result.status === 'invalid' ? 'FAIL (invalid)' : 'FAIL'}\n`);
-      io.stdout.write(formatResult(result) + '\n');
+      io.stdout.write(`${formatResult(result)}\n`);
     }
   }
   if (readable) io.stdout.write(formatSummary(results));
@@ -101,7 +101,8 @@ export function replayTestRun(results: readonly ReplayResult[], times: readonly 
     const base = { name: r.name ? `${r.file}: ${r.name}` : r.file, classname: dirname(r.file), ...time };
     if (r.status === 'passed') return { ...base, status: 'passed' };
     if (r.status === 'skipped') return { ...base, status: 'skipped', message: 'no script' };
-    if (r.status === 'invalid') return { ...base, status: 'error', message: `invalid scenario file: ${r.failures[0]?.message.split('\n')[0] ?? ''}`, details: r.failures.map((f) => f.message).join('\n') };
+    if (r.status === 'invalid')
+      return { ...base, status: 'error', message: `invalid scenario file: ${r.failures[0]?.message.split('\n')[0] ?? ''}`, details: r.failures.map((f) => f.message).join('\n') };
     return { ...base, status: 'failed', message: r.failures[0]?.label ?? 'failed', details: formatResult(r) };
   });
   const time = times.reduce((a, b) => a + b, 0);

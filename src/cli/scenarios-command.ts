@@ -20,7 +20,7 @@ export interface LintOptions {
  * --strict), 2 when a path does not exist.
  */
 export function runLint(paths: readonly string[], options: LintOptions, io: Io): number {
-  let files;
+  let files: ReturnType<typeof lintScenarioFiles>;
   try {
     files = lintScenarioFiles(paths, options.cwd);
   } catch (err) {
@@ -37,11 +37,13 @@ export function runLint(paths: readonly string[], options: LintOptions, io: Io):
   const warnings = all.length - errors;
   const passed = errors === 0;
   if (options.reporter === 'json') {
-    io.stdout.write(JSON.stringify({ passed, strict: options.strict, errors, warnings, files: graded }, null, 2) + '\n');
+    io.stdout.write(`${JSON.stringify({ passed, strict: options.strict, errors, warnings, files: graded }, null, 2)}\n`);
   } else {
-    for (const p of all) io.stdout.write(formatLintProblem(p) + '\n');
+    for (const p of all) io.stdout.write(`${formatLintProblem(p)}\n`);
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-    io.stdout.write(`${passed ? 'PASS' : 'FAIL'}  ${plural(files.length, 'file')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${options.strict ? ' (--strict: warnings are errors)' : ''}\n`);
+    io.stdout.write(
+      `${passed ? 'PASS' : 'FAIL'}  ${plural(files.length, 'file')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${options.strict ? ' (--strict: warnings are errors)' : ''}\n`,
+    );
   }
   return passed ? 0 : 1;
 }
@@ -49,7 +51,7 @@ export function runLint(paths: readonly string[], options: LintOptions, io: Io):
 /** `railyard scenarios lint [paths...] [--strict] [--reporter text|json]`. */
 export async function scenariosMain(args: string[], usage: string): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === '--help' || sub === '-h') return void process.stdout.write(usage), 0;
+  if (sub === '--help' || sub === '-h') return (void process.stdout.write(usage), 0);
   if (sub !== 'lint') return usageError('scenarios', `say lint${sub ? `, not ${JSON.stringify(sub)}` : ''}`, usage);
   const parsed = parseCommandArgs('scenarios lint', usage, {
     args: rest,
@@ -59,7 +61,7 @@ export async function scenariosMain(args: string[], usage: string): Promise<numb
   });
   if (!parsed) return 2;
   const { values, positionals } = parsed;
-  if (values.help) return void process.stdout.write(usage), 0;
+  if (values.help) return (void process.stdout.write(usage), 0);
   if (values.reporter !== 'text' && values.reporter !== 'json') {
     return usageError('scenarios lint', `--reporter is text or json, not ${JSON.stringify(values.reporter)}`, usage);
   }

@@ -74,14 +74,7 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 /** Text made safe for an XML attribute or element: entities escaped, ANSI codes and characters XML forbids removed. */
 export function xmlEscape(text: string): string {
-  return text
-    .replace(ANSI, '')
-    .replace(NOT_XML, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return text.replace(ANSI, '').replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
 const seconds = (time: number | undefined) => (time === undefined ? '' : ` time="${time.toFixed(3)}"`);
@@ -111,7 +104,7 @@ export function junitXml(run: TestRun): string {
     lines.push(`  <testsuite ${attributes}>`, ...suite.cases.map(caseXml), '  </testsuite>');
   }
   lines.push('</testsuites>');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export interface JsonSuite {
@@ -130,5 +123,5 @@ export function jsonDocument(run: TestRun, detail: Record<string, unknown>): str
     file: s.file ?? null,
     tests: s.cases.map((c) => ({ name: c.name, classname: c.classname, status: c.status, message: c.message ?? null, details: c.details ?? null })),
   }));
-  return JSON.stringify({ summary: summariseRun(run), suites, ...detail }, null, 2) + '\n';
+  return `${JSON.stringify({ summary: summariseRun(run), suites, ...detail }, null, 2)}\n`;
 }

@@ -33,7 +33,7 @@
 // arguments (an unknown event type lists the valid ones).
 
 import { randomUUID } from 'node:crypto';
-import { ApiClient } from '../kernel/api-client.ts';
+import { ApiClient, type ApiResponse } from '../kernel/api-client.ts';
 import { toMajorString } from '../kernel/money.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/webhook.schemas.ts';
 import { DEFAULT_API, DEFAULT_KEY, type CommandIo, type ExitCode } from './listen-command.ts';
@@ -94,7 +94,7 @@ class Client {
 
   async request(method: 'GET' | 'POST', path: string, opts: { body?: unknown; idempotent?: boolean; signed?: boolean; quiet?: boolean } = {}): Promise<Call> {
     for (let attempt = 1; ; attempt++) {
-      let res;
+      let res: ApiResponse;
       try {
         res = await this.api.request({
           method,
@@ -279,7 +279,12 @@ async function setUp(type: EventType, client: Client, ctx: SetUpContext): Promis
     (await client.must('POST', '/v1/collections', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', channel: 'momo', customer } })).body.data!;
   // A link for one payment, paid by momo on its hosted page's public endpoint: settling completes it.
   const paidLink = async () => {
-    const link = (await client.must('POST', '/v1/payment_links', [201], { idempotent: true, body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', description: 'railyard trigger', usage_limit: '1' } })).body.data!;
+    const link = (
+      await client.must('POST', '/v1/payment_links', [201], {
+        idempotent: true,
+        body: { amount: toMajorString(CHARGE_AMOUNT, 'GHS'), currency: 'GHS', description: 'railyard trigger', usage_limit: '1' },
+      })
+    ).body.data!;
     await client.must('POST', `/pay/${String(link.slug)}/collections`, [201], { body: { channel: 'momo', customer: SUCCESS_MSISDN, submission: `sub_${randomUUID().replace(/-/g, '')}` } });
     return link;
   };

@@ -1,5 +1,4 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
-import { noSuch } from '../http/find-by-id.ts';
 import type { RouteResult } from '../http/route.ts';
 import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import { iso } from '../kernel/clock.ts';
@@ -55,8 +54,7 @@ export interface CollectionServiceOptions {
 /** Our channel names to the rails': a bank collection is a direct debit. */
 const RAIL_CHANNEL: Record<Collection['channel'], Channel> = { momo: 'momo', card: 'card', bank: 'bank_debit' };
 
-export const COLLECTION_INITIATED =
-  'Collection initiated: pending_approval until the customer approves (poll the collection or listen for collection.settled)';
+export const COLLECTION_INITIATED = 'Collection initiated: pending_approval until the customer approves (poll the collection or listen for collection.settled)';
 
 export function presentCollection(row: CollectionRow): Collection {
   const nextAction = row.status === 'pending_approval' && row.next_action ? (JSON.parse(row.next_action) as RailNextAction) : null;
@@ -152,8 +150,16 @@ export class CollectionService {
       await store.transaction(async (tx) => {
         await idempotency.claim(tx, claim, id);
         await this.collections.insert(tx, {
-          id, environment: auth.environment, merchantId: auth.merchantId, amount: input.amount, fees, channel: input.channel, customer,
-          paymentLinkId: options.paymentLinkId ?? null, description: input.description ?? null, now,
+          id,
+          environment: auth.environment,
+          merchantId: auth.merchantId,
+          amount: input.amount,
+          fees,
+          channel: input.channel,
+          customer,
+          paymentLinkId: options.paymentLinkId ?? null,
+          description: input.description ?? null,
+          now,
         });
         await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
       });
@@ -178,9 +184,7 @@ export class CollectionService {
     if (!collection.next_action) {
       throw new ValidationError(`Collection ${id} is not waiting for an OTP`, [{ field: 'otp', message: 'this collection has no OTP step' }]);
     }
-    return this.askProvider(auth, id, (provider, providerReference) =>
-      provider.submitOtp?.({ reference: id, providerReference, otp }),
-    );
+    return this.askProvider(auth, id, (provider, providerReference) => provider.submitOtp?.({ reference: id, providerReference, otp }));
   }
 
   /**
@@ -198,11 +202,7 @@ export class CollectionService {
   }
 
   /** Asks the provider serving a pending collection for its word on the customer's step, and applies it. */
-  private async askProvider(
-    auth: AuthContext,
-    id: string,
-    ask: (provider: RailProvider, providerReference: string) => Promise<RailOutcome> | undefined,
-  ): Promise<Collection> {
+  private async askProvider(auth: AuthContext, id: string, ask: (provider: RailProvider, providerReference: string) => Promise<RailOutcome> | undefined): Promise<Collection> {
     const row = (await this.settlement.row(this.deps.store, id))!;
     const provider = row.provider ? this.deps.router.get(row.provider) : undefined;
     if (!provider || !row.provider_reference) {

@@ -12,8 +12,13 @@ export interface CollectionRouteDeps {
 export function collectionRoutes(deps: CollectionRouteDeps): RouteSpec[] {
   return [
     recordListRoute({
-      path: '/v1/collections', operationId: 'listCollections', tag: 'Collections', title: 'Collections',
-      statuses: ['pending_approval', 'settled', 'failed'], item: collectionSchema, records: deps.collections.settlement,
+      path: '/v1/collections',
+      operationId: 'listCollections',
+      tag: 'Collections',
+      title: 'Collections',
+      statuses: ['pending_approval', 'settled', 'failed'],
+      item: collectionSchema,
+      records: deps.collections.settlement,
     }),
     defineRoute({
       method: 'post',

@@ -61,9 +61,7 @@ const bankCustomer = z
   .strictObject(
     {
       account_number: z.string({ error: 'account_number is required' }).regex(/^\d{6,20}$/, 'account_number must be 6 to 20 digits'),
-      bank_code: z
-        .string({ error: 'bank_code is required' })
-        .refine(isGhipssCode, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)'),
+      bank_code: z.string({ error: 'bank_code is required' }).refine(isGhipssCode, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)'),
     },
     { error: 'customer must be an object {account_number, bank_code} for channel bank (form: customer[account_number]=...&customer[bank_code]=...)' },
   )
@@ -89,7 +87,10 @@ export const createCollectionBody = z.discriminatedUnion(
 export type CollectionInput = z.infer<typeof createCollectionBody>;
 
 export const submitOtpBody = z.strictObject({
-  otp: z.string({ error: 'otp is required' }).regex(/^\d{4,8}$/, 'otp must be 4 to 8 digits').describe('The one-time password the card issuer sent the customer (test cards: 123456)'),
+  otp: z
+    .string({ error: 'otp is required' })
+    .regex(/^\d{4,8}$/, 'otp must be 4 to 8 digits')
+    .describe('The one-time password the card issuer sent the customer (test cards: 123456)'),
 });
 
 const timestamp = z.string().describe('ISO 8601, UTC');
@@ -107,7 +108,9 @@ export const collectionSchema = z.object({
   customer: z
     .union([
       z.object({ msisdn: z.string(), network: z.enum(NETWORKS) }),
-      z.object({ brand: z.string().nullable(), last4: z.string().nullable(), token: z.string().nullable() }).describe('card: brand and last4 of a card number (never the whole number), or the token it was paid with'),
+      z
+        .object({ brand: z.string().nullable(), last4: z.string().nullable(), token: z.string().nullable() })
+        .describe('card: brand and last4 of a card number (never the whole number), or the token it was paid with'),
       z.object({ account_number: z.string(), bank_code: z.string() }),
     ])
     .describe('momo: {msisdn, network}; card: {brand, last4, token}; bank: {account_number, bank_code}'),

@@ -28,7 +28,11 @@ const trading = z
     spread_bps: z.number().int().min(0).max(5_000).default(150).describe('Spread each side of the benchmark, in basis points'),
     quote_ttl_seconds: z.number().int().min(1).max(3_600).default(45),
     usd_max_age_seconds: z.number().int().min(1).default(90),
-    fx_max_age_seconds: z.number().int().min(1).default(24 * 3600),
+    fx_max_age_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .default(24 * 3600),
     market_tolerance_bps: z.number().int().min(0).max(10_000).default(50).describe('Execute refuses with rate_expired when the benchmark moved more than this since the quote'),
     market: z
       .strictObject({
@@ -57,9 +61,7 @@ const trading = z
       .record(z.string(), z.number().int().min(0))
       .default({ USDT: 100_000_000, USDC: 50_000_000 })
       .describe('Largest single buy per asset, in GHS minor units, when inventory is full; it shrinks in proportion as inventory depletes'),
-    screening: z
-      .strictObject({ blocked: z.array(z.string()).default([]), review: z.array(z.string()).default([]) })
-      .prefault({}),
+    screening: z.strictObject({ blocked: z.array(z.string()).default([]), review: z.array(z.string()).default([]) }).prefault({}),
   })
   .prefault({});
 export type TradingConfig = z.infer<typeof trading>;
@@ -71,7 +73,13 @@ export const configSchema = z.strictObject({
   db: z.string().min(1).default('./data/railyard.db'),
   clock: z.enum(['system', 'virtual']).default('system'),
   virtual_start: z.iso.datetime().optional().describe('Where a virtual clock starts; default 2026-01-01T00:00:00Z'),
-  seed: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('Seeds ids and fake data; default 1 on a virtual clock, random otherwise'),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional()
+    .describe('Seeds ids and fake data; default 1 on a virtual clock, random otherwise'),
   log_requests: z.boolean().default(true),
   server: z
     .strictObject({
@@ -84,7 +92,10 @@ export const configSchema = z.strictObject({
   sandbox: z
     .strictObject({
       merchant_name: z.string().min(1).default('Sandbox Merchant'),
-      key: z.string().regex(/^sk_test_[A-Za-z0-9_]{16,128}$/, 'must be sk_test_ followed by 16-128 letters, digits or underscores').default('sk_test_railyard_sandbox_0000000000000000'),
+      key: z
+        .string()
+        .regex(/^sk_test_[A-Za-z0-9_]{16,128}$/, 'must be sk_test_ followed by 16-128 letters, digits or underscores')
+        .default('sk_test_railyard_sandbox_0000000000000000'),
       signing_secret: z.string().min(16).default('sig_test_railyard_sandbox_signing_secret'),
     })
     .prefault({}),
@@ -129,20 +140,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   inspector: z
     .strictObject({
-      max_requests: z
-        .number()
-        .int()
-        .min(1)
-        .max(1_000_000)
-        .default(1_000)
-        .describe('How many requests the requests inspector keeps per environment (in memory); the oldest make room'),
-      max_bytes: z
-        .number()
-        .int()
-        .min(65_536)
-        .max(1_073_741_824)
-        .default(8_388_608)
-        .describe('How many bytes (estimated) the requests inspector keeps per environment; the oldest make room'),
+      max_requests: z.number().int().min(1).max(1_000_000).default(1_000).describe('How many requests the requests inspector keeps per environment (in memory); the oldest make room'),
+      max_bytes: z.number().int().min(65_536).max(1_073_741_824).default(8_388_608).describe('How many bytes (estimated) the requests inspector keeps per environment; the oldest make room'),
     })
     .prefault({}),
   fees: z
@@ -210,7 +209,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (env.RAILYARD_SEED) set(['seed'], ENV_NUMBER('RAILYARD_SEED', env.RAILYARD_SEED));
   if (env.RAILYARD_SANDBOX_KEY) set(['sandbox', 'key'], env.RAILYARD_SANDBOX_KEY);
   if (env.RAILYARD_SANDBOX_SIGNING_SECRET) set(['sandbox', 'signing_secret'], env.RAILYARD_SANDBOX_SIGNING_SECRET);
-  if (env.RAILYARD_SCENARIOS) set(['scenarios'], env.RAILYARD_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean));
+  if (env.RAILYARD_SCENARIOS)
+    set(
+      ['scenarios'],
+      env.RAILYARD_SCENARIOS.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   const concurrency = jobConcurrencyFromEnv(env);
   if (concurrency !== undefined) set(['scheduler', 'concurrency'], concurrency);
   if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
@@ -227,16 +232,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): Config {
   const result = configSchema.safeParse(input);
   if (!result.success) {
-    throw new ConfigError(
-      'Invalid configuration:\n' + result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'),
-    );
+    throw new ConfigError(`Invalid configuration:\n${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`);
   }
   return Object.freeze(result.data) as Config;
 }
 
 /** Stable per-provider callback tokens derived from the sandbox signing secret unless configured. */
 export function callbackToken(config: Config, provider: keyof Config['providers']): string {
-  return config.providers[provider].callback_token ?? 'cbt_' + hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32);
+  return config.providers[provider].callback_token ?? `cbt_${hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32)}`;
 }
 
 /**

@@ -230,19 +230,21 @@ class InProcessStates {
   };
 
   /** Puts railyard's real credentials (and a signature over the body as sent) on an upstream request. */
-  upstreamFilter = (provider: string): RequestHandler => (req, _res, next) => {
-    const paused = this.paused;
-    const session = this.session;
-    if (paused && session && !req.path.startsWith('/_pact')) {
-      for (const name of CREDENTIAL_HEADERS) if (paused.headers[name] !== undefined) req.headers[name] = paused.headers[name];
-      if (provider === 'bank-rail' && req.headers['x-timestamp']) {
-        const secret = session.ry.config.providers['bank-rail'].client_secret;
-        // The bank switch signs the path it sees: the mock's, under its mount point.
-        req.headers['x-signature'] = hmacSha256Hex(secret, `${String(req.headers['x-timestamp'])}.${req.method.toUpperCase()}.${mockPrefix(provider)}${req.originalUrl}.${forwardedBody(req)}`);
+  upstreamFilter =
+    (provider: string): RequestHandler =>
+    (req, _res, next) => {
+      const paused = this.paused;
+      const session = this.session;
+      if (paused && session && !req.path.startsWith('/_pact')) {
+        for (const name of CREDENTIAL_HEADERS) if (paused.headers[name] !== undefined) req.headers[name] = paused.headers[name];
+        if (provider === 'bank-rail' && req.headers['x-timestamp']) {
+          const secret = session.ry.config.providers['bank-rail'].client_secret;
+          // The bank switch signs the path it sees: the mock's, under its mount point.
+          req.headers['x-signature'] = hmacSha256Hex(secret, `${String(req.headers['x-timestamp'])}.${req.method.toUpperCase()}.${mockPrefix(provider)}${req.originalUrl}.${forwardedBody(req)}`);
+        }
       }
-    }
-    next();
-  };
+      next();
+    };
 
   async reset(): Promise<void> {
     this.paused = null;
@@ -253,7 +255,10 @@ class InProcessStates {
 }
 
 function summarise(file: string, pact: PactFile, raw: unknown, error?: string): PactVerification {
-  let parsed: { output?: string[]; interactionResults?: { description: string; providerStates?: string[]; result: string; mismatch?: { mismatches?: { path?: string; mismatch?: string; type?: string }[]; message?: string } }[] } = {};
+  let parsed: {
+    output?: string[];
+    interactionResults?: { description: string; providerStates?: string[]; result: string; mismatch?: { mismatches?: { path?: string; mismatch?: string; type?: string }[]; message?: string } }[];
+  } = {};
   try {
     parsed = typeof raw === 'string' ? JSON.parse(raw) : ((raw ?? {}) as typeof parsed);
   } catch {
@@ -281,7 +286,9 @@ function summarise(file: string, pact: PactFile, raw: unknown, error?: string): 
   };
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: Pact's state handlers answer params or nothing (JsonMap | void)
 function handlersFor(pact: PactFile, state: (params: StateParams) => Promise<Record<string, unknown> | void>) {
+  // biome-ignore lint/suspicious/noConfusingVoidType: as above
   const stateHandlers: Record<string, (params?: unknown) => Promise<Record<string, unknown> | void>> = {};
   for (const i of pact.interactions) {
     for (const s of i.providerStates ?? []) {
@@ -291,12 +298,17 @@ function handlersFor(pact: PactFile, state: (params: StateParams) => Promise<Rec
   return stateHandlers;
 }
 
-async function runVerifier(file: string, pact: PactFile, options: VerifyOptions, setup: {
-  providerBaseUrl: string;
-  stateHandlers: ReturnType<typeof handlersFor>;
-  requestFilter: RequestHandler;
-  messageProviders: Record<string, (descriptor: unknown) => Promise<unknown>>;
-}): Promise<PactVerification> {
+async function runVerifier(
+  file: string,
+  pact: PactFile,
+  options: VerifyOptions,
+  setup: {
+    providerBaseUrl: string;
+    stateHandlers: ReturnType<typeof handlersFor>;
+    requestFilter: RequestHandler;
+    messageProviders: Record<string, (descriptor: unknown) => Promise<unknown>>;
+  },
+): Promise<PactVerification> {
   const verifier = new Verifier({
     provider: pact.provider.name,
     providerBaseUrl: setup.providerBaseUrl,

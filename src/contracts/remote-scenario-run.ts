@@ -113,7 +113,10 @@ export class RemoteScenarioRun {
     await this.control('PUT', '/api/v1/sandbox/rails', { timeout_ms: config.rails.timeout_ms, providers });
     this.tuned = true;
     await this.control('POST', '/api/v1/sandbox/scenarios/restart');
-    const merchant = (await this.control('POST', '/api/v1/sandbox/merchants', { name: `contract state: ${source.scenario.name}, after step ${params.after_step ?? 0}` })) as { key: string; signing_secret: string };
+    const merchant = (await this.control('POST', '/api/v1/sandbox/merchants', { name: `contract state: ${source.scenario.name}, after step ${params.after_step ?? 0}` })) as {
+      key: string;
+      signing_secret: string;
+    };
     this.merchant = { key: merchant.key, secret: merchant.signing_secret };
   }
 

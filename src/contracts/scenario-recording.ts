@@ -104,17 +104,22 @@ export async function recordScenario(source: ScenarioSource): Promise<ScenarioRe
         const url = new URL(request.url);
         const prefix = mockPrefix(request.provider);
         const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
-        upstream.push(canonical({
-          provider: request.provider,
-          call: calls,
-          method: request.method,
-          path: path + url.search,
-          headers: request.headers,
-          body: request.body,
-          status: response.status,
-          contentType: response.contentType,
-          response: response.text,
-        }, base));
+        upstream.push(
+          canonical(
+            {
+              provider: request.provider,
+              call: calls,
+              method: request.method,
+              path: path + url.search,
+              headers: request.headers,
+              body: request.body,
+              status: response.status,
+              contentType: response.contentType,
+              response: response.text,
+            },
+            base,
+          ),
+        );
       },
     },
   });

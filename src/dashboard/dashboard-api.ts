@@ -1,5 +1,5 @@
 import type { Clock } from '../kernel/clock.ts';
-import { ApiClient, envelopeOfAnswer } from '../kernel/api-client.ts';
+import { ApiClient, type ApiResponse, envelopeOfAnswer } from '../kernel/api-client.ts';
 
 // The dashboard's only way into railyard: its public HTTP API, over HTTP (the kernel's API
 // client), with the session's API key as Bearer. Signed endpoints are signed with the key's
@@ -58,7 +58,7 @@ export class DashboardApi {
   }
 
   async send<T>(method: string, pathAndQuery: string, body: unknown, call: ApiCall): Promise<ApiAnswer<T>> {
-    let answer;
+    let answer: ApiResponse;
     try {
       answer = await this.client.request({
         method,

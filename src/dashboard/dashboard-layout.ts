@@ -32,14 +32,13 @@ export function layout(opts: LayoutOptions, content: Html): string {
   const nav = signedIn
     ? html`<nav aria-label="Dashboard">
   <ul>
-    ${NAV.filter((n) => !(n.testOnly && live)).map(
-      (n) => html`<li><a href="${n.path}" id="nav-${n.page}"${n.page === opts.page ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
-    )}
+    ${NAV.filter((n) => !(n.testOnly && live)).map((n) => html`<li><a href="${n.path}" id="nav-${n.page}"${n.page === opts.page ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}
   </ul>
 </nav>`
     : '';
-  const account = signedIn && session
-    ? html`<div class="account">
+  const account =
+    signedIn && session
+      ? html`<div class="account">
   <form method="post" action="/dashboard/mode" class="switch" id="mode-switch">
     ${csrfField(session)}
     <span class="switch-label" id="mode-label">Environment</span>
@@ -51,14 +50,15 @@ export function layout(opts: LayoutOptions, content: Html): string {
   <span class="key-hint" title="The API key this session uses">${session.keys[session.mode]!.hint}${session.keys[session.mode]!.role ? ` · ${session.keys[session.mode]!.role}` : ''}</span>
   <form method="post" action="/dashboard/sign-out">${csrfField(session)}<button type="submit" class="link" id="sign-out">Sign out</button></form>
 </div>`
-    : '';
+      : '';
   const banner = live
     ? html`<div class="live-banner" role="note" id="live-banner"><strong>LIVE — real money.</strong> Every action here moves real funds through real providers.</div>`
     : signedIn
       ? html`<div class="test-banner" id="test-banner">Test mode: sandbox data, simulated providers.</div>`
       : '';
   return `<!doctype html>
-${html`<html lang="en">
+${
+  html`<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -82,7 +82,8 @@ ${flashBox(opts.flash ?? null)}
 ${content}
 </main>
 </body>
-</html>`.text}
+</html>`.text
+}
 `;
 }
 
@@ -111,7 +112,13 @@ export function money(minor: number | null | undefined, currency: 'GHS' | 'USDT'
 export function statusBadge(status: string | null | undefined): Html {
   const s = status ?? 'unknown';
   if (/^\d{3}$/.test(s)) return html`<span class="badge ${Number(s) < 400 ? 'good' : 'bad'}" data-status="${s}">${s}</span>`;
-  const tone = /success|settled|delivered|completed|live|^up$|^ok$|^enabled$|^passed$/.test(s) ? 'good' : /fail|revers|down|declin|revoked|disabled|expired/.test(s) ? 'bad' : /pending|requested|retry|sandbox/.test(s) ? 'wait' : 'neutral';
+  const tone = /success|settled|delivered|completed|live|^up$|^ok$|^enabled$|^passed$/.test(s)
+    ? 'good'
+    : /fail|revers|down|declin|revoked|disabled|expired/.test(s)
+      ? 'bad'
+      : /pending|requested|retry|sandbox/.test(s)
+        ? 'wait'
+        : 'neutral';
   return html`<span class="badge ${tone}" data-status="${s}">${s}</span>`;
 }
 

@@ -7,7 +7,6 @@ import { safeEqual } from '../kernel/secrets.ts';
 // names one, and it holds the API key(s) the user signed in with. Idle sessions expire, and
 // the number kept is capped (the oldest idle one goes first), so memory stays bounded.
 
-
 export interface SessionKey {
   key: string;
   environment: Environment;

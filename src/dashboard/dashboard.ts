@@ -9,8 +9,8 @@ import { DashboardApi } from './dashboard-api.ts';
 import { layout } from './dashboard-layout.ts';
 import type { DashboardPage, DashboardRoutes, PageContext } from './page-context.ts';
 import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Flash, type SessionKey } from './dashboard-sessions.ts';
-import { type Environment } from '../kernel/environment.ts';
-import { html, type Html } from './html.ts';
+import type { Environment } from '../kernel/environment.ts';
+import { html } from './html.ts';
 import { developersPage } from './pages/developers-page.ts';
 import { ladderPage } from './pages/ladder-page.ts';
 import { objectPage } from './pages/object-page.ts';
@@ -25,8 +25,7 @@ import { webhooksPage } from './pages/webhooks-page.ts';
 // /api/v1/... and /v1/... over HTTP with the session's API key. Its own security: an HttpOnly,
 // SameSite=Strict session cookie, a CSRF token in every form, and a strict CSP.
 
-export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Each page registers its GETs and form POSTs, in the navigation's order (the object lists before one object). */
 const PAGES: readonly DashboardPage[] = [ladderPage, walletPage, objectsPage, objectPage, webhooksPage, requestsPage, developersPage, sandboxPage];
@@ -78,7 +77,18 @@ export function dashboard(deps: DashboardDeps): Router {
 
   /** A POST without the session's CSRF token: refused before anything happens. */
   const refuseForgery = (res: Response, session: DashboardSession | null) =>
-    send(res, 403, layout({ title: 'Request refused', session, flash: { kind: 'error', text: 'This form is out of date or did not come from this dashboard (CSRF check failed). Nothing was changed. Reload the page and try again.' } }, html`<p><a href="/dashboard">Back to the dashboard</a></p>`));
+    send(
+      res,
+      403,
+      layout(
+        {
+          title: 'Request refused',
+          session,
+          flash: { kind: 'error', text: 'This form is out of date or did not come from this dashboard (CSRF check failed). Nothing was changed. Reload the page and try again.' },
+        },
+        html`<p><a href="/dashboard">Back to the dashboard</a></p>`,
+      ),
+    );
 
   const contextFor = (req: Request, res: Response, session: DashboardSession, key: SessionKey): PageContext => ({
     req,
@@ -117,7 +127,11 @@ export function dashboard(deps: DashboardDeps): Router {
 
   const liveRefusal = (ctx: PageContext) =>
     ctx.render(
-      { title: 'Sandbox controls are for test keys', status: 403, flash: { kind: 'error', text: 'Sandbox controls are not available in live mode: a live key cannot use them, and the API refuses them (403 forbidden).' } },
+      {
+        title: 'Sandbox controls are for test keys',
+        status: 403,
+        flash: { kind: 'error', text: 'Sandbox controls are not available in live mode: a live key cannot use them, and the API refuses them (403 forbidden).' },
+      },
       html`<p><a href="/dashboard">Back to the service ladder</a></p>`,
     );
 
@@ -227,7 +241,14 @@ export function dashboard(deps: DashboardDeps): Router {
   router.use('/dashboard', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     deps.logger.error('dashboard page failed', { error: (err as Error).message });
-    send(res, 500, layout({ title: 'Something went wrong', session: null, flash: { kind: 'error', text: 'The dashboard could not render this page.' } }, html`<p><a href="/dashboard">Back to the dashboard</a></p>`));
+    send(
+      res,
+      500,
+      layout(
+        { title: 'Something went wrong', session: null, flash: { kind: 'error', text: 'The dashboard could not render this page.' } },
+        html`<p><a href="/dashboard">Back to the dashboard</a></p>`,
+      ),
+    );
   });
   return router;
 }
@@ -315,11 +336,15 @@ function relayEvents(deps: DashboardDeps, key: string, req: Request, res: Respon
     answer.setEncoding('utf8');
     answer.on('data', (chunk: string) => {
       buffered += chunk;
-      let cut: number;
-      while ((cut = buffered.indexOf('\n\n')) >= 0) {
+      for (let cut = buffered.indexOf('\n\n'); cut >= 0; cut = buffered.indexOf('\n\n')) {
         const block = buffered.slice(0, cut);
         buffered = buffered.slice(cut + 2);
-        res.write(`${block.split('\n').filter((line) => !line.startsWith('event:')).join('\n')}\n\n`);
+        res.write(
+          `${block
+            .split('\n')
+            .filter((line) => !line.startsWith('event:'))
+            .join('\n')}\n\n`,
+        );
       }
     });
     answer.on('end', () => res.end());

@@ -46,7 +46,10 @@ export function toErrorResponse(err: unknown, logger: Logger): { status: number;
   }
   // Other client errors from reading the body: a corrupt gzip stream, an unknown charset...
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-    return { status: 400, body: failure('validation_error', 'The request body could not be read', { fields: [{ field: 'body', message: String(e.type ?? (e as { code?: string }).code ?? 'unreadable') }] }) };
+    return {
+      status: 400,
+      body: failure('validation_error', 'The request body could not be read', { fields: [{ field: 'body', message: String(e.type ?? (e as { code?: string }).code ?? 'unreadable') }] }),
+    };
   }
   logger.error('unhandled error', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
   return { status: 500, body: failure('internal_error', 'Something went wrong inside railyard; nothing was changed') };

@@ -22,6 +22,4 @@ export const bankCodeSchema = z
   .string({ error: 'bank_code must be a string' })
   .refine(isGhipssCode, 'bank_code must be a GhIPSS institution code such as 040100 (GCB)')
   .describe('GhIPSS institution code, e.g. 040100 for GCB');
-export const accountNumberSchema = z
-  .string({ error: 'account_number must be a string' })
-  .regex(/^\d{6,20}$/, 'account_number must be 6 to 20 digits');
+export const accountNumberSchema = z.string({ error: 'account_number must be a string' }).regex(/^\d{6,20}$/, 'account_number must be 6 to 20 digits');

@@ -52,12 +52,31 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const headerParams: unknown[] = [];
     if (route.idempotent) {
-      headerParams.push({ name: 'Idempotency-Key', in: 'header', required: true, description: 'Opaque key, 1-255 visible ASCII characters; replays return the stored response for 24 hours', schema: { type: 'string', maxLength: 255 } });
+      headerParams.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: true,
+        description: 'Opaque key, 1-255 visible ASCII characters; replays return the stored response for 24 hours',
+        schema: { type: 'string', maxLength: 255 },
+      });
     }
     if (route.signed) {
       headerParams.push(
-        { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time in seconds, within 300 s of the server for a request it has not seen; a byte-identical retry of a request it holds under the same Idempotency-Key is answered from the store whatever its timestamp', schema: { type: 'string', pattern: '^[0-9]+$' } },
-        { name: 'X-Service-Signature', in: 'header', required: true, description: "hex HMAC-SHA256(signing secret, `${timestamp}.${METHOD}.${path_and_query}.${idempotency_key}.${raw_body}`), with an empty idempotency_key when the request has none", schema: { type: 'string' } },
+        {
+          name: 'X-Service-Timestamp',
+          in: 'header',
+          required: true,
+          description:
+            'Unix time in seconds, within 300 s of the server for a request it has not seen; a byte-identical retry of a request it holds under the same Idempotency-Key is answered from the store whatever its timestamp',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        {
+          name: 'X-Service-Signature',
+          in: 'header',
+          required: true,
+          description: 'hex HMAC-SHA256(signing secret, `${timestamp}.${METHOD}.${path_and_query}.${idempotency_key}.${raw_body}`), with an empty idempotency_key when the request has none',
+          schema: { type: 'string' },
+        },
       );
     }
     const responses: Record<string, unknown> = {
@@ -87,7 +106,8 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }): Re
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }
-    (paths[path] ??= {})[route.method] = {
+    paths[path] ??= {};
+    paths[path][route.method] = {
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),

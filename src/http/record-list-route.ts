@@ -28,7 +28,10 @@ export function recordListRoute(spec: {
     scope: 'read',
     query: z.strictObject({
       ...pageQuery,
-      status: z.enum(spec.statuses, { error: `status must be one of ${spec.statuses.join(', ')}` }).optional().describe('Only records in this status'),
+      status: z
+        .enum(spec.statuses, { error: `status must be one of ${spec.statuses.join(', ')}` })
+        .optional()
+        .describe('Only records in this status'),
     }),
     response: { status: 200, description: `A page of ${spec.title.toLowerCase()}; meta.next_cursor is null on the last page`, schema: listEnvelopeOf(spec.item) },
     errors: ['forbidden'],

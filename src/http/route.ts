@@ -5,12 +5,7 @@ import type { RequestSignatureVerifier, SignatureVerdict } from '../auth/request
 import { roleAllows, type RouteArea } from '../auth/roles.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { ForbiddenError, RailyardError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
-import {
-  parseIdempotencyKey,
-  requestHash,
-  type IdempotencyClaim,
-  type IdempotencyService,
-} from '../idempotency/idempotency-service.ts';
+import { parseIdempotencyKey, requestHash, type IdempotencyClaim, type IdempotencyService } from '../idempotency/idempotency-service.ts';
 import type { Store } from '../store/db.ts';
 
 export interface RouteContext<B, Q, P> {
@@ -120,10 +115,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
       if (route.signed) {
         // Only a request that passes validation was ever stored, so one that does not (or whose
         // body could not even be hashed, such as one nested thousands deep) is no known retry.
-        const knownRetry =
-          route.idempotent && keyHeader
-            ? async () => route.body?.safeParse(req.body).success !== false && deps.idempotency.holds(deps.store, claimOf(keyHeader))
-            : undefined;
+        const knownRetry = route.idempotent && keyHeader ? async () => route.body?.safeParse(req.body).success !== false && deps.idempotency.holds(deps.store, claimOf(keyHeader)) : undefined;
         verdict = await deps.signatures.verify(
           auth,
           {

@@ -28,7 +28,11 @@ export interface IdempotencyClaim {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -43,14 +47,10 @@ function keyId(claim: IdempotencyClaim) {
 
 export function parseIdempotencyKey(header: string | undefined): string {
   if (header === undefined || header === '') {
-    throw new ValidationError('The Idempotency-Key header is required on this endpoint', [
-      { field: 'Idempotency-Key', message: 'required' },
-    ]);
+    throw new ValidationError('The Idempotency-Key header is required on this endpoint', [{ field: 'Idempotency-Key', message: 'required' }]);
   }
   if (!KEY_FORMAT.test(header)) {
-    throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters', [
-      { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-    ]);
+    throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters', [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
   }
   return header;
 }

@@ -14,7 +14,7 @@ export function inspectorRoutes(deps: { requests: RequestLog; timelines: ObjectT
       operationId: 'listRequests',
       summary: 'The requests inspector: recent merchant requests and provider mock calls, newest first',
       description:
-        'Every request to the merchant API made with this merchant\'s keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in memory, in a ring of `inspector.max_requests` entries (and `inspector.max_bytes`) per environment: older entries make room for newer ones, and a restart empties it. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.',
+        "Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in memory, in a ring of `inspector.max_requests` entries (and `inspector.max_bytes`) per environment: older entries make room for newer ones, and a restart empties it. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.",
       tag: 'Inspector',
       scope: 'read',
       area: 'engineering',

@@ -4,7 +4,7 @@ import { TIMELINE_KINDS } from '../kernel/object-timeline.ts';
 
 const ruleRef = {
   file: z.string().nullable().describe('The scenario file, relative to where railyard started; null for rules given in code or a simulated wallet'),
-  rule_index: z.number().int().describe('The rule\'s place in its file (0-based), or in the loaded list when no file is known'),
+  rule_index: z.number().int().describe("The rule's place in its file (0-based), or in the loaded list when no file is known"),
   rule_name: z.string(),
 };
 
@@ -18,7 +18,9 @@ export const matchReportSchema = z
     }),
   ])
   .nullable()
-  .describe('Mock calls: the scenario rule that decided the call, or why none did (the mock then answered as its upstream\'s own sandbox). null for merchant requests and for mock calls no rule was asked about (token, status and duplicate calls)');
+  .describe(
+    "Mock calls: the scenario rule that decided the call, or why none did (the mock then answered as its upstream's own sandbox). null for merchant requests and for mock calls no rule was asked about (token, status and duplicate calls)",
+  );
 
 export const requestEntrySchema = z.object({
   id: z.string().meta({ examples: ['req_000000000042'] }),
@@ -26,7 +28,7 @@ export const requestEntrySchema = z.object({
   kind: z.enum(['merchant', 'mock']).describe('merchant: a request to the merchant API; mock: a call that reached a provider mock'),
   method: z.string(),
   path: z.string().describe('Without the query string'),
-  status: z.number().int().nullable().describe('null: no answer was sent (a mock held the call past its caller\'s timeout, or reset it)'),
+  status: z.number().int().nullable().describe("null: no answer was sent (a mock held the call past its caller's timeout, or reset it)"),
   latency_ms: z.number().int().describe('Real milliseconds'),
   idempotency_key: z.string().nullable(),
   object_id: z.string().nullable().describe('The object it created or read (data.id of the answer), or the object a mock call was about'),
@@ -48,9 +50,7 @@ export const listRequestsQuery = z.strictObject({
 
 export const timelineEntrySchema = z.object({
   at: z.string().describe('Business time (ISO 8601)'),
-  kind: z
-    .enum(TIMELINE_KINDS)
-    .describe('What happened; details depend on it'),
+  kind: z.enum(TIMELINE_KINDS).describe('What happened; details depend on it'),
   title: z.string().describe('One line in words'),
   details: z.record(z.string(), z.unknown()),
 });
@@ -58,6 +58,6 @@ export const timelineEntrySchema = z.object({
 export const timelineSchema = z.object({
   object_id: z.string(),
   object: z.enum(['charge', 'transfer', 'trade', 'quote', 'collection', 'payout', 'bill']),
-  status: z.string().describe('The object\'s status now'),
+  status: z.string().describe("The object's status now"),
   entries: z.array(timelineEntrySchema).describe('Oldest first: by time, then by stage (request, provider calls, callbacks and polls, journals, events, deliveries)'),
 });

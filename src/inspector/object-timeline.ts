@@ -58,20 +58,23 @@ export class ObjectTimelineService {
   async timeline(auth: AuthContext, id: string): Promise<ObjectTimeline> {
     const { store } = this.deps;
     const kind = OBJECTS.find((o) => id.startsWith(o.prefix));
-    const row = kind
-      ? await this.repo.objectHead(store, kind.object, id, auth.environment, auth.merchantId)
-      : undefined;
+    const row = kind ? await this.repo.objectHead(store, kind.object, id, auth.environment, auth.merchantId) : undefined;
     if (!kind || !row) throw noSuch('object', id);
     const { object } = kind;
     const entries: Sortable[] = [];
-    const add = (ms: number, seq: number, entryKind: TimelineKind, title: string, details: Record<string, unknown>) =>
-      entries.push({ at: iso(ms), ms, seq, kind: entryKind, title, details });
+    const add = (ms: number, seq: number, entryKind: TimelineKind, title: string, details: Record<string, unknown>) => entries.push({ at: iso(ms), ms, seq, kind: entryKind, title, details });
 
     await this.requests(store, auth, id, add);
     if (!entries.some((e) => e.kind === 'request')) add(row.created_at, 0, 'created', `${object} created`, {});
     for (const call of this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'mock')) {
       add(Date.parse(call.at), Number(call.id.slice(4)), 'mock_call', `${call.method} ${call.path} on the ${call.provider} mock: ${call.status ?? 'no answer'}`, {
-        request_id: call.id, provider: call.provider, method: call.method, path: call.path, status: call.status, latency_ms: call.latency_ms, match: call.match,
+        request_id: call.id,
+        provider: call.provider,
+        method: call.method,
+        path: call.path,
+        status: call.status,
+        latency_ms: call.latency_ms,
+        match: call.match,
       });
     }
     await this.providerCalls(store, object, id, add);
@@ -109,7 +112,12 @@ export class ObjectTimelineService {
     for (const e of logged) {
       if (used.has(e)) continue;
       add(Date.parse(e.at), Number(e.id.slice(4)), 'request', `${e.method} ${e.path}`, {
-        request_id: e.id, method: e.method, path: e.path, status: e.status, latency_ms: e.latency_ms, idempotency_key: e.idempotency_key,
+        request_id: e.id,
+        method: e.method,
+        path: e.path,
+        status: e.status,
+        latency_ms: e.latency_ms,
+        idempotency_key: e.idempotency_key,
       });
     }
   }
@@ -120,10 +128,13 @@ export class ObjectTimelineService {
     attempts.forEach((a, i) => {
       const details = { provider: a.provider, operation: a.operation, outcome: a.outcome, latency_ms: a.latency_ms, provider_reference: a.provider_reference, detail: a.detail };
       const title =
-        a.outcome === 'accepted' ? `${a.provider} accepted the ${a.operation}`
-        : a.outcome === 'timeout' ? `${a.provider} timed out on the ${a.operation}`
-        : a.outcome === 'skipped_down' ? `${a.provider} skipped: marked down`
-        : `${a.provider} failed the ${a.operation} (${a.outcome})`;
+        a.outcome === 'accepted'
+          ? `${a.provider} accepted the ${a.operation}`
+          : a.outcome === 'timeout'
+            ? `${a.provider} timed out on the ${a.operation}`
+            : a.outcome === 'skipped_down'
+              ? `${a.provider} skipped: marked down`
+              : `${a.provider} failed the ${a.operation} (${a.outcome})`;
       add(a.created_at, a.seq * 2, a.outcome === 'timeout' ? 'timeout' : 'provider_call', title, details);
       const next = attempts[i + 1];
       if (next && FAILS_OVER.has(a.outcome)) {
@@ -143,7 +154,11 @@ export class ObjectTimelineService {
     const late = await this.repo.lateSettlements(db, id);
     for (const l of late) {
       add(l.created_at, l.seq, 'late_success_reversed', `late success from ${l.provider}, reversed`, {
-        provider: l.provider, amount: l.amount, source: l.source, journal_id: l.journal_id, reversal_journal_id: l.reversal_journal_id,
+        provider: l.provider,
+        amount: l.amount,
+        source: l.source,
+        journal_id: l.journal_id,
+        reversal_journal_id: l.reversal_journal_id,
       });
     }
   }
@@ -152,10 +167,16 @@ export class ObjectTimelineService {
   private async journals(db: Db, object: string, id: string, add: AddEntry): Promise<void> {
     const journals = await this.repo.journals(db, object, id);
     if (!journals.length) return;
-    const postings = await this.repo.postings(db, journals.map((j) => j.id));
+    const postings = await this.repo.postings(
+      db,
+      journals.map((j) => j.id),
+    );
     for (const j of journals) {
       add(j.created_at, j.seq, 'journal', `journal ${j.kind}: ${j.memo}`, {
-        journal_id: j.id, kind: j.kind, memo: j.memo, reverses: j.reverses,
+        journal_id: j.id,
+        kind: j.kind,
+        memo: j.memo,
+        reverses: j.reverses,
         postings: postings.filter((p) => p.journal_id === j.id).map(({ account, currency, amount }) => ({ account, currency, amount })),
       });
     }
@@ -166,17 +187,31 @@ export class ObjectTimelineService {
     const events = await this.repo.events(db, object, id);
     if (!events.length) return;
     for (const e of events) add(e.created_at, e.seq, 'event', e.type, { event_id: e.id, type: e.type });
-    const deliveries = await this.repo.deliveries(db, events.map((e) => e.id));
+    const deliveries = await this.repo.deliveries(
+      db,
+      events.map((e) => e.id),
+    );
     if (!deliveries.length) return;
     for (const d of deliveries) {
       add(d.created_at, d.seq, 'delivery', `${d.event_type} to ${d.endpoint_id}: ${d.status}`, { delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, status: d.status });
     }
-    const attempts = await this.repo.attempts(db, deliveries.map((d) => d.id));
+    const attempts = await this.repo.attempts(
+      db,
+      deliveries.map((d) => d.id),
+    );
     for (const a of attempts) {
       const delivery = deliveries.find((d) => d.id === a.delivery_id)!;
       add(a.at, a.seq, 'delivery_attempt', `${delivery.event_type} attempt ${a.attempt} to ${a.url}: ${a.http_status ?? a.error ?? 'no answer'}`, {
-        delivery_id: a.delivery_id, event_id: delivery.event_id, endpoint_id: delivery.endpoint_id, attempt: a.attempt, trigger: a.trigger, url: a.url,
-        http_status: a.http_status, latency_ms: a.latency_ms, response_excerpt: a.response_excerpt, error: a.error,
+        delivery_id: a.delivery_id,
+        event_id: delivery.event_id,
+        endpoint_id: delivery.endpoint_id,
+        attempt: a.attempt,
+        trigger: a.trigger,
+        url: a.url,
+        http_status: a.http_status,
+        latency_ms: a.latency_ms,
+        response_excerpt: a.response_excerpt,
+        error: a.error,
       });
     }
   }

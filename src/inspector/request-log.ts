@@ -43,7 +43,10 @@ const ENTRY_OVERHEAD_BYTES = 400;
 function bytesOf(kept: Kept): number {
   const { entry } = kept;
   let chars = entry.path.length + (entry.idempotency_key?.length ?? 0) + (entry.object_id?.length ?? 0) + (kept.merchantId?.length ?? 0);
-  if (entry.match) chars += entry.match.matched ? (entry.match.file?.length ?? 0) + entry.match.rule_name.length : entry.match.failed.length + (entry.match.nearest ? (entry.match.nearest.file?.length ?? 0) + entry.match.nearest.rule_name.length : 0);
+  if (entry.match)
+    chars += entry.match.matched
+      ? (entry.match.file?.length ?? 0) + entry.match.rule_name.length
+      : entry.match.failed.length + (entry.match.nearest ? (entry.match.nearest.file?.length ?? 0) + entry.match.nearest.rule_name.length : 0);
   return ENTRY_OVERHEAD_BYTES + 2 * chars;
 }
 
@@ -99,7 +102,10 @@ export class RequestLog {
     const { at, ...rest } = entry;
     const kept: RequestLogEntry = { id: `req_${String(seq).padStart(12, '0')}`, at: iso(at ?? this.deps.clock.now()), ...rest };
     let ring = this.rings.get(environment);
-    if (!ring) this.rings.set(environment, (ring = new Ring(this.deps.maxPerEnvironment, this.deps.maxBytesPerEnvironment)));
+    if (!ring) {
+      ring = new Ring(this.deps.maxPerEnvironment, this.deps.maxBytesPerEnvironment);
+      this.rings.set(environment, ring);
+    }
     ring.push({ seq, merchantId, entry: kept });
     return kept;
   }

@@ -92,8 +92,15 @@ export class RequestRecorder {
         void this.ownerOf(req.body, path, req.get('x-reference-id'))
           .then((owner) => {
             this.deps.log.record(owner?.environment ?? 'test', owner?.merchantId ?? null, {
-              kind: 'mock', method: req.method, path, status, latency_ms: latency, idempotency_key: null,
-              object_id: owner?.objectId ?? null, provider, match,
+              kind: 'mock',
+              method: req.method,
+              path,
+              status,
+              latency_ms: latency,
+              idempotency_key: null,
+              object_id: owner?.objectId ?? null,
+              provider,
+              match,
             });
           })
           .catch((err: unknown) => this.deps.logger.warn('requests inspector: mock call not recorded', { provider, error: String(err) }));

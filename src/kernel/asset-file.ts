@@ -17,7 +17,9 @@ export function readAssetFile(moduleUrl: string, relativePath: string): string {
   try {
     text = readFileSync(url, 'utf8');
   } catch (err) {
-    throw new Error(`The asset ${fileURLToPath(url)} is missing (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): build with \`npm run build\`, which copies src/**/assets/ into dist/.`);
+    throw new Error(
+      `The asset ${fileURLToPath(url)} is missing (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): build with \`npm run build\`, which copies src/**/assets/ into dist/.`,
+    );
   }
   read.set(url.href, text);
   return text;

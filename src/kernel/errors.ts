@@ -44,7 +44,10 @@ export interface FieldIssue {
 }
 
 export class ValidationError extends RailyardError {
-  constructor(message: string, readonly fields: FieldIssue[] = []) {
+  constructor(
+    message: string,
+    readonly fields: FieldIssue[] = [],
+  ) {
     super('validation_error', message, fields.length ? { fields } : undefined);
   }
 }
@@ -104,11 +107,7 @@ export class IdempotencyConflictError extends RailyardError {
 
 export class IdempotencyKeyReusedError extends RailyardError {
   constructor(key: string) {
-    super(
-      'idempotency_key_reused',
-      `Idempotency-Key "${key}" was already used with a different request; use a new key for a new request`,
-      { idempotency_key: key },
-    );
+    super('idempotency_key_reused', `Idempotency-Key "${key}" was already used with a different request; use a new key for a new request`, { idempotency_key: key });
   }
 }
 

@@ -39,11 +39,12 @@ function threadMain(): void {
   // Answers go back in batches: one message per turn of the thread's loop, not one per exchange.
   let answers: Answer[] = [];
   const answer = (a: Answer) => {
-    if (answers.length === 0) setImmediate(() => {
-      const batch = answers;
-      answers = [];
-      parentPort!.postMessage(batch);
-    });
+    if (answers.length === 0)
+      setImmediate(() => {
+        const batch = answers;
+        answers = [];
+        parentPort!.postMessage(batch);
+      });
     answers.push(a);
   };
   parentPort!.on('message', (asks: Ask[]) => {

@@ -27,7 +27,9 @@ export class NamedRandom implements RandomSource {
   constructor(private readonly name: string) {}
   nextUint32(): number {
     if (this.offset + 4 > this.buffer.length) {
-      this.buffer = createHash('sha256').update(`${this.name}#${this.block++}`).digest();
+      this.buffer = createHash('sha256')
+        .update(`${this.name}#${this.block++}`)
+        .digest();
       this.offset = 0;
     }
     const value = this.buffer.readUInt32BE(this.offset);

@@ -7,9 +7,8 @@ export interface Logger {
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 /** One JSON line per entry. Callers never pass secrets; the fields are logged as given. */
-export function jsonLogger(write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Logger {
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    write(JSON.stringify({ level, msg: message, ...fields }));
+export function jsonLogger(write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Logger {
+  const log = (level: string) => (message: string, fields?: Record<string, unknown>) => write(JSON.stringify({ level, msg: message, ...fields }));
   return { info: log('info'), warn: log('warn'), error: log('error') };
 }
 
@@ -25,7 +24,6 @@ export function redactingLogger(inner: Logger, redact: (text: string) => string)
     if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
     return value;
   };
-  const log = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) =>
-    inner[level](redact(message), fields && (clean(fields) as Record<string, unknown>));
+  const log = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) => inner[level](redact(message), fields && (clean(fields) as Record<string, unknown>));
   return { info: log('info'), warn: log('warn'), error: log('error') };
 }

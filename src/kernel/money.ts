@@ -13,7 +13,9 @@ export function isMinorAmount(value: number): boolean {
 export function toMajorString(minor: number, currency: Currency): string {
   const exp: number = CURRENCY_EXPONENT[currency];
   const sign = minor < 0 ? '-' : '';
-  const digits = Math.abs(minor).toString().padStart(exp + 1, '0');
+  const digits = Math.abs(minor)
+    .toString()
+    .padStart(exp + 1, '0');
   return exp === 0 ? sign + digits : `${sign}${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
 }
 

@@ -11,9 +11,18 @@ const GH_MOBILE = /^(?:2(?:[0346-9]\d|5[67])|5(?:[03-7]\d|9[1-9]))\d{6}$/;
 
 // Prefixes after the rebrands (Vodafone -> Telecel, AirtelTigo -> AT). 025 and 053 are MTN.
 const PREFIX_NETWORK: Record<string, Network> = {
-  '24': 'MTN', '25': 'MTN', '53': 'MTN', '54': 'MTN', '55': 'MTN', '59': 'MTN',
-  '20': 'TELECEL', '50': 'TELECEL',
-  '26': 'AT', '27': 'AT', '56': 'AT', '57': 'AT',
+  '24': 'MTN',
+  '25': 'MTN',
+  '53': 'MTN',
+  '54': 'MTN',
+  '55': 'MTN',
+  '59': 'MTN',
+  '20': 'TELECEL',
+  '50': 'TELECEL',
+  '26': 'AT',
+  '27': 'AT',
+  '56': 'AT',
+  '57': 'AT',
 };
 
 /** The normalised 233XXXXXXXXX form, or null when it is not a Ghana mobile number. */
@@ -40,9 +49,7 @@ export function resolveNetwork(msisdn: string, override: Network | undefined): {
   if (!normalised) throw new ValidationError('msisdn is not a Ghana mobile number', [{ field: 'msisdn', message: 'not a Ghana mobile number' }]);
   const network = override ?? inferNetwork(normalised);
   if (!network) {
-    throw new ValidationError(`The network of ${msisdn} cannot be inferred from its prefix; send network (MTN, TELECEL or AT)`, [
-      { field: 'network', message: 'required for this prefix' },
-    ]);
+    throw new ValidationError(`The network of ${msisdn} cannot be inferred from its prefix; send network (MTN, TELECEL or AT)`, [{ field: 'network', message: 'required for this prefix' }]);
   }
   return { msisdn: normalised, network };
 }

@@ -82,7 +82,7 @@ export function parseYamlSource(text: string, file: string): Located {
       if (isMap(node)) {
         for (const pair of node.items) walk(pair.value, [...path, String((pair.key as { value?: unknown })?.value ?? pair.key)]);
       } else if (isSeq(node)) {
-        node.items.forEach((item, i) => walk(item, [...path, i]));
+        for (const [i, item] of node.items.entries()) walk(item, [...path, i]);
       } else if (isScalar(node) && node.range) {
         const pos = lineCounter.linePos(node.range[0]);
         const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
@@ -97,7 +97,12 @@ export function parseYamlSource(text: string, file: string): Located {
 
 /** A path as problems name it: `rules[0].match.msisdn`. */
 export function pathText(path: readonly PropertyKey[]): string {
-  return path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
+  return path.length
+    ? path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '')
+    : '(root)';
 }
 
 function samePrefix(prefix: readonly PropertyKey[], path: readonly PropertyKey[]): boolean {

@@ -7,7 +7,6 @@ import { LedgerRepository } from '../store/repositories/ledger-repository.ts';
 import { accounts, isNonNegativeAccount } from './accounts.ts';
 import { assertBalanced, reversePostings, type Posting } from './journal.ts';
 
-
 export interface JournalInput {
   environment: Environment;
   kind: string;
@@ -54,10 +53,12 @@ export class Ledger {
         const balance = await this.balance(tx, input.environment, p.account, p.currency);
         if (balance + p.amount < 0) {
           const inventory = p.account.startsWith('treasury:inventory:');
-          throw new InsufficientFundsError(
-            inventory ? 'Treasury inventory is too low to fill this trade' : 'The wallet balance is too low for this operation',
-            { available: balance, required: -p.amount, currency: p.currency, ...(inventory ? { source: 'inventory' } : {}) },
-          );
+          throw new InsufficientFundsError(inventory ? 'Treasury inventory is too low to fill this trade' : 'The wallet balance is too low for this operation', {
+            available: balance,
+            required: -p.amount,
+            currency: p.currency,
+            ...(inventory ? { source: 'inventory' } : {}),
+          });
         }
       }
     }

@@ -70,9 +70,7 @@ export function mockAccessView(name: string, access: MockAccess, options: { base
     base_url: `${options.baseUrl.replace(/\/+$/, '')}${mockPath(name)}`,
     credentials: access.credentials.map((c) => ({ name: c.name, where: c.where, value: c.secret && options.realUpstream ? null : c.value })),
     notes: [
-      ...(options.realUpstream && access.credentials.some((c) => c.secret)
-        ? ['Secret values are not shown: the adapter uses the same configured values against a real upstream.']
-        : []),
+      ...(options.realUpstream && access.credentials.some((c) => c.secret) ? ['Secret values are not shown: the adapter uses the same configured values against a real upstream.'] : []),
       ...access.notes,
     ],
   };

@@ -17,8 +17,7 @@ import type { z } from 'zod';
 // are reachable through it. Plain HTML, CSS and one small script, all served from here.
 
 /** Nothing but railyard itself: no inline script or style, no frames, no third-party anything. */
-export const CHECKOUT_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const CHECKOUT_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export interface HostedCheckoutDeps {
   links: PaymentLinkService;
@@ -84,10 +83,16 @@ export function hostedCheckout(deps: HostedCheckoutDeps): Router {
     if (!view) return notFoundPage(res);
     const { link, merchantName } = view;
     if (link.status !== 'active') {
-      res.status(410).type('html').send(page(`${link.description} · ${merchantName}`, closedCard('!', CLOSED_TITLE[link.status], CLOSED_TEXT[link.status], merchantName, link)));
+      res
+        .status(410)
+        .type('html')
+        .send(page(`${link.description} · ${merchantName}`, closedCard('!', CLOSED_TITLE[link.status], CLOSED_TEXT[link.status], merchantName, link)));
       return;
     }
-    res.status(status).type('html').send(page(`Pay ${merchantName}`, payCard(view, submissionToken(deps.ids), error)));
+    res
+      .status(status)
+      .type('html')
+      .send(page(`Pay ${merchantName}`, payCard(view, submissionToken(deps.ids), error)));
   }
 
   /** A collection's progress as a page: it refreshes itself while the customer approves. */
@@ -96,7 +101,10 @@ export function hostedCheckout(deps: HostedCheckoutDeps): Router {
     const view = await findLink(slug);
     if (!view || !collection) return notFoundPage(res);
     const pending = collection.status === 'pending_approval' && !collection.next_action;
-    res.status(status).type('html').send(page(`Pay ${view.merchantName}`, statusCard(view, collection, error), pending ? 2 : undefined));
+    res
+      .status(status)
+      .type('html')
+      .send(page(`Pay ${view.merchantName}`, statusCard(view, collection, error), pending ? 2 : undefined));
   }
 
   async function findLink(slug: string): Promise<CheckoutView | null> {
@@ -112,7 +120,10 @@ export function hostedCheckout(deps: HostedCheckoutDeps): Router {
 }
 
 function notFoundPage(res: Response): void {
-  res.status(404).type('html').send(page('Payment link not found', closedCard('?', 'This payment link does not exist', 'Check the link you were given, or ask the merchant for a new one.')));
+  res
+    .status(404)
+    .type('html')
+    .send(page('Payment link not found', closedCard('?', 'This payment link does not exist', 'Check the link you were given, or ask the merchant for a new one.')));
 }
 
 /** A browser navigating (a plain form post, a link) rather than the page's script asking for JSON. */
@@ -187,9 +198,7 @@ ${content}
 }
 
 function head(merchantName: string, link: PaymentLink): string {
-  const amount = link.amount_major
-    ? `<p class="amount" id="amount-due"><small>GHS</small>${escapeHtml(link.amount_major)}</p>`
-    : '';
+  const amount = link.amount_major ? `<p class="amount" id="amount-due"><small>GHS</small>${escapeHtml(link.amount_major)}</p>` : '';
   return `<div class="head">
   <p class="merchant">${escapeHtml(merchantName)}</p>
   <h1>${escapeHtml(link.description)}</h1>
@@ -210,13 +219,14 @@ ${merchantName && link ? head(merchantName, link) : ''}
 
 function payCard(view: CheckoutView, submission: string, error?: string): string {
   const { link, merchantName } = view;
-  const openAmount = link.amount === null
-    ? `<div class="field">
+  const openAmount =
+    link.amount === null
+      ? `<div class="field">
     <label for="amount">Amount (GHS)</label>
     <input type="text" id="amount" name="amount" inputmode="decimal" autocomplete="off" required placeholder="0.00" aria-describedby="amount-hint">
     <p class="hint" id="amount-hint">${escapeHtml(amountHint(link))}</p>
   </div>`
-    : '';
+      : '';
   const sandbox = link.livemode
     ? ''
     : `<p class="sandbox"><strong>Sandbox.</strong> Mobile money: <code>0551234987</code> pays, <code>0551234988</code> fails (insufficient funds). Card: <code>4084 0840 8408 4081</code> pays, <code>4000 0000 0000 3410</code> asks for OTP <code>123456</code>, <code>4000 0000 0000 9953</code> is declined.</p>`;
@@ -249,9 +259,11 @@ ${head(merchantName, link)}
     </div>
     <button type="submit" id="otp-button">Confirm payment</button>
   </form>
-  ${error
-    ? `<div id="status" class="status error" role="alert" aria-live="polite" tabindex="-1" data-state="error"><strong>We could not take this payment.</strong> ${escapeHtml(error)}</div>`
-    : '<div id="status" class="status" role="status" aria-live="polite" tabindex="-1"></div>'}
+  ${
+    error
+      ? `<div id="status" class="status error" role="alert" aria-live="polite" tabindex="-1" data-state="error"><strong>We could not take this payment.</strong> ${escapeHtml(error)}</div>`
+      : '<div id="status" class="status" role="status" aria-live="polite" tabindex="-1"></div>'
+  }
 </div>
 </div>
 <script src="/pay/_assets/checkout.js" defer></script>`;

@@ -8,7 +8,6 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import { NotFoundError, PaymentLinkInactiveError, ValidationError } from '../kernel/errors.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import { toMajorString } from '../kernel/money.ts';
-import type { Environment } from '../kernel/environment.ts';
 import { ok } from '../http/envelope.ts';
 import type { Db, Store } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
@@ -70,8 +69,17 @@ export class PaymentLinkService {
     const result = await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
       await this.links.insert(tx, {
-        id, slug, environment: auth.environment, merchantId: auth.merchantId, amount: input.amount ?? null, minAmount: input.min_amount ?? null,
-        maxAmount: input.max_amount ?? null, description: input.description, expiresAt: input.expires_at ?? null, usageLimit: input.usage_limit ?? null, now,
+        id,
+        slug,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        amount: input.amount ?? null,
+        minAmount: input.min_amount ?? null,
+        maxAmount: input.max_amount ?? null,
+        description: input.description,
+        expiresAt: input.expires_at ?? null,
+        usageLimit: input.usage_limit ?? null,
+        now,
       });
       const response = { status: 201, body: ok(PAYMENT_LINK_CREATED, this.present((await this.row(tx, id))!)) };
       await idempotency.complete(tx, claim, response);
@@ -160,10 +168,14 @@ export class PaymentLinkService {
     }
     const typed = parsed.data.amount;
     if (row.min_amount !== null && typed < row.min_amount) {
-      throw new ValidationError(`amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS`, [{ field: 'amount', message: `amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS` }]);
+      throw new ValidationError(`amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS`, [
+        { field: 'amount', message: `amount must be at least ${toMajorString(row.min_amount, 'GHS')} GHS` },
+      ]);
     }
     if (row.max_amount !== null && typed > row.max_amount) {
-      throw new ValidationError(`amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS`, [{ field: 'amount', message: `amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS` }]);
+      throw new ValidationError(`amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS`, [
+        { field: 'amount', message: `amount must be at most ${toMajorString(row.max_amount, 'GHS')} GHS` },
+      ]);
     }
     const result = await this.collections().create(parsed.data, auth, claim, { paymentLinkId: row.id });
     return this.collectionOf(row, (result.body as { data: Collection }).data.id);

@@ -39,20 +39,21 @@ const expiresAt = z
   .meta({ example: '2026-01-31T23:59:59Z' })
   .describe("When the link stops taking payments, on railyard's business clock (the virtual clock in the sandbox); must be in the future");
 
-export const createPaymentLinkBody = z.strictObject({
-  amount: majorAmountSchema().optional().describe('A fixed amount, decimal string of major units ("110.50"); omit it for an open amount the customer types on the page'),
-  currency: v1Currency,
-  description: z
-    .string({ error: 'description is required' })
-    .trim()
-    .min(1, 'description must not be empty')
-    .max(200, 'description must be at most 200 characters')
-    .describe('What the customer pays for; shown on the hosted page'),
-  expires_at: expiresAt.optional(),
-  usage_limit: usageLimit.optional(),
-  min_amount: majorAmountSchema('min_amount').optional().describe('Open amount only: the least the customer may pay, decimal string of major units'),
-  max_amount: majorAmountSchema('max_amount').optional().describe('Open amount only: the most the customer may pay, decimal string of major units'),
-})
+export const createPaymentLinkBody = z
+  .strictObject({
+    amount: majorAmountSchema().optional().describe('A fixed amount, decimal string of major units ("110.50"); omit it for an open amount the customer types on the page'),
+    currency: v1Currency,
+    description: z
+      .string({ error: 'description is required' })
+      .trim()
+      .min(1, 'description must not be empty')
+      .max(200, 'description must be at most 200 characters')
+      .describe('What the customer pays for; shown on the hosted page'),
+    expires_at: expiresAt.optional(),
+    usage_limit: usageLimit.optional(),
+    min_amount: majorAmountSchema('min_amount').optional().describe('Open amount only: the least the customer may pay, decimal string of major units'),
+    max_amount: majorAmountSchema('max_amount').optional().describe('Open amount only: the most the customer may pay, decimal string of major units'),
+  })
   .superRefine((link, ctx) => {
     for (const bound of ['min_amount', 'max_amount'] as const) {
       if (link.amount !== undefined && link[bound] !== undefined) {
@@ -67,7 +68,10 @@ export type PaymentLinkInput = z.infer<typeof createPaymentLinkBody>;
 
 export const listPaymentLinksQuery = z.strictObject({
   ...pageQuery,
-  status: z.enum(PAYMENT_LINK_STATES, { error: `status must be one of ${PAYMENT_LINK_STATES.join(', ')}` }).optional().describe('Only links in this state'),
+  status: z
+    .enum(PAYMENT_LINK_STATES, { error: `status must be one of ${PAYMENT_LINK_STATES.join(', ')}` })
+    .optional()
+    .describe('Only links in this state'),
 });
 
 const timestamp = z.string().describe('ISO 8601, UTC');

@@ -15,14 +15,7 @@ import { feeFor } from '../settlement/fees.ts';
 import { reservedPayoutJournals, reservePayout, routeWalletPayout, type WalletPayoutRow } from '../settlement/reserved-payout.ts';
 import { SettlementMachine } from '../settlement/settlement-machine.ts';
 import type { SettlementDeps } from '../settlement/settlement-deps.ts';
-import {
-  createPayoutBody,
-  type BulkItem,
-  type CreateBulkPayoutBody,
-  type CreatePayoutBody,
-  type Payout,
-  type PayoutBulk,
-} from './payouts.schemas.ts';
+import { createPayoutBody, type BulkItem, type CreateBulkPayoutBody, type CreatePayoutBody, type Payout, type PayoutBulk } from './payouts.schemas.ts';
 
 interface PayoutRow extends WalletPayoutRow {
   status: Payout['status'];
@@ -160,7 +153,12 @@ export class PayoutService {
         accepted.push({ id, claim: own });
       }
       await this.payouts.insertBulk(tx, {
-        id: bulkId, environment: auth.environment, merchantId: auth.merchantId, itemCount: body.items.length, rejections: JSON.stringify(rejections), createdAt: clock.now(),
+        id: bulkId,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        itemCount: body.items.length,
+        rejections: JSON.stringify(rejections),
+        createdAt: clock.now(),
       });
     });
     // One at a time, in index order: the upstream calls then come in the same order on every run,
@@ -224,9 +222,7 @@ export class PayoutService {
     };
   }
 
-  private parseItem(raw: unknown):
-    | { ok: true; body: CreatePayoutBody; recipient: ReturnType<PayoutService['recipientOf']> }
-    | { ok: false; error: Rejection['error'] } {
+  private parseItem(raw: unknown): { ok: true; body: CreatePayoutBody; recipient: ReturnType<PayoutService['recipientOf']> } | { ok: false; error: Rejection['error'] } {
     const parsed = createPayoutBody.safeParse(raw);
     try {
       if (parsed.success) return { ok: true, body: parsed.data, recipient: this.recipientOf(parsed.data) };
@@ -249,23 +245,33 @@ export class PayoutService {
   }
 
   /** The payout row, its reservation (insufficient_funds when the wallet cannot cover it) and its tracking. */
-  private async record(
-    tx: Db,
-    auth: AuthContext,
-    id: string,
-    body: CreatePayoutBody,
-    recipient: ReturnType<PayoutService['recipientOf']>,
-    bulk: { id: string; index: number } | null,
-  ): Promise<void> {
+  private async record(tx: Db, auth: AuthContext, id: string, body: CreatePayoutBody, recipient: ReturnType<PayoutService['recipientOf']>, bulk: { id: string; index: number } | null): Promise<void> {
     const now = this.deps.clock.now();
     const fees = this.feeOf(body);
     await this.payouts.insert(tx, {
-      id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, channel: body.channel, msisdn: recipient.msisdn,
-      network: recipient.network ?? null, accountNumber: recipient.account_number, bankCode: recipient.bank_code, bankAccountName: recipient.account_name,
-      narration: body.narration ?? null, bulk, now,
+      id,
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      amount: body.amount,
+      fees,
+      channel: body.channel,
+      msisdn: recipient.msisdn,
+      network: recipient.network ?? null,
+      accountNumber: recipient.account_number,
+      bankCode: recipient.bank_code,
+      bankAccountName: recipient.account_name,
+      narration: body.narration ?? null,
+      bulk,
+      now,
     });
     await reservePayout(tx, this.deps.ledger, {
-      object: 'payout', id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, memo: `reserve ${body.channel} payout`,
+      object: 'payout',
+      id,
+      environment: auth.environment,
+      merchantId: auth.merchantId,
+      amount: body.amount,
+      fees,
+      memo: `reserve ${body.channel} payout`,
     });
     await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
   }

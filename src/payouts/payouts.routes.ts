@@ -12,16 +12,20 @@ export interface PayoutRouteDeps {
 export function payoutRoutes(deps: PayoutRouteDeps): RouteSpec[] {
   return [
     recordListRoute({
-      path: '/v1/payouts', operationId: 'listPayouts', tag: 'Payouts', title: 'Payouts',
-      statuses: ['pending', 'settled', 'failed'], item: payoutSchema, records: deps.payouts.settlement,
+      path: '/v1/payouts',
+      operationId: 'listPayouts',
+      tag: 'Payouts',
+      title: 'Payouts',
+      statuses: ['pending', 'settled', 'failed'],
+      item: payoutSchema,
+      records: deps.payouts.settlement,
     }),
     defineRoute({
       method: 'post',
       path: '/v1/payouts',
       operationId: 'createPayout',
       summary: 'Pay out cedis to a mobile wallet or a bank account (amount in major units)',
-      description:
-        'Form-encoded or JSON. Reserves amount + fees at once; the payout resolves by callback or status poll: payout.settled, or payout.failed with the reservation refunded.',
+      description: 'Form-encoded or JSON. Reserves amount + fees at once; the payout resolves by callback or status poll: payout.settled, or payout.failed with the reservation refunded.',
       tag: 'Payouts',
       area: 'finance',
       scope: 'transfers:write',

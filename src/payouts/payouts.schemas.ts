@@ -7,7 +7,11 @@ import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 export const MAX_BULK_ITEMS = 500;
 
 const network = z.enum(NETWORKS, { error: 'network must be one of MTN, TELECEL, AT' }).describe('Overrides the network inferred from the number prefix (ported numbers)');
-const narration = z.string({ error: 'narration must be a string' }).trim().min(1, 'narration must not be empty').max(100, 'narration must be at most 100 characters')
+const narration = z
+  .string({ error: 'narration must be a string' })
+  .trim()
+  .min(1, 'narration must not be empty')
+  .max(100, 'narration must be at most 100 characters')
   .describe('Shown to the recipient where the rail carries it');
 
 const momoPayout = z.strictObject({

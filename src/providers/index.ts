@@ -16,6 +16,7 @@ import type { ProviderOptions } from './provider-options.ts';
 /** A list of definitions with the ids of a catalog, position by position. */
 type DefinitionsOf<Catalog extends readonly ProviderOptions[]> = { readonly [K in keyof Catalog]: Catalog[K] extends { id: infer Id extends string } ? ProviderDefinition<Id> : never };
 
+// biome-ignore format: one provider a line, so adding one adds a line (test/integration/adding-a-provider.test.ts)
 export const PROVIDERS: DefinitionsOf<typeof PROVIDER_CATALOG> = [
   mtnMomo,
   hubtel,

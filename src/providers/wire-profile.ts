@@ -33,10 +33,7 @@ export interface EarlierExchange {
 }
 
 /** One call read back: an initiation, a status poll, or anything else (tokens). */
-export type ClassifiedCall =
-  | { kind: 'initiation'; operation: RecordedOperation; key: RecordedKey; references: string[] }
-  | { kind: 'status'; references: string[] }
-  | { kind: 'other' };
+export type ClassifiedCall = { kind: 'initiation'; operation: RecordedOperation; key: RecordedKey; references: string[] } | { kind: 'status'; references: string[] } | { kind: 'other' };
 
 /** A transaction's outcome as a callback or a status poll told it. */
 export interface ReportedOutcome {

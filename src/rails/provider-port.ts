@@ -117,10 +117,7 @@ export interface OtpSubmission {
   otp: string;
 }
 
-export type RailOutcome =
-  | { status: 'pending' }
-  | { status: 'success'; receipt?: VendReceipt }
-  | { status: 'failed'; reason: string };
+export type RailOutcome = { status: 'pending' } | { status: 'success'; receipt?: VendReceipt } | { status: 'failed'; reason: string };
 
 export interface StatusQuery {
   operation: 'collect' | 'payout';

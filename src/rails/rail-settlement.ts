@@ -84,7 +84,7 @@ export class RailSettlement {
       return { status: 404, body: { status: false, message: 'Unknown callback receiver', error: { code: 'not_found' } } };
     }
     const { rawBody } = callback;
-    let body: unknown = undefined;
+    let body: unknown;
     try {
       body = rawBody ? JSON.parse(rawBody) : undefined;
     } catch {
@@ -95,7 +95,7 @@ export class RailSettlement {
       this.deps.logger.warn('callback rejected: not authentic', { provider: provider.name });
       return { status: 401, body: { status: false, message: 'Callback not authentic', error: { code: 'unauthorized' } } };
     }
-    let parsed;
+    let parsed: ReturnType<typeof provider.parseCallback>;
     try {
       parsed = provider.parseCallback(inbound);
     } catch (err) {
@@ -108,7 +108,11 @@ export class RailSettlement {
     // turn to write and its timeline place are the job's, whichever job of its round came first.
     const result: SettlementResult = await joinRunningJob(jobToken, async () => {
       const result: SettlementResult = target ? await target.settle(parsed.reference, provider.name, parsed.outcome, 'callback') : 'ignored';
-      this.deps.timeline.record(provider.name, 'railyard', `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`);
+      this.deps.timeline.record(
+        provider.name,
+        'railyard',
+        `callback ${parsed.reference}: ${parsed.outcome.status}${parsed.outcome.status === 'failed' ? ` (${parsed.outcome.reason})` : ''} -> ${result}`,
+      );
       return result;
     });
     this.deps.logger.info('callback received', { provider: provider.name, reference: parsed.reference, outcome: parsed.outcome.status, result });

@@ -23,7 +23,6 @@ export interface RecordingInput {
   recordedAt: string;
 }
 
-
 interface RecordedBehaviour extends AnsweredBehaviour {
   latency_ms?: number;
   callback?: CallbackPlan;
@@ -209,9 +208,7 @@ export function buildRecordedScenario(input: RecordingInput, file = 'recording.y
   const rules = [...groups].map(([label, group]) => ({
     name: `recorded ${input.provider}: ${label}`,
     match: matchOf(group.key),
-    ...Object.fromEntries(
-      (['resolve', 'collect', 'payout'] as const).filter((op) => group.byOperation.has(op)).map((op) => [op, { [input.provider]: collapse(group.byOperation.get(op)!) }]),
-    ),
+    ...Object.fromEntries((['resolve', 'collect', 'payout'] as const).filter((op) => group.byOperation.has(op)).map((op) => [op, { [input.provider]: collapse(group.byOperation.get(op)!) }])),
   }));
   const document = {
     version: 1,
@@ -223,7 +220,7 @@ export function buildRecordedScenario(input: RecordingInput, file = 'recording.y
     `# Recorded by \`railyard record --provider ${input.provider}\` on ${input.recordedAt}.`,
     '# Each rule says what the upstream did for one number or account, call by call; callback',
     '# delays are seconds after the call reached the upstream. Credentials are redacted, and',
-    "# references and ids are left to the mocks to generate afresh. What crossed the proxy:",
+    '# references and ids are left to the mocks to generate afresh. What crossed the proxy:',
     ...input.exchanges.map((e) => `#   ${e.request.method} ${logPath(e.request.path.split('?')[0]!, txs)} -> ${describeEnding(e)}`),
     ...input.callbacks.map((c) => `#   callback ${c.method}: ${input.profile.callbackOutcome(c.body)?.status ?? 'unreadable'} -> railyard answered ${c.forwardedStatus ?? 'nothing'}`),
     ...(unkeyed.length ? [`# ${unkeyed.length} call(s) named no number or account and made no rule.`] : []),

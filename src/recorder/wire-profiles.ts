@@ -2,9 +2,7 @@ import { PROVIDERS } from '../providers/index.ts';
 import type { WireProfile } from '../providers/wire-profile.ts';
 
 /** The upstreams railyard can record: every provider whose folder has a recorder wire profile. */
-export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = Object.fromEntries(
-  PROVIDERS.flatMap((p) => (p.recorder ? [[p.id, p.recorder] as const] : [])),
-);
+export const WIRE_PROFILES: Readonly<Record<string, WireProfile>> = Object.fromEntries(PROVIDERS.flatMap((p) => (p.recorder ? [[p.id, p.recorder] as const] : [])));
 
 /**
  * Thrown for a provider railyard cannot record: it may well be a known provider (the registry's

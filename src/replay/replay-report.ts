@@ -55,13 +55,13 @@ export function formatResult(result: ReplayResult): string {
   const heading = result.name ? `${result.file}: ${result.name}` : result.file;
   if (result.status === 'skipped') {
     lines.push(`# ${heading}`, '  skipped (no script)');
-    return lines.join('\n') + '\n';
+    return `${lines.join('\n')}\n`;
   }
   if (result.status === 'invalid') {
     lines.push(`# ${heading}`, '  ✗ invalid scenario file');
     for (const f of result.failures) lines.push(indent(f.message, 6));
     lines.push(`FAIL ${result.file}`);
-    return lines.join('\n') + '\n';
+    return `${lines.join('\n')}\n`;
   }
   lines.push(`# ${heading} (seed ${result.seed})`);
   const w = widths(result.timeline);
@@ -84,7 +84,7 @@ export function formatResult(result: ReplayResult): string {
   }
   if (result.notRun > 0) lines.push(`  … ${result.notRun} later step${result.notRun === 1 ? '' : 's'} not run`);
   lines.push(`${result.status === 'passed' ? 'PASS' : 'FAIL'} ${result.file}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export interface ReplaySummary {
@@ -123,12 +123,12 @@ export function formatSummary(results: readonly ReplayResult[]): string {
   lines.push('');
   if (s.skipped) lines.push(`${s.skipped} skipped (no script)`);
   lines.push(`${s.passed} passed, ${s.failed} failed`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Every file's block, then the summary: what `railyard replay` prints. */
 export function formatReport(results: readonly ReplayResult[]): string {
-  return results.map((r) => formatResult(r) + '\n').join('') + formatSummary(results);
+  return results.map((r) => `${formatResult(r)}\n`).join('') + formatSummary(results);
 }
 
 export interface ReplayJsonReport {
@@ -142,5 +142,5 @@ export function jsonReport(results: readonly ReplayResult[]): ReplayJsonReport {
 
 /** `railyard replay --json`: one JSON document. */
 export function formatJson(results: readonly ReplayResult[]): string {
-  return JSON.stringify(jsonReport(results), null, 2) + '\n';
+  return `${JSON.stringify(jsonReport(results), null, 2)}\n`;
 }

@@ -175,4 +175,3 @@ export async function replayFile(path: string, options: RunOptions & { cwd?: str
   }
   return runScenario({ path: shown, scenario, text }, options);
 }
-

@@ -80,7 +80,10 @@ export class LedgerReportService {
       limit: pageSize + 1,
     });
     // Days are the sequence here: the cursor names the last day seen.
-    const page = keysetPage(days.map((day) => ({ seq: day })), pageSize);
+    const page = keysetPage(
+      days.map((day) => ({ seq: day })),
+      pageSize,
+    );
     const items: SettlementSummary[] = [];
     for (const { seq: day } of page.items) {
       const { lines: _lines, ...summary } = await this.report(store, auth, day);
@@ -93,9 +96,17 @@ export class LedgerReportService {
   async settlement(auth: AuthContext, id: string): Promise<Settlement> {
     const { store } = this.deps;
     const day = dayOf(id);
-    const moved = day === undefined ? [] : await ledgerEntries(store, {
-      environment: auth.environment, merchantId: auth.merchantId, accounts: this.walletAccounts(auth), from: day * DAY_MS, to: (day + 1) * DAY_MS, limit: 1,
-    });
+    const moved =
+      day === undefined
+        ? []
+        : await ledgerEntries(store, {
+            environment: auth.environment,
+            merchantId: auth.merchantId,
+            accounts: this.walletAccounts(auth),
+            from: day * DAY_MS,
+            to: (day + 1) * DAY_MS,
+            limit: 1,
+          });
     if (day === undefined || moved.length === 0) throw new NotFoundError(`No such settlement: '${id}'`, { id });
     return this.report(store, auth, day);
   }
@@ -105,10 +116,21 @@ export class LedgerReportService {
     const report = await this.settlement(auth, id);
     const header = ['settlement_id', 'date', 'line', 'object_type', 'object_id', 'direction', 'gross', 'fee', 'net', 'currency', 'gross_major', 'fee_major', 'net_major'];
     const rows = report.lines.map((line, index) => [
-      report.id, report.date, String(index + 1), line.object_type, line.object_id, line.direction,
-      String(line.gross), String(line.fee), String(line.net), report.currency, toMajorString(line.gross, 'GHS'), toMajorString(line.fee, 'GHS'), toMajorString(line.net, 'GHS'),
+      report.id,
+      report.date,
+      String(index + 1),
+      line.object_type,
+      line.object_id,
+      line.direction,
+      String(line.gross),
+      String(line.fee),
+      String(line.net),
+      report.currency,
+      toMajorString(line.gross, 'GHS'),
+      toMajorString(line.fee, 'GHS'),
+      toMajorString(line.net, 'GHS'),
     ]);
-    return [header, ...rows].map(csvRow).join('\r\n') + '\r\n';
+    return `${[header, ...rows].map(csvRow).join('\r\n')}\r\n`;
   }
 
   private async report(db: Db, auth: AuthContext, day: number): Promise<Settlement> {
@@ -214,7 +236,6 @@ export class LedgerReportService {
     };
   }
 }
-
 
 /** One RFC 4180 row: fields with a comma, quote or line break are quoted, quotes doubled. */
 function csvRow(fields: string[]): string {

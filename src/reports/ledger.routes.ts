@@ -19,7 +19,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteSpec[] {
       operationId: 'listLedgerEntries',
       summary: 'Ledger entries: every posting of your journals, newest first, cursor-paginated',
       description:
-        'The reconciliation source of truth. Every object that moved money (charge, transfer, trade, collection, payout, bill, wallet funding) maps to its journals, and each journal to its entries, which net to zero per currency: filter by object_id to see one object whole, or by a settlement id (stl_YYYYMMDD) for that report\'s day. Balances are the sums of entries.',
+        "The reconciliation source of truth. Every object that moved money (charge, transfer, trade, collection, payout, bill, wallet funding) maps to its journals, and each journal to its entries, which net to zero per currency: filter by object_id to see one object whole, or by a settlement id (stl_YYYYMMDD) for that report's day. Balances are the sums of entries.",
       tag: 'Ledger',
       area: 'finance',
       scope: 'read',

@@ -36,12 +36,7 @@ export const ledgerEntriesQuery = z
   .strictObject({
     ...pageQuery,
     object_id: z.string().min(1).max(255).optional().describe('Only the entries of this object (chg_, trf_, trd_, col_, po_, bil_, a wallet funding jrn_) or of this settlement report (stl_YYYYMMDD)'),
-    account: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('Only postings to this account: a full name, or wallet:available / wallet:reserved for your own wallet'),
+    account: z.string().min(1).max(200).optional().describe('Only postings to this account: a full name, or wallet:available / wallet:reserved for your own wallet'),
     currency: z.enum(['GHS', 'USDT', 'USDC'], { error: 'currency must be GHS, USDT or USDC' }).optional(),
     from: isoInstant('from'),
     to: isoInstant('to'),
@@ -54,7 +49,7 @@ const settlementLineSchema = z.object({
   object_type: z.string(),
   object_id: z.string(),
   direction: z.enum(['in', 'out']).describe('in: gross money into the wallet; out: gross money out of it'),
-  gross: z.number().int().describe('What the object moved before fees: a collection\'s amount (in), a payout\'s amount (out)'),
+  gross: z.number().int().describe("What the object moved before fees: a collection's amount (in), a payout's amount (out)"),
   fee: z.number().int().describe('Fees charged on it this day (negative when a fee was refunded)'),
   net: z.number().int().describe('gross - fee for money in, -(gross + fee) for money out: the change to the wallet'),
   entries: z.number().int().describe('How many of its entries to the wallet and fee accounts fall in this day'),

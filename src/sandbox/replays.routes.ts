@@ -56,11 +56,13 @@ export function replayRoutes(deps: { replays: ScenarioReplays }): RouteSpec[] {
       operationId: 'sandboxRunReplay',
       summary: "Run a scenario file's script, as `railyard replay <file>` does",
       description:
-        'Test keys only. The script runs in a fresh in-process sandbox with its own store and virtual clock (the file\'s own rules, wallets and replay settings), never in this one: nothing here changes. It stops at the first failing step. A script that passed answers 200 with the report as data; one that failed (or a file that no longer loads) answers 422 replay_failed with the same report as error.details, so `curl -f` fails on it. One replay runs at a time (another answers 429 rate_limited), within a real-time limit (a run over it fails, naming the step it was on).',
+        "Test keys only. The script runs in a fresh in-process sandbox with its own store and virtual clock (the file's own rules, wallets and replay settings), never in this one: nothing here changes. It stops at the first failing step. A script that passed answers 200 with the report as data; one that failed (or a file that no longer loads) answers 422 replay_failed with the same report as error.details, so `curl -f` fails on it. One replay runs at a time (another answers 429 rate_limited), within a real-time limit (a run over it fails, naming the step it was on).",
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
-      body: z.strictObject({ file: z.string({ error: 'file is required' }).min(1, 'file is required').max(500).describe('A file as GET /api/v1/sandbox/replays (or /scenarios) shows it, or any path to the same file') }),
+      body: z.strictObject({
+        file: z.string({ error: 'file is required' }).min(1, 'file is required').max(500).describe('A file as GET /api/v1/sandbox/replays (or /scenarios) shows it, or any path to the same file'),
+      }),
       response: { status: 200, description: 'The script passed: what the replay did', schema: envelopeOf(replaySchema) },
       errors: ['forbidden', 'not_found', 'replay_failed', 'rate_limited'],
       handler: async ({ body }) => {

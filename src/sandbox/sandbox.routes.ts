@@ -54,7 +54,7 @@ const providerSchema = z.object({
 
 const mockSchema = z
   .object({
-    base_url: z.string().describe('Where the in-process mock of this provider is served: give it to the provider\'s own SDK as its base URL'),
+    base_url: z.string().describe("Where the in-process mock of this provider is served: give it to the provider's own SDK as its base URL"),
     credentials: z
       .array(
         z.object({
@@ -66,7 +66,7 @@ const mockSchema = z
       .describe('What the mock accepts, as configured under providers.<name>'),
     notes: z.array(z.string()).describe('Provisioning steps (MTN API users), host prefixes, signing rules, test numbers'),
   })
-  .describe('The provider\'s mock, which is served whether or not the adapter uses it');
+  .describe("The provider's mock, which is served whether or not the adapter uses it");
 type MockAccess = z.infer<typeof mockSchema>;
 
 const providerWithMockSchema = providerSchema.extend({ mock: mockSchema.nullable() });
@@ -219,7 +219,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       operationId: 'sandboxTuneRails',
       summary: 'Tune the rails of this process: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls',
       description:
-        'Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant of this process until the next tuning or a restart. Contract verification against a running railyard sets each state\'s line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.',
+        "Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant of this process until the next tuning or a restart. Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.",
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
@@ -305,9 +305,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       errors: ['forbidden'],
       handler: async ({ body, req }) => {
         if (deps.clock.kind !== 'virtual') {
-          throw new ValidationError('The clock is the system clock; start railyard with RAILYARD_CLOCK=virtual to advance it', [
-            { field: 'seconds', message: 'the system clock cannot be advanced' },
-          ]);
+          throw new ValidationError('The clock is the system clock; start railyard with RAILYARD_CLOCK=virtual to advance it', [{ field: 'seconds', message: 'the system clock cannot be advanced' }]);
         }
         const ms = Math.round(body.seconds * 1000);
         if (!body.wait) {
@@ -349,12 +347,12 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       path: '/api/v1/sandbox/clock/advances/:id/events',
       operationId: 'sandboxStreamClockAdvance',
       summary: 'A background advance as server-sent events: one `progress` event per change, then `succeeded` or `failed`, and the stream ends',
-      description: 'Each event\'s data is the advance, as GET /api/v1/sandbox/clock/advances/{id} answers it. An advance that already ended gives its one final event.',
+      description: "Each event's data is the advance, as GET /api/v1/sandbox/clock/advances/{id} answers it. An advance that already ended gives its one final event.",
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
       params: pathIdParams('id', 'clock advance', 'adv_1_1'),
-      response: { status: 200, description: 'The advance\'s progress, as server-sent events', schema: clockAdvanceSchema, contentType: 'text/event-stream' },
+      response: { status: 200, description: "The advance's progress, as server-sent events", schema: clockAdvanceSchema, contentType: 'text/event-stream' },
       errors: ['forbidden', 'not_found'],
       handler: async ({ params }) => {
         const advance = deps.advances.get(params.id);

@@ -28,9 +28,7 @@ const warningSchema = z.object({
 
 const fileSchema = z.object({
   file: z.string().describe('The scenario file: relative to the working directory when inside it, else absolute (the form POST /api/v1/sandbox/replays takes)'),
-  warnings: z
-    .array(warningSchema)
-    .describe('What `railyard scenarios lint` reports for the file, checked when it was loaded: the file loads and its rules run all the same'),
+  warnings: z.array(warningSchema).describe('What `railyard scenarios lint` reports for the file, checked when it was loaded: the file loads and its rules run all the same'),
   rules: z.array(ruleSchema),
 });
 
@@ -61,24 +59,31 @@ export function scenarioRoutes(deps: { scenarios: RuleEngine }): RouteSpec[] {
         // Match counts as the fleet has them, where several instances share the database.
         await deps.scenarios.sync();
         return {
-        status: 200,
-        body: ok(
-          'Scenarios',
-          deps.scenarios.describe().map((group) => ({
-            file: group.file,
-            warnings: group.problems.map((p) => ({ line: p.line, column: p.column, severity: p.severity, code: p.code as WarningCode /* a loaded file is never invalid */, message: p.message, rule_index: p.rule })),
-            rules: group.rules.map(({ index, rule, matchedCount }) => ({
-              index,
-              name: rule.name,
-              description: rule.description ?? null,
-              provider: providersOf(rule),
-              operations: OPERATIONS.filter((op) => rule[op] !== undefined),
-              match: (rule.match as Record<string, unknown> | undefined) ?? null,
-              default: rule.default === true,
-              matched_count: matchedCount,
+          status: 200,
+          body: ok(
+            'Scenarios',
+            deps.scenarios.describe().map((group) => ({
+              file: group.file,
+              warnings: group.problems.map((p) => ({
+                line: p.line,
+                column: p.column,
+                severity: p.severity,
+                code: p.code as WarningCode /* a loaded file is never invalid */,
+                message: p.message,
+                rule_index: p.rule,
+              })),
+              rules: group.rules.map(({ index, rule, matchedCount }) => ({
+                index,
+                name: rule.name,
+                description: rule.description ?? null,
+                provider: providersOf(rule),
+                operations: OPERATIONS.filter((op) => rule[op] !== undefined),
+                match: (rule.match as Record<string, unknown> | undefined) ?? null,
+                default: rule.default === true,
+                matched_count: matchedCount,
+              })),
             })),
-          })),
-        ),
+          ),
         };
       },
     }),

@@ -27,7 +27,10 @@ function canonicalMsisdn(value: string): string {
 const compiledRegex = new WeakMap<Predicate, RegExp>();
 function regexOf(predicate: Predicate, source: string): RegExp {
   let regex = compiledRegex.get(predicate);
-  if (!regex) compiledRegex.set(predicate, (regex = new RegExp(source)));
+  if (!regex) {
+    regex = new RegExp(source);
+    compiledRegex.set(predicate, regex);
+  }
   return regex;
 }
 

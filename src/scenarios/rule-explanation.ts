@@ -18,9 +18,7 @@ export interface RuleRef {
   rule_name: string;
 }
 
-export type RuleMatchReport =
-  | { matched: true; file: string | null; rule_index: number | null; rule_name: string }
-  | { matched: false; nearest: RuleRef | null; failed: string };
+export type RuleMatchReport = { matched: true; file: string | null; rule_index: number | null; rule_name: string } | { matched: false; nearest: RuleRef | null; failed: string };
 
 /** One condition of a rule on one call: does it hold, and if not, why not. */
 interface Condition {
@@ -123,11 +121,7 @@ export function ruleRef(rule: ScenarioRule, index: number): RuleRef {
  * fields the call does not carry; then the one in the state it needs and with a behaviour for this
  * operation and provider; then the earliest. Null when no rules are loaded.
  */
-export function explainMiss(
-  rules: readonly ScenarioRule[],
-  query: RailQuery,
-  stateOf: (scenario: string) => string = () => START_STATE,
-): { nearest: RuleRef; failed: string } | null {
+export function explainMiss(rules: readonly ScenarioRule[], query: RailQuery, stateOf: (scenario: string) => string = () => START_STATE): { nearest: RuleRef; failed: string } | null {
   let best: { index: number; score: number; failed: string } | null = null;
   for (const [index, rule] of rules.entries()) {
     const conditions = ruleConditions(rule, query, stateOf);
@@ -143,12 +137,7 @@ export function explainMiss(
 }
 
 /** What the inspector shows for one call: the rule that decided it, or why none did. */
-export function reportMatch(
-  rules: readonly ScenarioRule[],
-  query: RailQuery,
-  decision: Decision | undefined,
-  stateOf: (scenario: string) => string = () => START_STATE,
-): RuleMatchReport {
+export function reportMatch(rules: readonly ScenarioRule[], query: RailQuery, decision: Decision | undefined, stateOf: (scenario: string) => string = () => START_STATE): RuleMatchReport {
   if (decision) {
     const rule = decision.index !== undefined ? rules[decision.index] : undefined;
     if (rule) return { matched: true, ...ruleRef(rule, decision.index!) };

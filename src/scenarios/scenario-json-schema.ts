@@ -107,7 +107,7 @@ export function scenarioJsonSchema(): Json {
 
 /** The file's text: stable key order from the generator, two-space indent, trailing newline. */
 export function scenarioJsonSchemaText(): string {
-  return JSON.stringify(scenarioJsonSchema(), null, 2) + '\n';
+  return `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
 }
 
 export function writeScenarioJsonSchema(path = SCENARIO_SCHEMA_PATH): string {

@@ -96,7 +96,12 @@ function msisdnFindings(p: Predicate, path: Path, context: Context): Finding[] {
     } else if (prefix.startsWith('0')) {
       if (!ghanaPrefixPossible(prefix)) out.push(neverHolds(context, [...path, 'prefix'], `no Ghana mobile number starts with ${prefix}`));
     } else {
-      out.push({ path: [...path, 'prefix'], severity: 'warning', code: 'no-effect', message: `prefix ${prefix} matches no Ghana mobile number (read as 0XXXXXXXXX): only calls made straight to a mock with other numbers` });
+      out.push({
+        path: [...path, 'prefix'],
+        severity: 'warning',
+        code: 'no-effect',
+        message: `prefix ${prefix} matches no Ghana mobile number (read as 0XXXXXXXXX): only calls made straight to a mock with other numbers`,
+      });
     }
   }
   return out;
@@ -125,7 +130,11 @@ function valuesFindings(p: Predicate, path: Path, context: Context, field: strin
 
 /** The providers a rule answers for, per operation ('any' for the ones not named). */
 function speaksFor(rule: ScenarioRule): { op: (typeof OPERATIONS)[number]; provider: string }[] {
-  return OPERATIONS.flatMap((op) => Object.entries(rule[op] ?? {}).filter(([, v]) => v !== undefined).map(([provider]) => ({ op, provider })));
+  return OPERATIONS.flatMap((op) =>
+    Object.entries(rule[op] ?? {})
+      .filter(([, v]) => v !== undefined)
+      .map(([provider]) => ({ op, provider })),
+  );
 }
 
 function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, context: Context): Finding[] {
@@ -149,7 +158,11 @@ function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, contex
   }
   // A network that contradicts the number's prefix: the API lets a charge name the network of a
   // ported number, so the rule can match, but only such a call, and never at mtn-momo.
-  const networks = block.network ? listed(block.network)?.map(String).filter((n) => (NETWORKS as readonly string[]).includes(n)) : undefined;
+  const networks = block.network
+    ? listed(block.network)
+        ?.map(String)
+        .filter((n) => (NETWORKS as readonly string[]).includes(n))
+    : undefined;
   const issued = block.msisdn ? networksOf(block.msisdn) : new Set<string>();
   if (networks?.length && issued.size && !networks.some((n) => issued.has(n))) {
     out.push({
@@ -172,8 +185,8 @@ function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, contex
       out.push(neverHolds(context, [...path, 'provider'], `the rule matches provider ${providers.join(', ')} but answers only for ${[...new Set(answered.map((s) => s.provider))].join(', ')}`));
     }
   }
-  block.all?.forEach((b, i) => out.push(...matchFindings(rule, b, [...path, 'all', i], context)));
-  block.any?.forEach((b, i) => out.push(...matchFindings(rule, b, [...path, 'any', i], context === 'all' ? 'any' : context)));
+  for (const [i, b] of (block.all ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'all', i], context));
+  for (const [i, b] of (block.any ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'any', i], context === 'all' ? 'any' : context));
   if (block.not) out.push(...matchFindings(rule, block.not, [...path, 'not'], context === 'not' ? 'all' : 'not'));
   return out;
 }
@@ -188,15 +201,15 @@ function behaviourFindings(op: (typeof OPERATIONS)[number], b: Behaviour, path: 
     noEffect([...path, b.callback ? 'callback' : 'extra_callbacks'], 'a name enquiry is answered at once: resolve never calls back');
   }
   if (op !== 'resolve' && (b.respond === 'reject' || b.respond === 'server_error') && (b.callback || b.extra_callbacks)) {
-    noEffect([...path, b.callback ? 'callback' : 'extra_callbacks'], `respond: ${b.respond} creates no transaction, so its callback is never sent (use timeout, malformed or reset for a late callback)`);
+    noEffect(
+      [...path, b.callback ? 'callback' : 'extra_callbacks'],
+      `respond: ${b.respond} creates no transaction, so its callback is never sent (use timeout, malformed or reset for a late callback)`,
+    );
   }
   if (b.http_status !== undefined && b.respond !== 'reject' && b.respond !== 'server_error') {
     noEffect([...path, 'http_status'], `http_status sets the status of a reject or server_error only, not of respond: ${b.respond}`);
   }
-  for (const [at, callback] of [
-    [[...path, 'callback'], b.callback] as const,
-    ...(b.extra_callbacks ?? []).map((c, i) => [[...path, 'extra_callbacks', i], c] as const),
-  ]) {
+  for (const [at, callback] of [[[...path, 'callback'], b.callback] as const, ...(b.extra_callbacks ?? []).map((c, i) => [[...path, 'extra_callbacks', i], c] as const)]) {
     if (!callback) continue;
     if (callback.duplicate_after_seconds !== undefined && callback.duplicate !== true) {
       noEffect([...at, 'duplicate_after_seconds'], 'duplicate_after_seconds does nothing without duplicate: true');
@@ -260,7 +273,7 @@ export function lintScenario(scenario: ScenarioFile, file: string, locate: Locat
     if (rule.match) findings.push(...matchFindings(rule, rule.match, ['rules', index, 'match'], 'all'));
     for (const op of OPERATIONS) {
       for (const [provider, sequence] of Object.entries(rule[op] ?? {})) {
-        sequence?.forEach((b, k) => findings.push(...behaviourFindings(op, b, ['rules', index, op, provider, k])));
+        for (const [k, b] of (sequence ?? []).entries()) findings.push(...behaviourFindings(op, b, ['rules', index, op, provider, k]));
       }
     }
     if (rule.state && rule.state.requires === undefined && rule.state.sets === undefined) {

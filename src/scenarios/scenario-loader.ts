@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { displayPath } from '../kernel/display-path.ts';
 import { parseYamlSource, parseYamlWith, pathText, YamlSourceError, type Located, type SourceProblem } from '../kernel/yaml-source.ts';
@@ -19,7 +19,7 @@ export function expandScenarioPaths(paths: readonly string[], cwd = process.cwd(
   const out: string[] = [];
   for (const p of paths) {
     const full = resolve(cwd, p);
-    let stat;
+    let stat: Stats;
     try {
       stat = statSync(full);
     } catch {
@@ -56,9 +56,7 @@ function identifierAt(path: readonly (string | number)[]): string | undefined {
   if (!IDENTIFIERS.has(field!)) return undefined;
   const rest = path.slice(i + 1);
   const inPredicate =
-    rest.length === 0 ||
-    (rest.length === 1 && (rest[0] === 'equals' || rest[0] === 'prefix' || rest[0] === 'regex')) ||
-    (rest.length === 2 && rest[0] === 'one_of' && typeof rest[1] === 'number');
+    rest.length === 0 || (rest.length === 1 && (rest[0] === 'equals' || rest[0] === 'prefix' || rest[0] === 'regex')) || (rest.length === 2 && rest[0] === 'one_of' && typeof rest[1] === 'number');
   return inPredicate ? String(field) : undefined;
 }
 
@@ -91,7 +89,7 @@ export function loadScenarios(paths: readonly string[], cwd = process.cwd()): Lo
   });
   // Each rule remembers its file and place, so the requests inspector can name it.
   for (const { path, scenario } of files) {
-    scenario.rules.forEach((rule, index) => tagRuleSource(rule, { file: displayPath(path, cwd), index }));
+    for (const [index, rule] of scenario.rules.entries()) tagRuleSource(rule, { file: displayPath(path, cwd), index });
   }
   return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
 }

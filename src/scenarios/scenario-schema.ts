@@ -4,7 +4,12 @@ import { PROVIDER_IDS } from '../providers/provider-catalog.ts';
 import { replaySettingsSchema, scriptStepSchema } from './script-schema.ts';
 
 const callback = z.strictObject({
-  after_seconds: z.number().min(0).max(30 * 24 * 3600).default(3).describe('Business seconds after acceptance'),
+  after_seconds: z
+    .number()
+    .min(0)
+    .max(30 * 24 * 3600)
+    .default(3)
+    .describe('Business seconds after acceptance'),
   status: z.enum(['success', 'failed']),
   reason: z.string().min(1).optional().describe('Upstream reason code when failed, e.g. NOT_ENOUGH_FUNDS'),
   drop: z.boolean().default(false).describe('Settle without calling back: only a status poll finds out'),
@@ -27,10 +32,7 @@ export const behaviourSchema = z.strictObject({
 export const SCENARIO_PROVIDERS = [...PROVIDER_IDS, 'any'] as const;
 
 /** One behaviour, or a sequence: the first call gets the first, and so on; the last repeats. */
-const behaviourOrSequence = z.preprocess(
-  (v) => (Array.isArray(v) ? v : v === undefined ? v : [v]),
-  z.array(behaviourSchema).min(1, 'a sequence needs at least one behaviour'),
-);
+const behaviourOrSequence = z.preprocess((v) => (Array.isArray(v) ? v : v === undefined ? v : [v]), z.array(behaviourSchema).min(1, 'a sequence needs at least one behaviour'));
 
 /** Behaviour per provider; `any` covers providers not named. */
 const perProvider = z
@@ -46,9 +48,7 @@ function compiles(source: string): boolean {
   }
 }
 
-const rangeSchema = z
-  .strictObject({ min: z.number().optional(), max: z.number().optional() })
-  .refine((r) => r.min !== undefined || r.max !== undefined, 'range needs min or max');
+const rangeSchema = z.strictObject({ min: z.number().optional(), max: z.number().optional() }).refine((r) => r.min !== undefined || r.max !== undefined, 'range needs min or max');
 
 const ONE_PREDICATE = 'give exactly one of equals, prefix, regex, one_of, range';
 const onePredicate = (p: Record<string, unknown>) => Object.values(p).filter((v) => v !== undefined).length === 1;
@@ -62,7 +62,10 @@ export const predicateSchema = z.preprocess(
       equals: z.union([z.string(), z.number()]).optional(),
       prefix: z.string().min(1).optional(),
       regex: z.string().min(1).refine(compiles, 'regex does not compile').optional(),
-      one_of: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+      one_of: z
+        .array(z.union([z.string(), z.number()]))
+        .min(1)
+        .optional(),
       range: rangeSchema.optional(),
     })
     .refine(onePredicate, ONE_PREDICATE),
@@ -81,7 +84,10 @@ export const identifierPredicateSchema = z.preprocess(
       equals: z.string({ error: IDENTIFIER }).optional(),
       prefix: z.string({ error: IDENTIFIER }).min(1).optional(),
       regex: z.string({ error: IDENTIFIER }).min(1).refine(compiles, 'regex does not compile').optional(),
-      one_of: z.array(z.string({ error: IDENTIFIER })).min(1).optional(),
+      one_of: z
+        .array(z.string({ error: IDENTIFIER }))
+        .min(1)
+        .optional(),
       range: rangeSchema.optional(),
     })
     .refine(onePredicate, ONE_PREDICATE),

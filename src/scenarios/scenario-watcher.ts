@@ -26,12 +26,7 @@ const SCENARIO_FILE = /\.ya?ml$/;
  * (a touch, a second event for the same save) reloads nothing, so rule state is not reset for
  * nothing.
  */
-export function watchScenarios(
-  paths: string[],
-  onChange: (loaded: LoadedScenarios) => void,
-  onError: (message: string) => void,
-  options: WatchOptions = {},
-): ScenarioWatcher {
+export function watchScenarios(paths: string[], onChange: (loaded: LoadedScenarios) => void, onError: (message: string) => void, options: WatchOptions = {}): ScenarioWatcher {
   const cwd = options.cwd ?? process.cwd();
   const debounceMs = options.debounceMs ?? 100;
   let closed = false;

@@ -25,7 +25,11 @@ export const requestStepSchema = z.strictObject({
 
 export const advanceStepSchema = z.strictObject({
   name: label,
-  advance: z.number().min(0).max(366 * 24 * 3600).describe('Seconds of virtual time; due jobs run in order'),
+  advance: z
+    .number()
+    .min(0)
+    .max(366 * 24 * 3600)
+    .describe('Seconds of virtual time; due jobs run in order'),
 });
 
 export const expectWebhookStepSchema = z.strictObject({
@@ -56,7 +60,13 @@ export const scriptStepSchema = z.union([requestStepSchema, advanceStepSchema, e
 });
 
 export const replaySettingsSchema = z.strictObject({
-  seed: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('Default: 1, or --seed'),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional()
+    .describe('Default: 1, or --seed'),
   config: z.record(z.string(), z.unknown()).optional().describe('Configuration overrides for this replay, e.g. trading.screening'),
   webhook_receiver: z
     .strictObject({

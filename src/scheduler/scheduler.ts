@@ -10,7 +10,6 @@ import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbe
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number; partition: string | null }) => Promise<void>;
 
-
 export interface ScheduledJob {
   kind: string;
   runAt: number;

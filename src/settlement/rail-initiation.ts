@@ -97,11 +97,7 @@ export async function runInitiation<T extends { id: string; status: string }>(de
  *   rail's duplicate sessionId); the adapters read that as its acceptance. None can take it: 502,
  *   and the record fails (a transfer's reservation is refunded).
  */
-export async function resumeInitiation<T extends { id: string; status: string }>(
-  deps: InitiationDeps,
-  spec: Initiation<T>,
-  record: InterruptedRecord,
-): Promise<void> {
+export async function resumeInitiation<T extends { id: string; status: string }>(deps: InitiationDeps, spec: Initiation<T>, record: InterruptedRecord): Promise<void> {
   if (record.status !== spec.pendingStatus || record.provider !== null) {
     await deps.store.transaction(async (tx) => {
       const present = await spec.present(tx);

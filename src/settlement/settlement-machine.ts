@@ -7,14 +7,7 @@ import type { IdempotencyClaim } from '../idempotency/idempotency-service.ts';
 import type { Posting } from '../ledger/journal.ts';
 import type { Environment } from '../kernel/environment.ts';
 import type { RailAccepted, RailOutcome, StatusQuery } from '../rails/provider-port.ts';
-import {
-  RAIL_POLL,
-  type PollPayload,
-  type SettlementResult,
-  type SettlementSource,
-  type SettlementTarget,
-  type SettlementView,
-} from '../rails/settlement-target.ts';
+import { RAIL_POLL, type PollPayload, type SettlementResult, type SettlementSource, type SettlementTarget, type SettlementView } from '../rails/settlement-target.ts';
 import type { Db } from '../store/db.ts';
 import { decodeCursor, keysetPage } from '../store/repositories/keyset-page.ts';
 import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
@@ -80,9 +73,7 @@ export interface RailRecordKind<Row extends RailRecordRow, T extends { id: strin
  * settlement by the provider that accepted it (callback or poll), failure, late-success reversal,
  * and recovery after a stop. It is the SettlementTarget the rails settle through.
  */
-export class SettlementMachine<Row extends RailRecordRow, T extends { id: string; status: string } & Record<string, unknown>>
-  implements SettlementTarget
-{
+export class SettlementMachine<Row extends RailRecordRow, T extends { id: string; status: string } & Record<string, unknown>> implements SettlementTarget {
   readonly object: string;
   readonly idPrefix: string;
   readonly operation: StatusQuery['operation'];
@@ -152,7 +143,10 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   /** Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation). */
   async initiate(id: string, claim: IdempotencyClaim): Promise<RouteResult> {
     const row = (await this.row(this.deps.store, id))!;
-    return runInitiation(this.deps, this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response)));
+    return runInitiation(
+      this.deps,
+      this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response)),
+    );
   }
 
   /** Finishes a record whose initiation a stop interrupted, and answers its Idempotency-Key (see resumeInitiation). */
@@ -192,8 +186,15 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     // Every word that reaches a known record is kept for its timeline, with what it did.
     const notice = async (tx: Db, row: Row, result: string) =>
       recordRailNotice(tx, {
-        environment: row.environment, objectType: object, objectId: id, provider: providerName, source,
-        status: outcome.status, reason: outcome.status === 'failed' ? outcome.reason : null, result, at: clock.now(),
+        environment: row.environment,
+        objectType: object,
+        objectId: id,
+        provider: providerName,
+        source,
+        status: outcome.status,
+        reason: outcome.status === 'failed' ? outcome.reason : null,
+        result,
+        at: clock.now(),
       });
     if (outcome.status === 'pending') {
       const row = await this.row(this.deps.store, id);
@@ -213,20 +214,21 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
   }
 
   /** settle() on a known record, in its transaction. */
-  private async apply(
-    tx: Db,
-    row: Row,
-    providerName: string,
-    outcome: Extract<RailOutcome, { status: 'success' | 'failed' }>,
-    source: SettlementSource,
-  ): Promise<SettlementResult> {
+  private async apply(tx: Db, row: Row, providerName: string, outcome: Extract<RailOutcome, { status: 'success' | 'failed' }>, source: SettlementSource): Promise<SettlementResult> {
     const { clock, ledger, outbox, logger } = this.deps;
     const { object, pendingStatus } = this.kind;
     const { id } = row;
     const late = () =>
       reconcileLateSuccess(tx, this.deps, {
-        object, operation: this.kind.operation, id, environment: row.environment, merchantId: row.merchant_id, provider: providerName,
-        amount: row.amount, source, snapshot: this.kind.present(row),
+        object,
+        operation: this.kind.operation,
+        id,
+        environment: row.environment,
+        merchantId: row.merchant_id,
+        provider: providerName,
+        amount: row.amount,
+        source,
+        snapshot: this.kind.present(row),
       });
     // Another provider serves this record: a success from this one is a late success of an
     // abandoned provider, to reverse; anything else from it means nothing.

@@ -78,7 +78,10 @@ export class PostgresStore implements Store {
   /** Plain statements asked for since then, still running: the next transaction waits for them. */
   private readonly running = new Set<Promise<unknown>>();
 
-  private constructor(readonly url: string, options: PostgresStoreOptions) {
+  private constructor(
+    readonly url: string,
+    options: PostgresStoreOptions,
+  ) {
     // application_name shows railyard's connections in pg_stat_activity (a URL's own setting wins).
     this.pool = new pg.Pool({ application_name: 'railyard', connectionString: url, max: options.poolSize ?? 10, types });
     // An idle client that loses its connection (a restarted server) is dropped, not fatal.
@@ -215,9 +218,7 @@ export class PostgresStore implements Store {
           // On SQLite a caught failure leaves the rest of the transaction standing; here COMMIT would
           // quietly roll all of it back. Say so instead (or run again, if it was a conflict).
           if (failed) {
-            throw retryable(failed.error)
-              ? failed.error
-              : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: failed.error });
+            throw retryable(failed.error) ? failed.error : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: failed.error });
           }
           await client.query('COMMIT');
           return value;

@@ -41,10 +41,7 @@ export async function raiseVirtualTime(db: Db, epochMs: number): Promise<void> {
 }
 
 export async function saveVirtualTime(db: Db, epochMs: number): Promise<void> {
-  await db.run(
-    "INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-    [epochMs],
-  );
+  await db.run("INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", [epochMs]);
 }
 
 // Heartbeats: each live boot on a shared database writes `heartbeat:<boot>` (wall-clock epoch ms)
@@ -72,9 +69,9 @@ export async function liveBoots(db: Db, sinceWallMs: number): Promise<number[]> 
  * true for the one instance that got it. Work every instance could do, done by one at a time.
  */
 export async function claimSweep(db: Db, wallMs: number, leaseUntil: number): Promise<boolean> {
-  const r = await db.run(
-    "INSERT INTO runtime_state (name, value) VALUES ('sweep_lease', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE runtime_state.value < ?",
-    [leaseUntil, wallMs],
-  );
+  const r = await db.run("INSERT INTO runtime_state (name, value) VALUES ('sweep_lease', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE runtime_state.value < ?", [
+    leaseUntil,
+    wallMs,
+  ]);
   return r.changes > 0;
 }

@@ -72,9 +72,7 @@ export class SqliteStore implements Store {
 
   private migrate(): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)');
-    const applied = new Set(
-      (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-    );
+    const applied = new Set((this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
     for (const m of MIGRATIONS) {
       if (applied.has(m.version)) continue;
       this.db.exec('BEGIN IMMEDIATE');

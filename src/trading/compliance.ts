@@ -14,7 +14,10 @@ const key = (address: string) => (address.startsWith('0x') ? address.toLowerCase
 export class Compliance {
   private readonly blocked: Set<string>;
   private readonly review: Set<string>;
-  constructor(config: Pick<TradingConfig, 'screening'>, private readonly ladder: ServiceLadder) {
+  constructor(
+    config: Pick<TradingConfig, 'screening'>,
+    private readonly ladder: ServiceLadder,
+  ) {
     this.blocked = new Set(config.screening.blocked.map(key));
     this.review = new Set(config.screening.review.map(key));
   }

@@ -90,7 +90,6 @@ interface Walk {
   readonly random: SeededRandom;
 }
 
-
 export class PriceFeed {
   private readonly intervalMs: number;
   private readonly volatility: number;
@@ -129,10 +128,7 @@ export class PriceFeed {
   }
 
   private async load(): Promise<void> {
-    const [rows, state] = await Promise.all([
-      this.repo.legs(this.deps.store),
-      this.repo.state(this.deps.store),
-    ]);
+    const [rows, state] = await Promise.all([this.repo.legs(this.deps.store), this.repo.state(this.deps.store)]);
     const frozenAt = state?.frozen_at == null ? null : Number(state.frozen_at);
     const snapshots = new Map<Asset, Leg>();
     for (const row of rows) {
@@ -269,7 +265,7 @@ export class PriceFeed {
       const start = walk.start;
       let value = walk.value;
       for (let k = walk.step; k < target; k++) {
-        const r = BigInt(walk.random.nextUint32()) % span - volatility;
+        const r = (BigInt(walk.random.nextUint32()) % span) - volatility;
         value = value + (value * r) / BPS + (start - value) / PULL_DIVISOR;
         if (value < 1n) value = 1n;
       }

@@ -225,10 +225,13 @@ export class TradeService {
       let response: RouteResult;
       if (quote.side === 'buy' && screening === 'review') {
         // Parked: the cedis are held until compliance decides.
-        await this.deps.ledger.post(tx, this.journal(auth.environment, id, 'trade.reserved', 'hold cedis for a buy under review', [
-          { account: accounts.walletAvailable(auth.merchantId), currency: 'GHS', amount: -quote.net_fiat_amount },
-          { account: accounts.walletReserved(auth.merchantId), currency: 'GHS', amount: quote.net_fiat_amount },
-        ]));
+        await this.deps.ledger.post(
+          tx,
+          this.journal(auth.environment, id, 'trade.reserved', 'hold cedis for a buy under review', [
+            { account: accounts.walletAvailable(auth.merchantId), currency: 'GHS', amount: -quote.net_fiat_amount },
+            { account: accounts.walletReserved(auth.merchantId), currency: 'GHS', amount: quote.net_fiat_amount },
+          ]),
+        );
         const row = await this.transition(tx, id, 'under_review', {}, 'delivery address flagged for review');
         await this.deps.outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'compliance.review_required', objectType: 'trade', object: await this.present(tx, row) });
         response = {
@@ -262,14 +265,17 @@ export class TradeService {
     const atBenchmark = Number(fiatForAsset(BigInt(trade.asset_amount), BigInt(trade.benchmark_rate), 'down'));
     const spread = trade.net_fiat_amount - atBenchmark;
     const wallet = from === 'available' ? accounts.walletAvailable(trade.merchant_id) : accounts.walletReserved(trade.merchant_id);
-    await this.deps.ledger.post(tx, this.journal(trade.environment, id, 'trade.settled', `buy ${trade.asset} on ${trade.network}`, [
-      { account: wallet, currency: 'GHS', amount: -trade.net_fiat_amount },
-      // A trade worth less than a pesewa at the benchmark is all spread.
-      ...(atBenchmark > 0 ? [{ account: accounts.treasuryCedis(), currency: 'GHS', amount: atBenchmark }] : []),
-      ...(spread > 0 ? [{ account: accounts.spreadRevenue(), currency: 'GHS', amount: spread }] : []),
-      { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset, amount: -trade.asset_amount },
-      { account: accounts.chain(trade.network), currency: trade.asset, amount: trade.asset_amount },
-    ]));
+    await this.deps.ledger.post(
+      tx,
+      this.journal(trade.environment, id, 'trade.settled', `buy ${trade.asset} on ${trade.network}`, [
+        { account: wallet, currency: 'GHS', amount: -trade.net_fiat_amount },
+        // A trade worth less than a pesewa at the benchmark is all spread.
+        ...(atBenchmark > 0 ? [{ account: accounts.treasuryCedis(), currency: 'GHS', amount: atBenchmark }] : []),
+        ...(spread > 0 ? [{ account: accounts.spreadRevenue(), currency: 'GHS', amount: spread }] : []),
+        { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset, amount: -trade.asset_amount },
+        { account: accounts.chain(trade.network), currency: trade.asset, amount: trade.asset_amount },
+      ]),
+    );
     const txId = makeTransactionId(trade.network, () => this.deps.ids.nextUint32());
     await this.transition(tx, id, 'completed', { transaction_id: txId, settled_fiat_amount: trade.net_fiat_amount }, 'asset sent on chain');
     return this.transition(tx, id, 'settled');
@@ -280,13 +286,17 @@ export class TradeService {
     return this.deps.store.transaction(async (tx) => {
       const trade = await this.owned(tx, auth, input.trade_reference);
       if (trade.side !== 'sell' || trade.status !== 'pending_payment') {
-        throw new ValidationError(`Trade ${trade.id} is not awaiting a deposit (it is a ${trade.side} in status ${trade.status})`, [
-          { field: 'trade_reference', message: 'not awaiting a deposit' },
-        ]);
+        throw new ValidationError(`Trade ${trade.id} is not awaiting a deposit (it is a ${trade.side} in status ${trade.status})`, [{ field: 'trade_reference', message: 'not awaiting a deposit' }]);
       }
       const now = this.deps.clock.now();
       const txId = makeTransactionId(trade.network, () => this.deps.ids.nextUint32());
-      const row = await this.transition(tx, trade.id, 'pending_confirmation', { deposited_amount: input.asset_amount, deposited_at: now, transaction_id: txId }, `deposit of ${input.asset_amount} seen on chain`);
+      const row = await this.transition(
+        tx,
+        trade.id,
+        'pending_confirmation',
+        { deposited_amount: input.asset_amount, deposited_at: now, transaction_id: txId },
+        `deposit of ${input.asset_amount} seen on chain`,
+      );
       const blockMs = (this.deps.config.trading.block_seconds[trade.network] ?? 10) * 1000;
       await this.deps.scheduler.schedule(tx, { kind: 'trade.confirm', runAt: now + this.requiredConfirmations(trade.network) * blockMs, payload: { id: trade.id }, partition: trade.id });
       return this.present(tx, row);
@@ -301,7 +311,7 @@ export class TradeService {
   private async confirmDeposit(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const trade = await this.row(tx, id);
-      if (!trade || trade.status !== 'pending_confirmation') return;
+      if (trade?.status !== 'pending_confirmation') return;
       const deposited = trade.deposited_amount!;
       const used = Math.min(deposited, trade.asset_amount);
       const excess = deposited - used;
@@ -311,14 +321,17 @@ export class TradeService {
       await this.repo.setConfirmations(tx, id, this.requiredConfirmations(trade.network), this.deps.clock.now());
       const confirmed = (await this.row(tx, id))!;
       await this.deps.outbox.emit(tx, { environment: trade.environment, merchantId: trade.merchant_id, type: 'deposit.confirmed', objectType: 'trade', object: await this.present(tx, confirmed) });
-      await this.deps.ledger.post(tx, this.journal(trade.environment, id, 'trade.settled', `sell ${trade.asset} on ${trade.network}`, [
-        { account: accounts.chain(trade.network), currency: trade.asset, amount: -deposited },
-        { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset, amount: used },
-        ...(excess > 0 ? [{ account: accounts.merchantExcess(trade.merchant_id, trade.asset, trade.network), currency: trade.asset, amount: excess }] : []),
-        ...(atBenchmark > 0 ? [{ account: accounts.treasuryCedis(), currency: 'GHS', amount: -atBenchmark }] : []),
-        ...(credited > 0 ? [{ account: accounts.walletAvailable(trade.merchant_id), currency: 'GHS', amount: credited }] : []),
-        ...(atBenchmark - credited > 0 ? [{ account: accounts.spreadRevenue(), currency: 'GHS', amount: atBenchmark - credited }] : []),
-      ]));
+      await this.deps.ledger.post(
+        tx,
+        this.journal(trade.environment, id, 'trade.settled', `sell ${trade.asset} on ${trade.network}`, [
+          { account: accounts.chain(trade.network), currency: trade.asset, amount: -deposited },
+          { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset, amount: used },
+          ...(excess > 0 ? [{ account: accounts.merchantExcess(trade.merchant_id, trade.asset, trade.network), currency: trade.asset, amount: excess }] : []),
+          ...(atBenchmark > 0 ? [{ account: accounts.treasuryCedis(), currency: 'GHS', amount: -atBenchmark }] : []),
+          ...(credited > 0 ? [{ account: accounts.walletAvailable(trade.merchant_id), currency: 'GHS', amount: credited }] : []),
+          ...(atBenchmark - credited > 0 ? [{ account: accounts.spreadRevenue(), currency: 'GHS', amount: atBenchmark - credited }] : []),
+        ]),
+      );
       const note = used < trade.asset_amount ? `underpaid: settled ${used} of ${trade.asset_amount} pro rata` : excess > 0 ? `overpaid by ${excess}: held for the merchant` : null;
       await this.transition(tx, id, 'completed', { settled_fiat_amount: credited, excess_amount: excess }, note);
       await this.transition(tx, id, 'settled');
@@ -329,7 +342,7 @@ export class TradeService {
   private async depositDeadline(id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const trade = await this.row(tx, id);
-      if (!trade || trade.status !== 'pending_payment') return;
+      if (trade?.status !== 'pending_payment') return;
       await this.transition(tx, id, 'failed', { failure_reason: 'deposit_not_received' }, 'no deposit within the window');
     });
   }
@@ -355,10 +368,13 @@ export class TradeService {
         throw new ValidationError(`Trade ${trade.id} is not under review (it is ${trade.status})`, [{ field: 'reference', message: 'not under review' }]);
       }
       if (decision === 'approve') return this.present(tx, await this.settleBuy(tx, trade.id, 'reserved'));
-      await this.deps.ledger.post(tx, this.journal(trade.environment, trade.id, 'trade.released', 'release cedis held for a rejected buy', [
-        { account: accounts.walletReserved(trade.merchant_id), currency: 'GHS', amount: -trade.net_fiat_amount },
-        { account: accounts.walletAvailable(trade.merchant_id), currency: 'GHS', amount: trade.net_fiat_amount },
-      ]));
+      await this.deps.ledger.post(
+        tx,
+        this.journal(trade.environment, trade.id, 'trade.released', 'release cedis held for a rejected buy', [
+          { account: accounts.walletReserved(trade.merchant_id), currency: 'GHS', amount: -trade.net_fiat_amount },
+          { account: accounts.walletAvailable(trade.merchant_id), currency: 'GHS', amount: trade.net_fiat_amount },
+        ]),
+      );
       return this.present(tx, await this.transition(tx, trade.id, 'failed', { failure_reason: 'rejected_by_compliance' }, 'rejected in review'));
     });
   }

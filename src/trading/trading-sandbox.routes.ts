@@ -14,7 +14,8 @@ export function tradingSandboxRoutes(deps: { trades: TradeService; ladder: Servi
       path: '/api/v1/sandbox/deposits',
       operationId: 'sandboxSimulateDeposit',
       summary: "Simulate the merchant's on-chain deposit for a sell",
-      description: 'The trade moves to pending_confirmation and settles once the network has its confirmations (on the clock). Less than quoted settles pro rata; more is settled as quoted and the excess held.',
+      description:
+        'The trade moves to pending_confirmation and settles once the network has its confirmations (on the clock). Less than quoted settles pro rata; more is settled as quoted and the excess held.',
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
@@ -63,7 +64,7 @@ export function tradingSandboxRoutes(deps: { trades: TradeService; ladder: Servi
       method: 'post',
       path: '/api/v1/sandbox/merchant/trading',
       operationId: 'sandboxSetTradingStage',
-      summary: "Move the merchant along the service ladder: none, requested, sandbox, live",
+      summary: 'Move the merchant along the service ladder: none, requested, sandbox, live',
       description: 'Test keys trade from the sandbox stage on, live keys only at live; otherwise quotes and trades answer compliance_block.',
       tag: 'Sandbox',
       area: 'admin',

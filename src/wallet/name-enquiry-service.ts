@@ -21,26 +21,19 @@ export class NameEnquiryService {
   }
 
   async bank(auth: AuthContext, input: { account_number: string; bank_code: string }): Promise<NameResolution> {
-    const found = await this.lookup(auth, 'bank', undefined, (p) =>
-      p.resolveName({ channel: 'bank', accountNumber: input.account_number, bankCode: input.bank_code }),
-    );
+    const found = await this.lookup(auth, 'bank', undefined, (p) => p.resolveName({ channel: 'bank', accountNumber: input.account_number, bankCode: input.bank_code }));
     if (!found.result) {
       throw new NotFoundError(`No account ${input.account_number} found at bank ${input.bank_code}`, { account_number: input.account_number, bank_code: input.bank_code });
     }
     return { name: found.result.name, instrument: input.account_number, channel: 'bank', provider: found.provider.name, bank_code: input.bank_code };
   }
 
-  private async lookup(
-    auth: AuthContext,
-    channel: 'momo' | 'bank',
-    network: 'MTN' | 'TELECEL' | 'AT' | undefined,
-    call: Parameters<RailRouter['route']>[1],
-  ) {
+  private async lookup(auth: AuthContext, channel: 'momo' | 'bank', network: 'MTN' | 'TELECEL' | 'AT' | undefined, call: Parameters<RailRouter['route']>[1]) {
     try {
-      return (await this.deps.router.route(
-        { environment: auth.environment, channel, network, operation: 'resolve', refType: 'name_enquiry', refId: this.deps.ids.next('ne') },
-        call,
-      )) as { provider: { name: string }; result: { name: string } | null };
+      return (await this.deps.router.route({ environment: auth.environment, channel, network, operation: 'resolve', refType: 'name_enquiry', refId: this.deps.ids.next('ne') }, call)) as {
+        provider: { name: string };
+        result: { name: string } | null;
+      };
     } catch (err) {
       // A provider refusing the enquiry on its merits is, to the merchant, an account that does not resolve.
       if (err instanceof RailError) throw new NotFoundError('The provider could not resolve this account', { provider_code: err.detail.providerCode ?? null });

@@ -97,12 +97,27 @@ export class TransferService {
     await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
       await this.transfers.insert(tx, {
-        id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, channel: body.channel,
-        msisdn: recipient.msisdn, network: recipient.network ?? null, accountNumber: recipient.account_number, bankCode: recipient.bank_code,
-        bankAccountName: recipient.bank_account_name, now,
+        id,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        amount: body.amount,
+        fees,
+        channel: body.channel,
+        msisdn: recipient.msisdn,
+        network: recipient.network ?? null,
+        accountNumber: recipient.account_number,
+        bankCode: recipient.bank_code,
+        bankAccountName: recipient.bank_account_name,
+        now,
       });
       await reservePayout(tx, ledger, {
-        object: 'transfer', id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, memo: `reserve ${body.channel} payout`,
+        object: 'transfer',
+        id,
+        environment: auth.environment,
+        merchantId: auth.merchantId,
+        amount: body.amount,
+        fees,
+        memo: `reserve ${body.channel} payout`,
       });
       await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
     });

@@ -8,7 +8,18 @@ import type { ChargeService } from './charge-service.ts';
 import type { NameEnquiryService } from './name-enquiry-service.ts';
 import type { TransactionService } from './transaction-service.ts';
 import type { TransferService } from './transfer-service.ts';
-import { chargeSchema, createChargeBody, createTransferBody, nameResolutionSchema, resolveBankBody, resolveMomoBody, TRANSACTION_TYPES, transactionItemSchema, transferSchema, walletSchema } from './wallet.schemas.ts';
+import {
+  chargeSchema,
+  createChargeBody,
+  createTransferBody,
+  nameResolutionSchema,
+  resolveBankBody,
+  resolveMomoBody,
+  TRANSACTION_TYPES,
+  transactionItemSchema,
+  transferSchema,
+  walletSchema,
+} from './wallet.schemas.ts';
 
 export interface WalletRouteDeps {
   ledger: Ledger;

@@ -15,14 +15,17 @@ import { EVENT_TYPES } from './webhook.schemas.ts';
 export function eventStreamRouter(deps: { apiKeys: ApiKeyService; stream: EventStream; logger: Logger }): Router {
   const router = express.Router();
   router.get('/api/v1/events/stream', async (req, res) => {
-    let auth;
+    let auth: Awaited<ReturnType<typeof deps.apiKeys.authenticate>>;
     let types: Set<string> | null = null;
     try {
       auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip);
       if (!auth.scopes.includes('read')) throw new ForbiddenError('This API key lacks the read scope', { required_scope: 'read' });
       const raw = typeof req.query.types === 'string' ? req.query.types : undefined;
       if (raw !== undefined) {
-        const wanted = raw.split(',').map((t) => t.trim()).filter(Boolean);
+        const wanted = raw
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
         const unknown = wanted.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
         if (unknown.length || wanted.length === 0) {
           res.status(400).json(failure('validation_error', `Unknown event types: ${unknown.join(', ') || '(none given)'}`, { fields: [{ field: 'query.types', message: 'unknown event type' }] }));

@@ -25,7 +25,6 @@ type Delivery = z.infer<typeof deliverySchema>;
 
 type DeliveryRow = WebhookDeliveryRow;
 
-
 const EXCERPT_CHARS = 500;
 /** Deliveries one replay_failed call sends; `more` says when the range holds further ones. */
 export const MAX_REPLAY = 100;
@@ -185,7 +184,7 @@ export class WebhookDispatcher {
     const { store, clock, scheduler, config } = this.deps;
     // The delivery, its event and its endpoint in one read.
     const found = await this.repo.findForAttempt(store, deliveryId);
-    if (!found || found.delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
+    if (found?.delivery.status !== 'pending') return; // delivered meanwhile, e.g. by a redelivery
     const { delivery, eventPayload: payload, endpoint } = found;
     if (!endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       // The merchant removed or disabled the endpoint: its pending retries stop, quietly.
@@ -195,34 +194,32 @@ export class WebhookDispatcher {
     const attempt = await this.attempt(delivery, 'automatic', { endpoint, event: payload === null ? undefined : { payload } });
     // The attempt's log line and the delivery's new state commit together: the job's last write,
     // so the deliveries after it in the round queue theirs into the same commit.
-    await finalWrites(() => store.transaction(async (tx) => {
-      await this.logAttempt(tx, attempt);
-      const now = clock.now();
-      const attempts = delivery.attempts + 1;
-      if (attempt.ok) {
-        await this.repo.markDelivered(tx, deliveryId, attempts, now);
-        await this.endpointRepo.clearFailing(tx, delivery.endpoint_id);
-        return;
-      }
-      const delay = config.webhooks.retry_schedule_seconds[attempts - 1];
-      if (delay === undefined) {
-        await this.repo.markFailed(tx, deliveryId, attempts, now);
-        await this.endpointRepo.markFailing(tx, delivery.endpoint_id, now);
-        this.deps.logger.warn('webhook delivery failed for good', { delivery: deliveryId, endpoint: delivery.endpoint_id, attempts });
-        return;
-      }
-      const next = now + delay * 1000;
-      await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
-      await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, ...(partition !== null ? { partition } : {}) });
-    }));
+    await finalWrites(() =>
+      store.transaction(async (tx) => {
+        await this.logAttempt(tx, attempt);
+        const now = clock.now();
+        const attempts = delivery.attempts + 1;
+        if (attempt.ok) {
+          await this.repo.markDelivered(tx, deliveryId, attempts, now);
+          await this.endpointRepo.clearFailing(tx, delivery.endpoint_id);
+          return;
+        }
+        const delay = config.webhooks.retry_schedule_seconds[attempts - 1];
+        if (delay === undefined) {
+          await this.repo.markFailed(tx, deliveryId, attempts, now);
+          await this.endpointRepo.markFailing(tx, delivery.endpoint_id, now);
+          this.deps.logger.warn('webhook delivery failed for good', { delivery: deliveryId, endpoint: delivery.endpoint_id, attempts });
+          return;
+        }
+        const next = now + delay * 1000;
+        await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
+        await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, ...(partition !== null ? { partition } : {}) });
+      }),
+    );
   }
 
   /** One POST to the endpoint, whatever happens; the caller logs it. ok on a 2xx. */
-  private async attempt(
-    delivery: DeliveryRow,
-    trigger: 'automatic' | 'redelivery',
-    known?: { endpoint: EndpointRow; event: { payload: string } | undefined },
-  ): Promise<AttemptRecord> {
+  private async attempt(delivery: DeliveryRow, trigger: 'automatic' | 'redelivery', known?: { endpoint: EndpointRow; event: { payload: string } | undefined }): Promise<AttemptRecord> {
     const { store, clock } = this.deps;
     const endpoint = known ? known.endpoint : await this.deps.endpoints.row(store, delivery.endpoint_id);
     const event = known ? known.event : await this.repo.eventPayload(store, delivery.event_id);
@@ -287,11 +284,7 @@ export class WebhookDispatcher {
    */
   async replayFailed(auth: AuthContext, endpointId: string, range: { from?: number; to?: number }): Promise<{ endpoint_id: string; redelivered: number; deliveries: string[]; more: boolean }> {
     await this.deps.endpoints.get(auth, endpointId);
-    const rows = await this.repo.listUndelivered(
-      this.deps.store,
-      { environment: auth.environment, merchantId: auth.merchantId, endpointId, from: range.from, to: range.to },
-      MAX_REPLAY + 1,
-    );
+    const rows = await this.repo.listUndelivered(this.deps.store, { environment: auth.environment, merchantId: auth.merchantId, endpointId, from: range.from, to: range.to }, MAX_REPLAY + 1);
     const batch = rows.slice(0, MAX_REPLAY);
     for (const row of batch) await this.redeliver(auth, row.id);
     return { endpoint_id: endpointId, redelivered: batch.length, deliveries: batch.map((r) => r.id), more: rows.length > MAX_REPLAY };

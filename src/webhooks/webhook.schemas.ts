@@ -40,14 +40,27 @@ export type EventType = (typeof EVENT_TYPES)[number];
 const timestamp = z.string().describe('ISO 8601, UTC');
 
 export const createEndpointBody = z.strictObject({
-  url: z.url({ error: 'url must be an absolute http(s) URL' }).refine((u) => /^https?:\/\//.test(u), 'url must use http or https').describe('Where events are POSTed'),
-  event_types: z.array(z.enum(EVENT_TYPES, { error: 'unknown event type' })).min(1, 'name at least one event type, or leave event_types out for all').optional().describe('Only these events; all when omitted'),
+  url: z
+    .url({ error: 'url must be an absolute http(s) URL' })
+    .refine((u) => /^https?:\/\//.test(u), 'url must use http or https')
+    .describe('Where events are POSTed'),
+  event_types: z
+    .array(z.enum(EVENT_TYPES, { error: 'unknown event type' }))
+    .min(1, 'name at least one event type, or leave event_types out for all')
+    .optional()
+    .describe('Only these events; all when omitted'),
   enabled: z.boolean().default(true),
 });
 
 export const rotateBody = z
   .strictObject({
-    grace_seconds: z.number().int().min(0).max(7 * 24 * 3600).optional().describe('How long the old secret keeps signing; default from configuration (24 h)'),
+    grace_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3600)
+      .optional()
+      .describe('How long the old secret keeps signing; default from configuration (24 h)'),
   })
   .optional();
 

@@ -5,16 +5,7 @@ import { pageQuery } from '../http/pagination.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { MAX_REPLAY, type WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { WebhookEndpointService } from './webhook-endpoint-service.ts';
-import {
-  createEndpointBody,
-  deliverySchema,
-  endpointSchema,
-  endpointWithSecretSchema,
-  EVENT_TYPES,
-  eventSchema,
-  replayFailedBody,
-  rotateBody,
-} from './webhook.schemas.ts';
+import { createEndpointBody, deliverySchema, endpointSchema, endpointWithSecretSchema, EVENT_TYPES, eventSchema, replayFailedBody, rotateBody } from './webhook.schemas.ts';
 
 const endpointId = pathIdParams('id', 'webhook endpoint', 'we_0000000000aaaaaaaaaa');
 const deliveryId = pathIdParams('id', 'webhook delivery', 'wd_0000000000aaaaaaaaaa');
@@ -85,7 +76,10 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       body: rotateBody,
       response: { status: 200, description: 'The endpoint with its new secret', schema: envelopeOf(endpointWithSecretSchema) },
       errors: ['forbidden', 'not_found'],
-      handler: async ({ params, body, auth }) => ({ status: 200, body: ok('Secret rotated; store the new secret now', await findById('webhook endpoint', params.id, () => endpoints.rotate(auth, params.id, body?.grace_seconds))) }),
+      handler: async ({ params, body, auth }) => ({
+        status: 200,
+        body: ok('Secret rotated; store the new secret now', await findById('webhook endpoint', params.id, () => endpoints.rotate(auth, params.id, body?.grace_seconds))),
+      }),
     }),
     ...([true, false] as const).map((enable) =>
       defineRoute({
@@ -110,7 +104,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       method: 'post',
       path: '/api/v1/webhook_endpoints/:id/replay_failed',
       operationId: 'replayFailedWebhooks',
-      summary: "Redeliver, once each, every delivery to this endpoint that did not get through, created in a time range",
+      summary: 'Redeliver, once each, every delivery to this endpoint that did not get through, created in a time range',
       description: `Failed deliveries, and pending ones whose last attempt failed, oldest first, each logged as a redelivery attempt (delivered on a 2xx). from and to (ISO 8601) bound created_at, inclusive; either may be left out. At most ${MAX_REPLAY} per call: more is true when further ones remain, so call again.`,
       tag: 'Webhooks',
       area: 'engineering',
@@ -172,8 +166,14 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpointService; dispatc
       scope: 'read',
       query: z.strictObject({
         ...pageQuery,
-        event_id: z.string().regex(/^evt_[0-9a-z]{20}$/, 'event_id must look like evt_ followed by 20 characters').optional(),
-        endpoint_id: z.string().regex(/^we_[0-9a-z]{20}$/, 'endpoint_id must look like we_ followed by 20 characters').optional(),
+        event_id: z
+          .string()
+          .regex(/^evt_[0-9a-z]{20}$/, 'event_id must look like evt_ followed by 20 characters')
+          .optional(),
+        endpoint_id: z
+          .string()
+          .regex(/^we_[0-9a-z]{20}$/, 'endpoint_id must look like we_ followed by 20 characters')
+          .optional(),
         status: z.enum(['pending', 'delivered', 'failed']).optional(),
       }),
       response: { status: 200, description: 'A page of deliveries', schema: listEnvelopeOf(deliverySchema) },

@@ -133,18 +133,23 @@ export class ComposeStack {
     podman(['network', 'create', this.network]);
     const waits = new Map<string, Promise<void>>();
     for (const service of this.order()) {
-      waits.set(service, (async () => {
-        const deps = this.services[service]!.depends_on ?? {};
-        await Promise.all(Object.entries(deps).map(async ([dep, { condition }]) => {
-          await waits.get(dep);
-          if (condition === 'service_healthy') await this.waitHealthy(dep);
-          if (condition === 'service_completed_successfully') this.waitCompleted(dep);
-        }));
-        const t0 = performance.now();
-        podmanOk(this.runArgs(service));
-        if (this.services[service]!.healthcheck) await this.waitHealthy(service);
-        this.started.push({ service, readyMs: Math.round(performance.now() - t0) });
-      })());
+      waits.set(
+        service,
+        (async () => {
+          const deps = this.services[service]!.depends_on ?? {};
+          await Promise.all(
+            Object.entries(deps).map(async ([dep, { condition }]) => {
+              await waits.get(dep);
+              if (condition === 'service_healthy') await this.waitHealthy(dep);
+              if (condition === 'service_completed_successfully') this.waitCompleted(dep);
+            }),
+          );
+          const t0 = performance.now();
+          podmanOk(this.runArgs(service));
+          if (this.services[service]!.healthcheck) await this.waitHealthy(service);
+          this.started.push({ service, readyMs: Math.round(performance.now() - t0) });
+        })(),
+      );
     }
     await Promise.all(waits.values());
   }

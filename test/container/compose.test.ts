@@ -77,9 +77,10 @@ async function untilAnswered(op: Operation, first: Phase, deadline: number): Pro
   for (let tries = 1; Date.now() < deadline; tries++) {
     const at = since();
     const out = await sendRecorded(lbPort, recordOperation(op, lbPort, SANDBOX_KEY, SANDBOX_SECRET), 30_000);
-    const attempt: Attempt = out.ok && !fromBalancer(out.status, out.body)
-      ? { phase, at, ms: out.ms, status: out.status, body: out.body, replayed: out.headers['idempotent-replayed'] === 'true' }
-      : { phase, at, ms: out.ms, error: out.ok ? `balancer ${out.status}` : out.error };
+    const attempt: Attempt =
+      out.ok && !fromBalancer(out.status, out.body)
+        ? { phase, at, ms: out.ms, status: out.status, body: out.body, replayed: out.headers['idempotent-replayed'] === 'true' }
+        : { phase, at, ms: out.ms, error: out.ok ? `balancer ${out.status}` : out.error };
     op.attempts.push(attempt);
     phase = first === 'replay-sample' ? first : 'retry';
     const conflict = attempt.status === 409 && errorCode(attempt.body) === 'idempotency_conflict';
@@ -121,10 +122,12 @@ async function crash(service: string): Promise<void> {
 
 /** API requests each instance logged (RAILYARD_LOG_REQUESTS), across its restarts. */
 async function apiRequestsPerInstance(): Promise<number[]> {
-  return Promise.all(INSTANCES.map(async (s) => {
-    const r = await podmanAsync(['logs', stack.container(s)]);
-    return `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"path":"/api/v1/')).length;
-  }));
+  return Promise.all(
+    INSTANCES.map(async (s) => {
+      const r = await podmanAsync(['logs', stack.container(s)]);
+      return `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"path":"/api/v1/')).length;
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -182,18 +185,23 @@ describe('deploy/compose.yaml, run', () => {
     let crashed: Promise<void> | undefined;
     const deadline = Date.now() + 240_000;
     const loadStart = performance.now();
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      while (started < ops.length && Date.now() < deadline) {
-        const op = ops[started++]!;
-        if (started === killAt) crashed = crash('railyard-2');
-        await untilAnswered(op, 'first-send', deadline);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (started < ops.length && Date.now() < deadline) {
+          const op = ops[started++]!;
+          if (started === killAt) crashed = crash('railyard-2');
+          await untilAnswered(op, 'first-send', deadline);
+        }
+      }),
+    );
     await crashed;
     figures.loadMs = Math.round(performance.now() - loadStart);
 
     // Answered requests re-sent through the balancer (to any instance) replay the same answer.
-    const sample = rng.sample(ops.filter((op) => firstAcknowledged(op)), 20);
+    const sample = rng.sample(
+      ops.filter((op) => firstAcknowledged(op)),
+      20,
+    );
     for (const op of sample) await untilAnswered(op, 'replay-sample', Date.now() + 60_000);
 
     // Real time: the mocks call back after seconds; let the fleet deliver what it emitted.

@@ -21,7 +21,10 @@ export function podman(args: string[], timeoutMs = 120_000): Result {
   const run = spawnSync('podman', args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   // Without systemd, podman cannot arm the periodic health-check timer and says so on every
   // create and remove; health checks are run on demand (podman healthcheck run) instead.
-  const stderr = (run.stderr ?? '').split('\n').filter((l) => !l.includes('/run/systemd/private')).join('\n');
+  const stderr = (run.stderr ?? '')
+    .split('\n')
+    .filter((l) => !l.includes('/run/systemd/private'))
+    .join('\n');
   return { status: run.status ?? -1, stdout: (run.stdout ?? '').trim(), stderr };
 }
 
@@ -36,7 +39,16 @@ export function podmanAsync(args: string[], timeoutMs = 120_000): Promise<Result
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('close', (code) => done({ status: code ?? -1, stdout: stdout.trim(), stderr: stderr.split('\n').filter((l) => !l.includes('/run/systemd/private')).join('\n') }));
+    child.on('close', (code) =>
+      done({
+        status: code ?? -1,
+        stdout: stdout.trim(),
+        stderr: stderr
+          .split('\n')
+          .filter((l) => !l.includes('/run/systemd/private'))
+          .join('\n'),
+      }),
+    );
   });
 }
 
@@ -51,7 +63,12 @@ export function podmanOk(args: string[], timeoutMs?: number): string {
 export function baseImages(): { NODE_IMAGE: string; POSTGRES_IMAGE: string; NGINX_IMAGE: string } {
   const run = spawnSync('deploy/base-images.sh', { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
   if (run.status !== 0) throw new Error(`deploy/base-images.sh exited ${run.status}:\n${run.stderr}`);
-  const vars = Object.fromEntries(run.stdout.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
+  const vars = Object.fromEntries(
+    run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('=', 2) as [string, string]),
+  );
   return vars as { NODE_IMAGE: string; POSTGRES_IMAGE: string; NGINX_IMAGE: string };
 }
 

@@ -51,7 +51,16 @@ describe('railyard contracts generate', () => {
   });
 
   it('writes both families: merchant -> railyard, and railyard -> each upstream provider', () => {
-    expect(generated.map((g) => `${g.consumer}-${g.provider}`).sort()).toEqual(['merchant-railyard', 'railyard-bank-rail', 'railyard-bills', 'railyard-card-processor', 'railyard-direct-debit', 'railyard-hubtel', 'railyard-mtn-momo', 'railyard-paystack']);
+    expect(generated.map((g) => `${g.consumer}-${g.provider}`).sort()).toEqual([
+      'merchant-railyard',
+      'railyard-bank-rail',
+      'railyard-bills',
+      'railyard-card-processor',
+      'railyard-direct-debit',
+      'railyard-hubtel',
+      'railyard-mtn-momo',
+      'railyard-paystack',
+    ]);
     for (const g of generated) expect(g.http, g.file).toBeGreaterThan(0);
     for (const file of readdirSync(first)) expect(read(first, file).metadata.pactSpecification.version).toBe('4.0');
   });

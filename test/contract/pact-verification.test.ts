@@ -54,7 +54,16 @@ function failing(results: PactVerification[]) {
 describe('railyard contracts verify, in process', () => {
   it('verifies every committed contract green: merchant -> railyard with its messages, and railyard -> each provider', async () => {
     const results = await verifyContracts({ dir: 'contracts', logLevel: 'error' });
-    expect(results.map((r) => `${r.consumer}-${r.provider}`)).toEqual(['merchant-railyard', 'railyard-bank-rail', 'railyard-bills', 'railyard-card-processor', 'railyard-direct-debit', 'railyard-hubtel', 'railyard-mtn-momo', 'railyard-paystack']);
+    expect(results.map((r) => `${r.consumer}-${r.provider}`)).toEqual([
+      'merchant-railyard',
+      'railyard-bank-rail',
+      'railyard-bills',
+      'railyard-card-processor',
+      'railyard-direct-debit',
+      'railyard-hubtel',
+      'railyard-mtn-momo',
+      'railyard-paystack',
+    ]);
     for (const r of results) {
       const pact = JSON.parse(readFileSync(r.file, 'utf8')) as { interactions: { type: string }[] };
       expect(r.interactions.length, r.file).toBe(pact.interactions.length);
@@ -65,7 +74,7 @@ describe('railyard contracts verify, in process', () => {
     expect(merchant.interactions.some((i) => i.type === 'Asynchronous/Messages')).toBe(true);
   }, 120_000);
 
-  it("fails when a response field changes type, naming the field", async () => {
+  it('fails when a response field changes type, naming the field', async () => {
     const results = await verifyContracts({
       dir: subset('failover'),
       logLevel: 'error',
@@ -76,7 +85,10 @@ describe('railyard contracts verify, in process', () => {
     expect(results[0]!.passed).toBe(false);
     const bad = failing(results);
     expect(bad.map((i) => i.description)).toEqual(['failover step 3: the charge is settled by hubtel']);
-    expect(bad[0]!.mismatches).toContainEqual({ path: '$.data.amount', message: expect.stringMatching(/Expected '10000' \(String\) to be .*10000 \(Integer\)|Expected '10000' \(String\) to be an integer/) });
+    expect(bad[0]!.mismatches).toContainEqual({
+      path: '$.data.amount',
+      message: expect.stringMatching(/Expected '10000' \(String\) to be .*10000 \(Integer\)|Expected '10000' \(String\) to be an integer/),
+    });
     const report = formatVerification(results);
     expect(report).toMatch(/FAIL {2}merchant -> railyard/);
     expect(report).toMatch(/\$\.data\.amount: Expected '10000' \(String\)/);
@@ -104,7 +116,7 @@ describe('railyard contracts verify, in process', () => {
 });
 
 describe('railyard contracts verify --provider-base-url', () => {
-  it("verifies the merchant contract against a running railyard, building states over HTTP and reading messages from its events", async () => {
+  it('verifies the merchant contract against a running railyard, building states over HTTP and reading messages from its events', async () => {
     const source = loadScenarioSource('scenarios/failover.yaml');
     const config = configSchema.parse({ db: ':memory:', clock: 'virtual', log_requests: false, rails: { timeout_ms: 500 } });
     const ry = await createApp(config, { rules: source.scenario.rules, wallets: source.scenario.wallets });

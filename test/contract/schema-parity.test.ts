@@ -64,9 +64,7 @@ const byName = <T extends { name: string }>(items: T[]) => items.sort((a, b) => 
 const sortedLists = (lists: string[][]) => lists.sort((a, b) => a.join(',').localeCompare(b.join(',')));
 
 async function sqliteSchema(store: Store): Promise<Schema> {
-  const tables = await store.all<{ name: string; sql: string }>(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
-  );
+  const tables = await store.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name");
   const schema: Schema = {};
   for (const { name: table, sql } of tables) {
     if (BOOKKEEPING.has(table)) continue;
@@ -83,11 +81,11 @@ async function sqliteSchema(store: Store): Promise<Schema> {
       nullable: c.notnull === 0 && c.pk === 0,
       default: c.pk > 0 && autoincrement ? 'identity' : normaliseDefault(c.dflt_value),
     }));
-    const primaryKey = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
-    const indexList = await store.all<{ name: string; unique: number; origin: string; partial: number }>(
-      'SELECT name, "unique", origin, partial FROM pragma_index_list(?)',
-      [table],
-    );
+    const primaryKey = info
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
+    const indexList = await store.all<{ name: string; unique: number; origin: string; partial: number }>('SELECT name, "unique", origin, partial FROM pragma_index_list(?)', [table]);
     const unique: string[][] = [];
     const indexes: Index[] = [];
     for (const index of indexList) {
@@ -112,9 +110,7 @@ async function sqliteSchema(store: Store): Promise<Schema> {
 }
 
 async function postgresSchema(store: Store): Promise<Schema> {
-  const tables = await store.all<{ name: string }>(
-    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
-  );
+  const tables = await store.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name");
   /** A constraint's or an index's columns, in order. */
   const keyColumns = `(SELECT array_to_string(array_agg(a.attname ORDER BY k.ord), ',')
        FROM unnest(%KEYS%) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a ON a.attrelid = %REL% AND a.attnum = k.attnum)`;
@@ -142,9 +138,7 @@ async function postgresSchema(store: Store): Promise<Schema> {
     const list = (columns: string) => columns.split(',');
     const primaryKey = list(constraints.find((c) => c.contype === 'p')?.columns ?? '').filter(Boolean);
     const unique = constraints.filter((c) => c.contype === 'u').map((c) => list(c.columns));
-    const references = constraints
-      .filter((c) => c.contype === 'f')
-      .map((c) => `(${list(c.columns).join(', ')}) -> ${c.target} (${list(c.target_columns!).join(', ')})`);
+    const references = constraints.filter((c) => c.contype === 'f').map((c) => `(${list(c.columns).join(', ')}) -> ${c.target} (${list(c.target_columns!).join(', ')})`);
     // Indexes of its own (CREATE INDEX), not the ones backing a primary key or a UNIQUE constraint.
     const indexRows = await store.all<{ name: string; is_unique: number; columns: string; predicate: string | null }>(
       `SELECT ic.relname AS name, i.indisunique AS is_unique, ${keyColumns.replace('%KEYS%', 'i.indkey::int2[]').replace('%REL%', 'i.indrelid')} AS columns,
@@ -209,8 +203,7 @@ describe('one migration source: both stores end with the same schema', () => {
   });
 
   it('gives each table the same primary key, unique constraints and references', () => {
-    const keysOf = (schema: Schema) =>
-      Object.fromEntries(Object.entries(schema).map(([name, t]) => [name, { primaryKey: t.primaryKey, unique: t.unique, references: t.references }]));
+    const keysOf = (schema: Schema) => Object.fromEntries(Object.entries(schema).map(([name, t]) => [name, { primaryKey: t.primaryKey, unique: t.unique, references: t.references }]));
     expect(keysOf(postgres)).toEqual(keysOf(sqlite));
   });
 

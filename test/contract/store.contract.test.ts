@@ -234,7 +234,11 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
     });
 
     it('all returns every row in the order the query asks for, and an empty array when none match', async () => {
-      for (const [id, label] of [[3, 'c'], [1, 'a'], [2, 'b']] as const) {
+      for (const [id, label] of [
+        [3, 'c'],
+        [1, 'a'],
+        [2, 'b'],
+      ] as const) {
         await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [id, label, id * 10]);
       }
       expect(await store.all('SELECT id, label FROM contract_items ORDER BY id DESC')).toEqual([
@@ -439,7 +443,7 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       ['get', (s: Store) => s.get('SELECT 1 AS one')],
       ['all', (s: Store) => s.all('SELECT id FROM contract_items')],
       ['transaction', (s: Store) => s.transaction((tx) => tx.get('SELECT 1 AS one'))],
-    ] as const)('refuses %s with an error naming the transaction\'s Db, and the transaction goes on to commit', async (method, call) => {
+    ] as const)("refuses %s with an error naming the transaction's Db, and the transaction goes on to commit", async (method, call) => {
       const value = await store.transaction(async (tx) => {
         await tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'outer', 1]);
         await expect(call(store)).rejects.toThrow(FIX);

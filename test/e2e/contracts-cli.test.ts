@@ -22,7 +22,9 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('"description": "failover step 1: charge 100.00 GHS from 0241110001"', '"description": "failover step 1: an old description"'));
     const run = await runCli(['contracts', 'generate', '--check', '--dir', drifted]);
     expect(run.stdout).toContain(`contract drift: ${drifted} differs from a fresh generation`);
-    expect(run.stdout).toMatch(/merchant-railyard\.json differs at line \d+:\n\s+committed: "description": "failover step 1: an old description",\n\s+generated: "description": "failover step 1: charge 100.00 GHS from 0241110001",/);
+    expect(run.stdout).toMatch(
+      /merchant-railyard\.json differs at line \d+:\n\s+committed: "description": "failover step 1: an old description",\n\s+generated: "description": "failover step 1: charge 100.00 GHS from 0241110001",/,
+    );
     expect(run.code).toBe(1);
   });
 
@@ -103,7 +105,9 @@ describe('railyard contracts (CLI)', { timeout: 120_000 }, () => {
     const file = join(dir, 'railyard-hubtel.json');
     writeFileSync(file, JSON.stringify(pact));
     const run = await runCli(['contracts', 'verify', '--dir', dir], 60_000, { cwd: '/' });
-    expect(run.stderr).toContain(`railyard contracts verify: ${file} names the scenario scenarios/failover.yaml, which it does not embed and which is at none of ${join(dir, 'scenarios/failover.yaml')}, /scenarios/failover.yaml`);
+    expect(run.stderr).toContain(
+      `railyard contracts verify: ${file} names the scenario scenarios/failover.yaml, which it does not embed and which is at none of ${join(dir, 'scenarios/failover.yaml')}, /scenarios/failover.yaml`,
+    );
     expect(run.stdout).not.toMatch(/interactions verified/);
     expect(run.code).toBe(2);
   });

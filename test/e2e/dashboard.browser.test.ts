@@ -164,7 +164,10 @@ describe('The dashboard in Chromium', () => {
     const failing = page.locator('.delivery', { has: page.locator('[data-http-status="500"]') }).first();
     const deliveryId = (await failing.getAttribute('id'))!.replace('delivery-', '');
     await failing.getByRole('button', { name: 'Redeliver' }).click();
-    await page.getByRole('status').filter({ hasText: `Redelivered ${deliveryId}: 200` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Redelivered ${deliveryId}: 200` })
+      .waitFor();
     const redelivered = page.locator(`#delivery-${deliveryId}`);
     await expect(redelivered.getAttribute('data-status')).resolves.toBe('delivered');
     await expect(redelivered.locator('[data-http-status="200"]').count()).resolves.toBe(1);

@@ -109,10 +109,14 @@ describe('railyard listen + trigger, as processes', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     serve = railyard(['serve'], { PORT: String(port), RAILYARD_DB: ':memory:', RAILYARD_CLOCK: 'virtual' });
-    await until('serve to start', () => {
-      if (serve!.child.exitCode !== null) throw new Error(`serve exited ${serve!.child.exitCode}: ${serve!.err()}`);
-      return serve!.out().includes('openapi');
-    }, 15_000);
+    await until(
+      'serve to start',
+      () => {
+        if (serve!.child.exitCode !== null) throw new Error(`serve exited ${serve!.child.exitCode}: ${serve!.err()}`);
+        return serve!.out().includes('openapi');
+      },
+      15_000,
+    );
     listen = railyard(['listen', '--forward-to', `${receiver.url}/hook`, '--api', api]);
     const ready = await until('the Ready line', () => /Ready! Forwarding (\S+) events to (\S+)\. Your webhook signing secret is (whsec_\S+) \(\^C to quit\)/.exec(listen!.out()) ?? undefined, 15_000);
     expect(ready[1]).toBe(api);

@@ -75,7 +75,10 @@ describe('railyard record', () => {
     try {
       await mock.started;
       const port = await freePort();
-      const record = startCli(['record', '--provider', 'bank-rail', '--upstream', `http://127.0.0.1:${mockPort}`, '--out', out, '--duration', '3'], 'is recording', { PORT: String(port), HOST: '127.0.0.1' });
+      const record = startCli(['record', '--provider', 'bank-rail', '--upstream', `http://127.0.0.1:${mockPort}`, '--out', out, '--duration', '3'], 'is recording', {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      });
       await record.started;
       // A name enquiry through railyard crosses the proxy to the standalone mock.
       const resolved = await fetch(`http://127.0.0.1:${port}/api/v1/resolve/bank-name`, {

@@ -30,7 +30,9 @@ const GCB = '040100';
 const rules = [
   ...loadScenarios([SANDBOX_SCENARIOS]).rules,
   ...parseScenario(
-    ['version: 1', 'name: paystack-holds', 'rules:', `  - name: Paystack holds ${HELD} open`, `    match: { msisdn: "${HELD}" }`, '    collect:', '      paystack: { respond: timeout }', ''].join('\n'),
+    ['version: 1', 'name: paystack-holds', 'rules:', `  - name: Paystack holds ${HELD} open`, `    match: { msisdn: "${HELD}" }`, '    collect:', '      paystack: { respond: timeout }', ''].join(
+      '\n',
+    ),
     'paystack-holds.yaml',
   ).rules,
 ];
@@ -151,7 +153,10 @@ describe('railyard record against a standalone Paystack mock', () => {
 
   it('replays, with Paystack first in line, to the same outcomes', async () => {
     const sb = await startTestSandbox(
-      { providers: { paystack: { enabled: true, priority: 1 }, 'mtn-momo': { priority: 2 }, 'bank-rail': { priority: 2 } }, rails: { poll_after_seconds: RAILS.poll_after_seconds, poll_interval_seconds: RAILS.poll_interval_seconds } },
+      {
+        providers: { paystack: { enabled: true, priority: 1 }, 'mtn-momo': { priority: 2 }, 'bank-rail': { priority: 2 } },
+        rails: { poll_after_seconds: RAILS.poll_after_seconds, poll_interval_seconds: RAILS.poll_interval_seconds },
+      },
       scenario.rules,
     );
     try {

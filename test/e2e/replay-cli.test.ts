@@ -143,7 +143,13 @@ describe('railyard replay (CLI)', { timeout: 90_000 }, () => {
 
   it('replays every shipped scenario with a script green: railyard replay scenarios/', async () => {
     const run = await railyard('scenarios/');
-    expect(run.code, run.stdout.split('\n').filter((l) => /^(FAIL|  ✗|      )/.test(l)).join('\n')).toBe(0);
+    expect(
+      run.code,
+      run.stdout
+        .split('\n')
+        .filter((l) => /^(FAIL|  ✗|      )/.test(l))
+        .join('\n'),
+    ).toBe(0);
     expect(lastLine(run.stdout)).toMatch(/^\d+ passed, 0 failed$/);
   });
 });

@@ -15,13 +15,16 @@ const list = join(dir, 'loaded.txt');
 let loaded: string[] = [];
 
 beforeAll(async () => {
-  writeFileSync(recorder, `
+  writeFileSync(
+    recorder,
+    `
 import { registerHooks } from 'node:module';
 import { writeFileSync } from 'node:fs';
 const seen = new Set();
 registerHooks({ load(url, context, next) { seen.add(url); return next(url, context); } });
 process.on('exit', () => writeFileSync(${JSON.stringify(list)}, [...seen].join('\\n')));
-`);
+`,
+  );
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', recorder, '--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: ROOT,

@@ -76,7 +76,16 @@ describe('stopping railyard through the process npm created', { timeout: 120_000
         const port = await freePort();
         const child = spawn(launcher.command, launcher.args, {
           cwd: ROOT,
-          env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', RAILYARD_DB: join(tmp, `${launcher.name}-${signal}.db`), RAILYARD_LOG_REQUESTS: 'false', npm_config_update_notifier: 'false', NODE_NO_WARNINGS: '1', ...launcher.env },
+          env: {
+            ...process.env,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            RAILYARD_DB: join(tmp, `${launcher.name}-${signal}.db`),
+            RAILYARD_LOG_REQUESTS: 'false',
+            npm_config_update_notifier: 'false',
+            NODE_NO_WARNINGS: '1',
+            ...launcher.env,
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         const launched = { child, tree: [] as number[] };

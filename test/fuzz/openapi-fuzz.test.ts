@@ -25,32 +25,30 @@ afterAll(async () => {
 });
 
 describe(`the OpenAPI fuzzer (seed ${SEED}, FUZZ_SEED to change it)`, () => {
-  it(
-    `finds nothing wrong in ${REQUESTS} requests`,
-    async () => {
-      report = await runFuzz({
-        baseUrl: sb.baseUrl,
-        key: sb.key,
-        secret: sb.signingSecret,
-        requests: REQUESTS,
-        seed: SEED,
-        digest: storeDigest(sb.ry.store),
-        // Nothing runs between requests here (the scheduler runs only when the clock is
-        // advanced), so any change across a refused request is a finding at once.
-        quiet: true,
-        now: () => sb.ry.wallClock.now(),
-      });
-      const findings = report.findings.map(formatFinding).join('\n\n');
-      expect(report.findings, `seed ${SEED}: ${report.findings.length} finding(s)\n\n${findings}`).toEqual([]);
-      expect(report.sent).toBe(REQUESTS);
-    },
-    120_000,
-  );
+  it(`finds nothing wrong in ${REQUESTS} requests`, async () => {
+    report = await runFuzz({
+      baseUrl: sb.baseUrl,
+      key: sb.key,
+      secret: sb.signingSecret,
+      requests: REQUESTS,
+      seed: SEED,
+      digest: storeDigest(sb.ry.store),
+      // Nothing runs between requests here (the scheduler runs only when the clock is
+      // advanced), so any change across a refused request is a finding at once.
+      quiet: true,
+      now: () => sb.ry.wallClock.now(),
+    });
+    const findings = report.findings.map(formatFinding).join('\n\n');
+    expect(report.findings, `seed ${SEED}: ${report.findings.length} finding(s)\n\n${findings}`).toEqual([]);
+    expect(report.sent).toBe(REQUESTS);
+  }, 120_000);
 
   it('reached every documented operation, and got past validation on most of them', () => {
     for (const { operationId } of sb.ry.routes) expect(Object.keys(report.byOperation[operationId] ?? {}), operationId).not.toEqual([]);
     // Valid-looking requests succeed often enough that later ones find real objects to poke at.
-    const successes = Object.entries(report.byStatus).filter(([status]) => status.startsWith('2')).reduce((n, [, count]) => n + count, 0);
+    const successes = Object.entries(report.byStatus)
+      .filter(([status]) => status.startsWith('2'))
+      .reduce((n, [, count]) => n + count, 0);
     expect(successes).toBeGreaterThan(REQUESTS / 10);
     expect(report.byStatus['400'] ?? 0).toBeGreaterThan(REQUESTS / 4);
   });

@@ -25,7 +25,12 @@ const DOCUMENT = {
     '/teapot': { get: op('teapot') },
     '/shape': { get: op('shape') },
     '/vague': { get: op('vague') },
-    '/things/{id}': { get: op('getThing', { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', examples: ['thg_0000000000aaaaaaaaaa'] } }], responses: { 200: { description: 'ok' }, 404: { description: 'Error' }, ...errors } }) },
+    '/things/{id}': {
+      get: op('getThing', {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', examples: ['thg_0000000000aaaaaaaaaa'] } }],
+        responses: { 200: { description: 'ok' }, 404: { description: 'Error' }, ...errors },
+      }),
+    },
     '/hang': { get: op('hang') },
     '/writes': {
       post: op('writes', {

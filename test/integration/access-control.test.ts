@@ -53,7 +53,10 @@ describe('IP allowlist', () => {
     const { id, key } = await issueKey(sb, {});
     expect((await sb.get('/api/v1/wallet', key)).status).toBe(200);
 
-    const narrowed = await sb.http.put(`/api/v1/keys/${id}/ip_allowlist`).set('Authorization', `Bearer ${sb.key}`).send({ entries: ['198.51.100.1'] });
+    const narrowed = await sb.http
+      .put(`/api/v1/keys/${id}/ip_allowlist`)
+      .set('Authorization', `Bearer ${sb.key}`)
+      .send({ entries: ['198.51.100.1'] });
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.data.ip_allowlist).toEqual(['198.51.100.1']);
     expect((await sb.get('/api/v1/wallet', key)).body.error.code).toBe('ip_not_allowed');
@@ -114,7 +117,11 @@ describe('roles', () => {
       expect((await sb.charge({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: finance.key })).status).toBe(201);
       const transfer = await sb.transfer({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: finance.key, signingSecret: finance.signing_secret });
       expect(transfer.status, JSON.stringify(transfer.body)).toBe(201);
-      const payout = await sb.post('/v1/payouts', { amount: '5.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: finance.key, sign: true, signingSecret: finance.signing_secret, idempotencyKey: 'fin-payout-1' });
+      const payout = await sb.post(
+        '/v1/payouts',
+        { amount: '5.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' },
+        { key: finance.key, sign: true, signingSecret: finance.signing_secret, idempotencyKey: 'fin-payout-1' },
+      );
       expect(payout.status, JSON.stringify(payout.body)).toBe(201);
     });
 
@@ -171,12 +178,32 @@ describe('roles', () => {
 
     it('is refused transfers, payouts, charges and wallet funding, and no money moves', async () => {
       const before = await sb.wallet();
-      refusedAs(await sb.transfer({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: engineering.key, signingSecret: engineering.signing_secret }), 'engineering', 'finance');
-      refusedAs(await sb.post('/v1/payouts', { amount: '5.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: engineering.key, sign: true, signingSecret: engineering.signing_secret, idempotencyKey: 'eng-payout-1' }), 'engineering', 'finance');
-      refusedAs(await sb.post('/v1/payouts/bulk', { currency: 'GHS', items: [] }, { key: engineering.key, sign: true, signingSecret: engineering.signing_secret, idempotencyKey: 'eng-bulk-1' }), 'engineering', 'finance');
+      refusedAs(
+        await sb.transfer({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: engineering.key, signingSecret: engineering.signing_secret }),
+        'engineering',
+        'finance',
+      );
+      refusedAs(
+        await sb.post(
+          '/v1/payouts',
+          { amount: '5.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' },
+          { key: engineering.key, sign: true, signingSecret: engineering.signing_secret, idempotencyKey: 'eng-payout-1' },
+        ),
+        'engineering',
+        'finance',
+      );
+      refusedAs(
+        await sb.post('/v1/payouts/bulk', { currency: 'GHS', items: [] }, { key: engineering.key, sign: true, signingSecret: engineering.signing_secret, idempotencyKey: 'eng-bulk-1' }),
+        'engineering',
+        'finance',
+      );
       refusedAs(await sb.charge({ amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { key: engineering.key }), 'engineering', 'finance');
       refusedAs(await sb.post('/api/v1/sandbox/wallet/fund', { amount: 1_000 }, { key: engineering.key }), 'engineering', 'finance');
-      refusedAs(await sb.post('/v1/collections', { amount: '5.00', currency: 'GHS', channel: 'momo', customer: { msisdn: '0551234987' } }, { key: engineering.key, idempotencyKey: 'eng-col-1' }), 'engineering', 'finance');
+      refusedAs(
+        await sb.post('/v1/collections', { amount: '5.00', currency: 'GHS', channel: 'momo', customer: { msisdn: '0551234987' } }, { key: engineering.key, idempotencyKey: 'eng-col-1' }),
+        'engineering',
+        'finance',
+      );
       expect(await sb.wallet()).toEqual(before);
     });
 
@@ -194,7 +221,7 @@ describe('roles', () => {
     });
   });
 
-  it('documents each route\'s area in the OpenAPI, with role_forbidden among its errors', async () => {
+  it("documents each route's area in the OpenAPI, with role_forbidden among its errors", async () => {
     const doc = (await sb.http.get('/openapi.json')).body;
     expect(doc.paths['/api/v1/transfers'].post['x-role-area']).toBe('finance');
     expect(doc.paths['/api/v1/webhook_endpoints'].post['x-role-area']).toBe('engineering');

@@ -210,12 +210,7 @@ describe('request signing on POST /api/v1/transfers', () => {
     expect(tampered.status).toBe(401);
     expect(tampered.body.error.details.reason).toBe('mismatch');
 
-    const wrongPath = await sb.http
-      .post('/api/v1/transfers?x=1')
-      .set('Authorization', `Bearer ${sb.key}`)
-      .set(headers)
-      .set('Content-Type', 'application/json')
-      .send(signedBody);
+    const wrongPath = await sb.http.post('/api/v1/transfers?x=1').set('Authorization', `Bearer ${sb.key}`).set(headers).set('Content-Type', 'application/json').send(signedBody);
     expect(wrongPath.status).toBe(401);
 
     const wrongSecret = await sb.transfer(momoTransfer, { signingSecret: 'sig_test_not_the_right_secret_at_all' });

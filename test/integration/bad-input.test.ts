@@ -312,8 +312,20 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
       ...fieldCases(charges, 'amount', AMOUNTS),
       ...rawAmountCases(charges),
       { name: 'amount 1, not more than its fee', method: 'post', path: charges.path, body: { ...VALID.charge, amount: 1 }, expect: bad('amount') },
-      ...fieldCases(charges, 'currency', [['missing', undefined], ['USD', 'USD'], ['in lower case', 'ghs'], ['a number', 936], ['null', null]]),
-      ...fieldCases(charges, 'channel', [['missing', undefined], ['bank (charges are momo only)', 'bank'], ['card', 'card'], ['in upper case', 'MOMO'], ['null', null]]),
+      ...fieldCases(charges, 'currency', [
+        ['missing', undefined],
+        ['USD', 'USD'],
+        ['in lower case', 'ghs'],
+        ['a number', 936],
+        ['null', null],
+      ]),
+      ...fieldCases(charges, 'channel', [
+        ['missing', undefined],
+        ['bank (charges are momo only)', 'bank'],
+        ['card', 'card'],
+        ['in upper case', 'MOMO'],
+        ['null', null],
+      ]),
       ...msisdnCases(charges),
       ...idempotencyCases(charges),
       ...authCases('post', charges.path, VALID.charge),
@@ -333,14 +345,31 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
         body: { ...VALID.transferMomo, amount: MAX_AMOUNT },
         expect: { status: 422, code: 'insufficient_funds' },
       },
-      ...fieldCases(transfers, 'currency', [['missing', undefined], ['USD', 'USD'], ['null', null]]),
-      ...fieldCases(transfers, 'channel', [['missing', undefined], ['card', 'card'], ['in upper case', 'MOMO'], ['a number', 1], ['null', null]]),
+      ...fieldCases(transfers, 'currency', [
+        ['missing', undefined],
+        ['USD', 'USD'],
+        ['null', null],
+      ]),
+      ...fieldCases(transfers, 'channel', [
+        ['missing', undefined],
+        ['card', 'card'],
+        ['in upper case', 'MOMO'],
+        ['a number', 1],
+        ['null', null],
+      ]),
       ...msisdnCases(transfers),
       { name: 'a momo transfer carrying bank fields', method: 'post', path: transfers.path, body: { ...VALID.transferMomo, account_number: '1000000001' }, expect: bad('account_number') },
       { name: 'a bank transfer carrying an msisdn', method: 'post', path: transfers.path, body: { ...VALID.transferBank, msisdn: '0551234987' }, expect: bad('msisdn') },
       ...fieldCases(transfersBank, 'bank_code', BANK_CODES),
       ...fieldCases(transfersBank, 'account_number', ACCOUNT_NUMBERS),
-      ...fieldCases(transfersBank, 'bank_account_name', [['missing', undefined], ['empty', ''], ['blank', '   '], ['of 101 characters', 'x'.repeat(101)], ['a number', 5], ['null', null]]),
+      ...fieldCases(transfersBank, 'bank_account_name', [
+        ['missing', undefined],
+        ['empty', ''],
+        ['blank', '   '],
+        ['of 101 characters', 'x'.repeat(101)],
+        ['a number', 5],
+        ['null', null],
+      ]),
       ...idempotencyCases(transfers),
       ...authCases('post', transfers.path, VALID.transferMomo),
       { name: 'a key without transfers:write', method: 'post', path: transfers.path, body: VALID.transferMomo, auth: 'read-only', expect: { status: 403, code: 'forbidden' } },
@@ -356,14 +385,16 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
           ['a timestamp that is not a number', { timestamp: 'yesterday' }],
           ['a timestamp in exponent form', { timestamp: '1.7e9' }],
         ] as [string, NonNullable<Case['signature']>][]
-      ).map(([label, signature]): Case => ({
-        name: label,
-        method: 'post',
-        path: transfers.path,
-        body: VALID.transferMomo,
-        signature,
-        expect: { status: 401, code: 'invalid_signature' },
-      })),
+      ).map(
+        ([label, signature]): Case => ({
+          name: label,
+          method: 'post',
+          path: transfers.path,
+          body: VALID.transferMomo,
+          signature,
+          expect: { status: 401, code: 'invalid_signature' },
+        }),
+      ),
     ],
   },
   {
@@ -479,7 +510,12 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/sandbox/providers/:name/outage',
     cases: [
       ...bodyShapeCases(outage),
-      ...fieldCases(outage, 'down', [['missing', undefined], ['as a string', 'yes'], ['as a number', 1], ['null', null]]),
+      ...fieldCases(outage, 'down', [
+        ['missing', undefined],
+        ['as a string', 'yes'],
+        ['as a number', 1],
+        ['null', null],
+      ]),
       { name: 'a provider that does not exist', method: 'post', path: '/api/v1/sandbox/providers/no-such-rail/outage', body: VALID.outage, expect: { status: 404, code: 'not_found' } },
       { name: 'a provider name of 41 characters', method: 'post', path: `/api/v1/sandbox/providers/${'p'.repeat(41)}/outage`, body: VALID.outage, expect: { status: 404, code: 'not_found' } },
       { name: 'a provider name that is a lone % (malformed percent-encoding)', method: 'post', path: '/api/v1/sandbox/providers/%/outage', body: VALID.outage, expect: undecodablePath('name') },
@@ -490,10 +526,36 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/sandbox/keys',
     cases: [
       ...bodyShapeCases(keys),
-      ...fieldCases(keys, 'environment', [['missing', undefined], ['prod', 'prod'], ['in upper case', 'LIVE'], ['a number', 1], ['null', null]]),
-      ...fieldCases(keys, 'scopes', [['missing', undefined], ['empty', []], ['a string, not a list', 'read'], ['null', null]]),
-      ...fieldCases(keys, 'scopes', [['holding an unknown scope', ['admin']], ['holding a number', [1]]], bad('scopes.0')),
-      { name: 'a scope the calling key does not hold', method: 'post', path: keys.path, body: { environment: 'test', scopes: ['transfers:write'] }, auth: 'read-only', expect: { status: 403, code: 'forbidden' } },
+      ...fieldCases(keys, 'environment', [
+        ['missing', undefined],
+        ['prod', 'prod'],
+        ['in upper case', 'LIVE'],
+        ['a number', 1],
+        ['null', null],
+      ]),
+      ...fieldCases(keys, 'scopes', [
+        ['missing', undefined],
+        ['empty', []],
+        ['a string, not a list', 'read'],
+        ['null', null],
+      ]),
+      ...fieldCases(
+        keys,
+        'scopes',
+        [
+          ['holding an unknown scope', ['admin']],
+          ['holding a number', [1]],
+        ],
+        bad('scopes.0'),
+      ),
+      {
+        name: 'a scope the calling key does not hold',
+        method: 'post',
+        path: keys.path,
+        body: { environment: 'test', scopes: ['transfers:write'] },
+        auth: 'read-only',
+        expect: { status: 403, code: 'forbidden' },
+      },
       { name: 'a live key', method: 'post', path: keys.path, body: VALID.keys, auth: 'live', expect: { status: 403, code: 'forbidden' } },
     ],
   },
@@ -501,11 +563,31 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/trades/quote',
     cases: [
       ...bodyShapeCases(quote),
-      ...fieldCases(quote, 'side', [['missing', undefined], ['hold', 'hold'], ['in upper case', 'BUY'], ['a number', 1], ['null', null]]),
-      ...fieldCases(quote, 'asset', [['missing', undefined], ['BTC', 'BTC'], ['in lower case', 'usdt'], ['a number', 1]]),
-      ...fieldCases(quote, 'network', [['missing', undefined], ['BEP20', 'BEP20'], ['in lower case', 'trc20'], ['null', null]]),
+      ...fieldCases(quote, 'side', [
+        ['missing', undefined],
+        ['hold', 'hold'],
+        ['in upper case', 'BUY'],
+        ['a number', 1],
+        ['null', null],
+      ]),
+      ...fieldCases(quote, 'asset', [
+        ['missing', undefined],
+        ['BTC', 'BTC'],
+        ['in lower case', 'usdt'],
+        ['a number', 1],
+      ]),
+      ...fieldCases(quote, 'network', [
+        ['missing', undefined],
+        ['BEP20', 'BEP20'],
+        ['in lower case', 'trc20'],
+        ['null', null],
+      ]),
       { name: 'a network the asset does not trade on (USDT on SOL)', method: 'post', path: quote.path, body: { ...VALID.quote, network: 'SOL' }, expect: bad('network') },
-      ...fieldCases(quote, 'fiat_amount', AMOUNTS.filter(([label]) => label !== 'missing')),
+      ...fieldCases(
+        quote,
+        'fiat_amount',
+        AMOUNTS.filter(([label]) => label !== 'missing'),
+      ),
       { name: 'neither fiat_amount nor asset_amount', method: 'post', path: quote.path, body: { side: 'buy', asset: 'USDT', network: 'TRC20' }, expect: bad('fiat_amount') },
       { name: 'both fiat_amount and asset_amount', method: 'post', path: quote.path, body: { ...VALID.quote, asset_amount: 1_000_000 }, expect: bad('fiat_amount') },
       ...fieldCases({ path: quote.path, valid: { side: 'sell', asset: 'USDT', network: 'TRC20' } }, 'asset_amount', [
@@ -523,9 +605,19 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/trades (signed)',
     cases: [
       ...bodyShapeCases(execute),
-      ...fieldCases(execute, 'quote_reference', [['missing', undefined], ['of the wrong shape', 'quote-1'], ['a trade reference', 'trd_0000000000aaaaaaaaaa'], ['a number', 1], ['null', null]]),
+      ...fieldCases(execute, 'quote_reference', [
+        ['missing', undefined],
+        ['of the wrong shape', 'quote-1'],
+        ['a trade reference', 'trd_0000000000aaaaaaaaaa'],
+        ['a number', 1],
+        ['null', null],
+      ]),
       { name: 'a quote that does not exist', method: 'post', path: execute.path, body: VALID.execute, expect: bad('quote_reference') },
-      ...fieldCases(execute, 'delivery_address', [['empty', ''], ['a number', 42], ['longer than 128 characters', 'T'.repeat(129)]]),
+      ...fieldCases(execute, 'delivery_address', [
+        ['empty', ''],
+        ['a number', 42],
+        ['longer than 128 characters', 'T'.repeat(129)],
+      ]),
       ...idempotencyCases(execute),
       { name: 'no signature', method: 'post', path: execute.path, body: VALID.execute, signature: { omit: true }, expect: { status: 401, code: 'invalid_signature' } },
       { name: 'a stale signature', method: 'post', path: execute.path, body: VALID.execute, signature: { timestamp: 'past' }, expect: { status: 401, code: 'invalid_signature' } },
@@ -538,8 +630,19 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/sandbox/deposits',
     cases: [
       ...bodyShapeCases(deposit),
-      ...fieldCases(deposit, 'trade_reference', [['missing', undefined], ['of the wrong shape', 'trade-1'], ['null', null]]),
-      ...fieldCases(deposit, 'asset_amount', [['missing', undefined], ['zero', 0], ['negative', -5], ['fractional', 0.5], ['huge (1e21)', 1e21], ['as a string', '5']]),
+      ...fieldCases(deposit, 'trade_reference', [
+        ['missing', undefined],
+        ['of the wrong shape', 'trade-1'],
+        ['null', null],
+      ]),
+      ...fieldCases(deposit, 'asset_amount', [
+        ['missing', undefined],
+        ['zero', 0],
+        ['negative', -5],
+        ['fractional', 0.5],
+        ['huge (1e21)', 1e21],
+        ['as a string', '5'],
+      ]),
       { name: 'a trade that does not exist', method: 'post', path: deposit.path, body: VALID.deposit, expect: { status: 404, code: 'not_found' } },
       { name: 'a live key', method: 'post', path: deposit.path, body: VALID.deposit, auth: 'live', expect: { status: 403, code: 'forbidden' } },
     ],
@@ -548,7 +651,12 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/sandbox/trades/:reference/review',
     cases: [
       ...bodyShapeCases(review),
-      ...fieldCases(review, 'decision', [['missing', undefined], ['maybe', 'maybe'], ['in upper case', 'APPROVE'], ['true', true]]),
+      ...fieldCases(review, 'decision', [
+        ['missing', undefined],
+        ['maybe', 'maybe'],
+        ['in upper case', 'APPROVE'],
+        ['true', true],
+      ]),
       { name: 'a reference of the wrong shape', method: 'post', path: '/api/v1/sandbox/trades/nope/review', body: VALID.review, expect: { status: 404, code: 'not_found' } },
       { name: 'a trade that does not exist', method: 'post', path: review.path, body: VALID.review, expect: { status: 404, code: 'not_found' } },
       { name: 'a live key', method: 'post', path: review.path, body: VALID.review, auth: 'live', expect: { status: 403, code: 'forbidden' } },
@@ -558,7 +666,12 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/sandbox/merchant/trading',
     cases: [
       ...bodyShapeCases(stage),
-      ...fieldCases(stage, 'stage', [['missing', undefined], ['production', 'production'], ['in upper case', 'LIVE'], ['null', null]]),
+      ...fieldCases(stage, 'stage', [
+        ['missing', undefined],
+        ['production', 'production'],
+        ['in upper case', 'LIVE'],
+        ['null', null],
+      ]),
       { name: 'a live key', method: 'post', path: stage.path, body: VALID.stage, auth: 'live', expect: { status: 403, code: 'forbidden' } },
     ],
   },
@@ -566,14 +679,27 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/merchant/ladder',
     cases: [
       ...bodyShapeCases(ladder),
-      ...fieldCases(ladder, 'action', [['missing', undefined], ['skip_ahead', 'skip_ahead'], ['in upper case', 'GO_LIVE'], ['a number', 1], ['null', null]]),
+      ...fieldCases(ladder, 'action', [
+        ['missing', undefined],
+        ['skip_ahead', 'skip_ahead'],
+        ['in upper case', 'GO_LIVE'],
+        ['a number', 1],
+        ['null', null],
+      ]),
     ],
   },
   {
     endpoint: 'POST /api/v1/sandbox/replays',
     cases: [
       ...bodyShapeCases(replay),
-      ...fieldCases(replay, 'file', [['missing', undefined], ['empty', ''], ['a number', 7], ['null', null], ['of 501 characters', 'a'.repeat(501)], ['an array', ['scenarios/failover.yaml']]]),
+      ...fieldCases(replay, 'file', [
+        ['missing', undefined],
+        ['empty', ''],
+        ['a number', 7],
+        ['null', null],
+        ['of 501 characters', 'a'.repeat(501)],
+        ['an array', ['scenarios/failover.yaml']],
+      ]),
       { name: 'a live key', method: 'post', path: replay.path, body: VALID.replay, auth: 'live', expect: { status: 403, code: 'forbidden' } },
       ...authCases('post', replay.path, VALID.replay),
     ],
@@ -602,12 +728,44 @@ const TABLE: { endpoint: string; cases: Case[] }[] = [
     endpoint: 'POST /api/v1/keys',
     cases: [
       ...bodyShapeCases(newKey),
-      ...fieldCases(newKey, 'environment', [['missing', undefined], ['prod', 'prod'], ['null', null]]),
-      ...fieldCases(newKey, 'scopes', [['missing', undefined], ['empty', []], ['a string, not a list', 'read']]),
-      ...fieldCases(newKey, 'role', [['owner', 'owner'], ['in upper case', 'FINANCE'], ['null', null]]),
-      ...fieldCases(newKey, 'ip_allowlist', [['a string, not a list', '127.0.0.1'], ['null', null]]),
-      ...fieldCases(newKey, 'ip_allowlist', [['holding a hostname', ['localhost']], ['holding a prefix too long', ['10.0.0.0/33']], ['holding a number', [127]], ['holding an address with a port', ['127.0.0.1:80']]], bad('ip_allowlist.0')),
-      { name: 'a scope the calling key does not hold', method: 'post', path: newKey.path, body: { environment: 'test', scopes: ['transfers:write'] }, auth: 'read-only', expect: { status: 403, code: 'forbidden' } },
+      ...fieldCases(newKey, 'environment', [
+        ['missing', undefined],
+        ['prod', 'prod'],
+        ['null', null],
+      ]),
+      ...fieldCases(newKey, 'scopes', [
+        ['missing', undefined],
+        ['empty', []],
+        ['a string, not a list', 'read'],
+      ]),
+      ...fieldCases(newKey, 'role', [
+        ['owner', 'owner'],
+        ['in upper case', 'FINANCE'],
+        ['null', null],
+      ]),
+      ...fieldCases(newKey, 'ip_allowlist', [
+        ['a string, not a list', '127.0.0.1'],
+        ['null', null],
+      ]),
+      ...fieldCases(
+        newKey,
+        'ip_allowlist',
+        [
+          ['holding a hostname', ['localhost']],
+          ['holding a prefix too long', ['10.0.0.0/33']],
+          ['holding a number', [127]],
+          ['holding an address with a port', ['127.0.0.1:80']],
+        ],
+        bad('ip_allowlist.0'),
+      ),
+      {
+        name: 'a scope the calling key does not hold',
+        method: 'post',
+        path: newKey.path,
+        body: { environment: 'test', scopes: ['transfers:write'] },
+        auth: 'read-only',
+        expect: { status: 403, code: 'forbidden' },
+      },
     ],
   },
 ];
@@ -621,19 +779,7 @@ let liveKey: string;
 let readOnlyKey: string;
 let freshKeys = 0;
 
-const STATE_TABLES = [
-  'merchants',
-  'api_keys',
-  'idempotency_keys',
-  'ledger_journals',
-  'ledger_postings',
-  'charges',
-  'transfers',
-  'rail_attempts',
-  'transactions',
-  'outbox_events',
-  'jobs',
-];
+const STATE_TABLES = ['merchants', 'api_keys', 'idempotency_keys', 'ledger_journals', 'ledger_postings', 'charges', 'transfers', 'rail_attempts', 'transactions', 'outbox_events', 'jobs'];
 
 beforeAll(async () => {
   sb = await startTestSandbox();
@@ -708,12 +854,14 @@ function send(c: Case) {
     // Well outside the ±300 s window: a request that crosses a second boundary cannot bring it back in
     // (the 301 s edges are auth.test.ts's).
     const ts =
-      c.signature?.timestamp === 'past' ? String(now - 3600)
-      : c.signature?.timestamp === 'future' ? String(now + 3600)
-      : c.signature?.timestamp === 'millis' ? String(now * 1000)
-      : (c.signature?.timestamp ?? String(now));
-    const signature =
-      c.signature?.value ?? signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: c.path, idempotencyKey, rawBody: c.signature?.signBody ?? raw ?? '' });
+      c.signature?.timestamp === 'past'
+        ? String(now - 3600)
+        : c.signature?.timestamp === 'future'
+          ? String(now + 3600)
+          : c.signature?.timestamp === 'millis'
+            ? String(now * 1000)
+            : (c.signature?.timestamp ?? String(now));
+    const signature = c.signature?.value ?? signRequest(sb.signingSecret, ts, { method: 'POST', pathAndQuery: c.path, idempotencyKey, rawBody: c.signature?.signBody ?? raw ?? '' });
     req = req.set('X-Service-Timestamp', ts).set('X-Service-Signature', signature);
   }
   for (const [name, value] of Object.entries(c.headers ?? {})) req = req.set(name, value as string);
@@ -749,7 +897,11 @@ describe('Bad input never yields a 500', () => {
           const names: string[] = fields.map((f: { field: string }) => f.field);
           const wanted = c.expect.field;
           if (typeof wanted === 'string') expect(names).toContain(wanted);
-          else if (wanted) expect(names.some((n) => wanted.test(n)), `${JSON.stringify(names)} should match ${wanted}`).toBe(true);
+          else if (wanted)
+            expect(
+              names.some((n) => wanted.test(n)),
+              `${JSON.stringify(names)} should match ${wanted}`,
+            ).toBe(true);
         }
 
         expect(await snapshot()).toEqual(before);
@@ -768,10 +920,7 @@ describe('MSISDN forms that normaliseMsisdn accepts are not bad input', () => {
     expect(res.body.data).toMatchObject({ instrument: '233551234987', channel: 'momo' });
   });
 
-  it.each(MSISDNS.filter(([, v]) => typeof v === 'string').map(([label, v]) => [label, v as string]))(
-    'normaliseMsisdn refuses the %s form, as the API does',
-    (_label, msisdn) => {
-      expect(normaliseMsisdn(msisdn)).toBeNull();
-    },
-  );
+  it.each(MSISDNS.filter(([, v]) => typeof v === 'string').map(([label, v]) => [label, v as string]))('normaliseMsisdn refuses the %s form, as the API does', (_label, msisdn) => {
+    expect(normaliseMsisdn(msisdn)).toBeNull();
+  });
 });

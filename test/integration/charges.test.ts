@@ -131,7 +131,11 @@ describe('GET /api/v1/charges/{id}', () => {
 describe('a scenario reject at mtn-momo (issue 20, defect 9)', () => {
   const rejectAtMtn = (behaviour: Record<string, unknown>) =>
     startTestSandbox({}, [
-      parseRule({ name: 'mtn-momo refuses 0241110009', match: { msisdn: '0241110009' }, collect: { 'mtn-momo': behaviour as never, any: { respond: 'accept', callback: { after_seconds: 5, status: 'success' } } } }),
+      parseRule({
+        name: 'mtn-momo refuses 0241110009',
+        match: { msisdn: '0241110009' },
+        collect: { 'mtn-momo': behaviour as never, any: { respond: 'accept', callback: { after_seconds: 5, status: 'success' } } },
+      }),
     ]);
 
   it('fails over to hubtel when MTN answers its 500 NOT_ALLOWED, as on any 5xx', async () => {

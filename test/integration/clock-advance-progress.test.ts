@@ -85,11 +85,7 @@ describe('following a long clock advance', () => {
     expect(last.jobs_done).toBeGreaterThanOrEqual(3);
     for (const id of ids) expect((await sb.get(`/api/v1/charges/${id}`)).body.data.status).toBe('success');
 
-    const byHeader = await sb.http
-      .post('/api/v1/sandbox/clock/advance')
-      .set('Authorization', `Bearer ${sb.key}`)
-      .set('Prefer', 'respond-async')
-      .send({ seconds: 5 });
+    const byHeader = await sb.http.post('/api/v1/sandbox/clock/advance').set('Authorization', `Bearer ${sb.key}`).set('Prefer', 'respond-async').send({ seconds: 5 });
     expect(byHeader.status).toBe(202);
     expect(byHeader.headers['preference-applied']).toBe('respond-async');
     expect((await follow(byHeader.headers.location!)).at(-1)).toMatchObject({ state: 'succeeded', from: '2026-01-01T00:00:10.000Z', to: '2026-01-01T00:00:15.000Z' });
@@ -121,9 +117,7 @@ describe('following a long clock advance', () => {
     expect(Object.keys(advance.requestBody.content['application/json'].schema.properties)).toEqual(['seconds', 'async', 'wait']);
     const get = spec.paths['/api/v1/sandbox/clock/advances/{id}'].get;
     expect(get.operationId).toBe('sandboxGetClockAdvance');
-    expect(Object.keys(get.responses['200'].content['application/json'].schema.properties.data.properties)).toEqual(
-      expect.arrayContaining(['state', 'jobs_done', 'jobs_total', 'from', 'to']),
-    );
+    expect(Object.keys(get.responses['200'].content['application/json'].schema.properties.data.properties)).toEqual(expect.arrayContaining(['state', 'jobs_done', 'jobs_total', 'from', 'to']));
   });
 });
 

@@ -28,7 +28,11 @@ async function storm(path: string, body: unknown, idempotencyKey: string, signed
     }),
   );
   const byStatus: Record<string, { status: number; text: string }[]> = {};
-  for (const a of answers) (byStatus[String(a.status)] ??= []).push(a);
+  for (const a of answers) {
+    const status = String(a.status);
+    byStatus[status] ??= [];
+    byStatus[status].push(a);
+  }
   for (const status of Object.keys(byStatus)) expect(['201', '409']).toContain(status);
   const created = byStatus['201'] ?? [];
   expect(created.length).toBeGreaterThanOrEqual(1);
@@ -55,7 +59,7 @@ describe(`${COPIES} concurrent copies of one request under one Idempotency-Key`,
     const wallet = await sb.wallet();
     const transfer = await storm('/api/v1/transfers', { amount: 20_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, 'storm-transfer', true);
     expect(await sb.wallet()).toMatchObject({ available: wallet.available - transfer.total_debited, reserved: wallet.reserved + transfer.total_debited });
-    const count = await sb.ry.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM transfers WHERE amount = 20000");
+    const count = await sb.ry.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM transfers WHERE amount = 20000');
     expect(count!.n).toBe(1);
   });
 

@@ -13,7 +13,10 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 beforeAll(async () => {
   // Two scripted files to replay from the Sandbox page: one passes, one fails at step 3.
-  const scripted = loadScenarios(['pass/charge-success.yaml', 'fail/wrong-expectation.yaml'].map((f) => resolve(ROOT, 'test/fixtures/replay', f)), ROOT);
+  const scripted = loadScenarios(
+    ['pass/charge-success.yaml', 'fail/wrong-expectation.yaml'].map((f) => resolve(ROOT, 'test/fixtures/replay', f)),
+    ROOT,
+  );
   sb = await startTestSandbox({}, undefined, [], { replays: new SandboxReplays(() => scripted.files, { cwd: ROOT }) });
 });
 afterAll(async () => {
@@ -27,13 +30,20 @@ const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?
 async function dashboardAs(key = sb.key, signingSecret = '') {
   const agent: Agent = supertest.agent(sb.baseUrl);
   const form = await agent.get('/dashboard/sign-in');
-  const signIn = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: key, signing_secret: signingSecret });
+  const signIn = await agent
+    .post('/dashboard/sign-in')
+    .type('form')
+    .send({ csrf: csrfOf(form.text), api_key: key, signing_secret: signingSecret });
   expect(signIn.status).toBe(303);
   const csrf = csrfOf((await agent.get('/dashboard/wallet')).text);
   return {
     agent,
     get: (path: string) => agent.get(path),
-    post: (path: string, fields: Record<string, string | string[]> = {}) => agent.post(path).type('form').send({ csrf, ...fields }),
+    post: (path: string, fields: Record<string, string | string[]> = {}) =>
+      agent
+        .post(path)
+        .type('form')
+        .send({ csrf, ...fields }),
     /** The page a redirect leads to, and the message it announces. */
     async follow(res: supertest.Response) {
       expect(res.status).toBe(303);
@@ -298,7 +308,7 @@ describe('roles, as the API decides them', () => {
     expect((await sb.get('/api/v1/transactions')).body.data.length).toBe(before);
   });
 
-  it('refuses a ladder step out of order with the API\'s code', async () => {
+  it("refuses a ladder step out of order with the API's code", async () => {
     const d = await dashboardAs();
     const step = await d.follow(await d.post('/dashboard/ladder', { action: 'request_access' }));
     expect(step.kind).toBe('error');

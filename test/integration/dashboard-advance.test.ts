@@ -17,7 +17,14 @@ const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?
 async function signedIn() {
   const agent = supertest.agent(sb.baseUrl);
   const form = await agent.get('/dashboard/sign-in');
-  expect((await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: sb.key })).status).toBe(303);
+  expect(
+    (
+      await agent
+        .post('/dashboard/sign-in')
+        .type('form')
+        .send({ csrf: csrfOf(form.text), api_key: sb.key })
+    ).status,
+  ).toBe(303);
   return { agent, csrf: csrfOf((await agent.get('/dashboard/sandbox')).text) };
 }
 

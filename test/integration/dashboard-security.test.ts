@@ -29,7 +29,10 @@ const sessionCookie = (res: supertest.Response) => ([] as string[]).concat(res.h
 async function signedIn(key = sb.key, signingSecret = ''): Promise<{ agent: Agent; csrf: string }> {
   const agent = supertest.agent(sb.baseUrl);
   const form = await agent.get('/dashboard/sign-in');
-  const res = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: key, signing_secret: signingSecret });
+  const res = await agent
+    .post('/dashboard/sign-in')
+    .type('form')
+    .send({ csrf: csrfOf(form.text), api_key: key, signing_secret: signingSecret });
   expect(res.status).toBe(303);
   expect(res.headers.location).toBe('/dashboard');
   const home = await agent.get('/dashboard/wallet');
@@ -58,7 +61,10 @@ describe('dashboard sessions', () => {
     // Plain http here: Secure is added only when the request came over https.
     expect(before).not.toContain('Secure');
 
-    const res = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: sb.key });
+    const res = await agent
+      .post('/dashboard/sign-in')
+      .type('form')
+      .send({ csrf: csrfOf(form.text), api_key: sb.key });
     const after = sessionCookie(res)!;
     expect(after).toContain('HttpOnly');
     expect(after).toContain('SameSite=Strict');
@@ -68,12 +74,18 @@ describe('dashboard sessions', () => {
   it('refuses a bad key at sign-in (401), and the session stays signed out', async () => {
     const agent = supertest.agent(sb.baseUrl);
     const form = await agent.get('/dashboard/sign-in');
-    const res = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: 'sk_test_not_a_key_we_issued_000000' });
+    const res = await agent
+      .post('/dashboard/sign-in')
+      .type('form')
+      .send({ csrf: csrfOf(form.text), api_key: 'sk_test_not_a_key_we_issued_000000' });
     expect(res.status).toBe(401);
     expect(res.text).toMatch(/role="alert"[^>]*>That API key was refused/);
     expect((await agent.get('/dashboard')).status).toBe(303);
 
-    const malformed = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: 'hello' });
+    const malformed = await agent
+      .post('/dashboard/sign-in')
+      .type('form')
+      .send({ csrf: csrfOf(form.text), api_key: 'hello' });
     expect(malformed.status).toBe(400);
   });
 
@@ -105,7 +117,7 @@ describe('CSRF', () => {
     expect(await clockNow()).toBe(before);
   });
 
-  it('refuses a POST with another session\'s token (403) and creates no charge', async () => {
+  it("refuses a POST with another session's token (403) and creates no charge", async () => {
     const { agent } = await signedIn();
     const other = await signedIn();
     const count = await transactionCount();
@@ -207,7 +219,10 @@ describe('keys never travel in URLs', () => {
     const agent = supertest.agent(sb.baseUrl);
     const form = await agent.get('/dashboard/sign-in');
     expect(form.text).toMatch(/<form method="post" action="\/dashboard\/sign-in"/);
-    const signIn = await agent.post('/dashboard/sign-in').type('form').send({ csrf: csrfOf(form.text), api_key: sb.key, signing_secret: sb.signingSecret });
+    const signIn = await agent
+      .post('/dashboard/sign-in')
+      .type('form')
+      .send({ csrf: csrfOf(form.text), api_key: sb.key, signing_secret: sb.signingSecret });
     const locations = [signIn.headers.location as string];
     const urls: string[] = [];
     for (const path of ['/dashboard', '/dashboard/wallet', '/dashboard/objects', '/dashboard/webhooks', '/dashboard/requests', '/dashboard/developers', '/dashboard/sandbox']) {
@@ -240,7 +255,11 @@ describe("a key's IP allowlist in the dashboard", () => {
   const signInFrom = async (address: string, key: string) => {
     const agent = supertest.agent(proxied.baseUrl);
     const form = await agent.get('/dashboard/sign-in').set('X-Forwarded-For', address);
-    const res = await agent.post('/dashboard/sign-in').set('X-Forwarded-For', address).type('form').send({ csrf: csrfOf(form.text), api_key: key });
+    const res = await agent
+      .post('/dashboard/sign-in')
+      .set('X-Forwarded-For', address)
+      .type('form')
+      .send({ csrf: csrfOf(form.text), api_key: key });
     return { agent, res };
   };
 

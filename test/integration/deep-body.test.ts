@@ -24,5 +24,4 @@ describe('a body nested too deeply', () => {
     expect(res.body).toMatchObject({ status: false, error: { code: 'invalid_signature' } });
     expect((await sb.get('/api/v1/transactions')).body.data).toEqual([]);
   });
-
 });

@@ -46,7 +46,7 @@ async function instance(db: string, wallClock: VirtualClock): Promise<Railyard> 
 /** Records which instance ran each job of kind `test.note`. */
 function recordRuns(instances: Railyard[]): { instance: number; name: string }[] {
   const runs: { instance: number; name: string }[] = [];
-  instances.forEach((ry, instance) => ry.scheduler.register('test.note', async (p: { name: string }) => void runs.push({ instance, name: p.name })));
+  for (const [instance, ry] of instances.entries()) ry.scheduler.register('test.note', async (p: { name: string }) => void runs.push({ instance, name: p.name }));
   return runs;
 }
 
@@ -220,13 +220,12 @@ describe('one virtual clock for the fleet', () => {
     const [a, b, c] = instances;
     const start = a!.clock.now();
     const seen: { name: string; at: number; instance: number }[] = [];
-    instances.forEach((ry, instance) =>
+    for (const [instance, ry] of instances.entries())
       ry.scheduler.register('test.note', async (p: { name: string }) => {
         seen.push({ name: p.name, at: ry.clock.now(), instance });
         // A job running elsewhere holds the advance until it is done.
         await new Promise((done) => setTimeout(done, 5));
-      }),
-    );
+      });
     const due = Array.from({ length: 12 }, (_, i) => ({ name: `job-${i}`, runAt: start + 1_000 * (1 + Math.floor(i / 3)) }));
     for (const job of due) await a!.scheduler.schedule(a!.store, { kind: 'test.note', runAt: job.runAt, payload: { name: job.name } });
     // B and C poll for due jobs while A advances.

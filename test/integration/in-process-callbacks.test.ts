@@ -54,7 +54,11 @@ describe("a callback from railyard's own mock to railyard's own receiver", () =>
   });
 
   it('is logged as before: the callback received line, and a request line with the secret segment redacted', () => {
-    expect(lines('callback received').map((l) => l.provider).sort()).toEqual(['bank-rail', 'hubtel', 'mtn-momo', 'mtn-momo']);
+    expect(
+      lines('callback received')
+        .map((l) => l.provider)
+        .sort(),
+    ).toEqual(['bank-rail', 'hubtel', 'mtn-momo', 'mtn-momo']);
     const requests = lines('request').filter((l) => String(l.path).startsWith('/internal/callbacks/'));
     expect(requests.map((l) => `${l.method} ${l.path} ${l.status}`).sort()).toEqual([
       'POST /internal/callbacks/bank-rail/[redacted] 200',
@@ -71,7 +75,11 @@ describe("a callback from railyard's own mock to railyard's own receiver", () =>
     expect(otp.body.data).toMatchObject({ status: 'settled', next_action: null });
     expect(await sb.events(card.body.data.id)).toEqual(['collection.pending', 'collection.settled']);
 
-    const debit = await sb.post('/v1/collections', { amount: '300.00', currency: 'GHS', channel: 'bank', customer: { account_number: '2000000001', bank_code: '040100' } }, { idempotencyKey: 'inproc-debit' });
+    const debit = await sb.post(
+      '/v1/collections',
+      { amount: '300.00', currency: 'GHS', channel: 'bank', customer: { account_number: '2000000001', bank_code: '040100' } },
+      { idempotencyKey: 'inproc-debit' },
+    );
     const approved = await sb.post(`/api/v1/sandbox/collections/${debit.body.data.id}/approve`, {});
     expect(approved.body.data.status).toBe('settled');
     expect(await sb.events(debit.body.data.id)).toEqual(['collection.pending', 'collection.settled']);

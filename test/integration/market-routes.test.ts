@@ -79,7 +79,11 @@ async function harness(overrides: Record<string, unknown> = {}): Promise<Harness
     config,
     liveKey,
     get: (path, key = KEY) => http.get(path).set('Authorization', `Bearer ${key}`),
-    put: (path, body, key = KEY) => http.put(path).set('Authorization', `Bearer ${key}`).send(body as object),
+    put: (path, body, key = KEY) =>
+      http
+        .put(path)
+        .set('Authorization', `Bearer ${key}`)
+        .send(body as object),
     post: (path, body, key = KEY) => {
       const req = http.post(path).set('Authorization', `Bearer ${key}`);
       return body === undefined ? req : req.send(body as object);
@@ -321,7 +325,13 @@ describe('auth', () => {
 describe('OpenAPI', () => {
   it('documents each route with its operationId, tag, path parameter and body', () => {
     const doc = buildOpenApi(marketRoutes({ feed: h.feed, clock: h.clock, config: h.config }), { version: 'test' }) as { paths: Record<string, Record<string, any>> };
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/sandbox/market', '/api/v1/sandbox/market/freeze', '/api/v1/sandbox/market/resume', '/api/v1/sandbox/rates/fx', '/api/v1/sandbox/rates/usd/{asset}']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/sandbox/market',
+      '/api/v1/sandbox/market/freeze',
+      '/api/v1/sandbox/market/resume',
+      '/api/v1/sandbox/rates/fx',
+      '/api/v1/sandbox/rates/usd/{asset}',
+    ]);
     const pin = doc.paths['/api/v1/sandbox/rates/usd/{asset}']!.put;
     expect(pin.operationId).toBe('sandboxPinUsdRate');
     expect(pin.tags).toEqual(['Sandbox']);

@@ -48,7 +48,12 @@ describe('POST /api/v1/merchant/ladder', () => {
     expect(requested.body.data).toMatchObject({ stage: 'requested', next_action: 'enable_sandbox', environments: { test: { enabled: false }, live: { enabled: false } } });
 
     const sandbox = await step('enable_sandbox');
-    expect(sandbox.body.data).toMatchObject({ stage: 'sandbox', next_action: 'go_live', environments: { test: { enabled: true }, live: { enabled: false } }, compliance: { trading_allowed: true, reason: null } });
+    expect(sandbox.body.data).toMatchObject({
+      stage: 'sandbox',
+      next_action: 'go_live',
+      environments: { test: { enabled: true }, live: { enabled: false } },
+      compliance: { trading_allowed: true, reason: null },
+    });
     expect((await quote()).status).toBe(201);
     // A live key sees the same stage, and why it still cannot trade.
     expect(await merchant(liveKey)).toMatchObject({ stage: 'sandbox', compliance: { trading_allowed: false, reason: expect.stringMatching(/go live/) } });

@@ -45,7 +45,12 @@ describe('POST /api/v1/resolve/momo-name', () => {
     expect(res.status).toBe(502);
     expect(res.body.error).toEqual({
       code: 'provider_unavailable',
-      details: { attempts: [{ provider: 'mtn-momo', outcome: 'skipped_down' }, { provider: 'hubtel', outcome: 'skipped_down' }] },
+      details: {
+        attempts: [
+          { provider: 'mtn-momo', outcome: 'skipped_down' },
+          { provider: 'hubtel', outcome: 'skipped_down' },
+        ],
+      },
     });
   });
 });

@@ -24,7 +24,10 @@ beforeAll(async () => {
   app.post('/hooks', express.json({ type: () => true }), (req, res) => {
     const type = (req.body as { type: string }).type;
     const status = failFirst.delete(type) ? 500 : 200;
-    res.status(status).type('text/plain').send(status === 200 ? 'thanks' : 'receiver is down');
+    res
+      .status(status)
+      .type('text/plain')
+      .send(status === 200 ? 'thanks' : 'receiver is down');
   });
   receiver = createServer(app);
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
@@ -214,8 +217,7 @@ describe('a charge whose callback never comes', () => {
   });
 });
 
-describe('an id of nothing'
-, () => {
+describe('an id of nothing', () => {
   it.each(['chg_00000000000000000000', 'trf_nothing', 'evt_1', 'whatever', 'po_'])('%s answers 404 not_found', async (id) => {
     const res = await sb.get(`/api/v1/objects/${encodeURIComponent(id)}/timeline`);
     expect(res.status).toBe(404);

@@ -21,7 +21,7 @@ const DOC_ID = 'https://railyard.local/openapi.json';
 /** express `/api/v1/charges/:id` → OpenAPI `/api/v1/charges/{id}`. */
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 /** RFC 6901 escaping, for a JSON pointer into the document. */
-const pointer = (...parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
 let sb: TestSandbox;
 let doc: Json;
@@ -189,11 +189,7 @@ describe('real responses conform to the schemas the document declares', () => {
 
   it('POST /api/v1/charges, then GET /api/v1/transactions and GET /api/v1/charges/{id}', async () => {
     const charges = routeFor('post', '/api/v1/charges');
-    const res = await sb.post(
-      '/api/v1/charges',
-      { amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' },
-      { idempotencyKey: `openapi-conformance-${Date.now()}` },
-    );
+    const res = await sb.post('/api/v1/charges', { amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: `openapi-conformance-${Date.now()}` });
     expect(res.status, JSON.stringify(res.body)).toBe(charges.response.status);
     expectConformsToDocument('post', '/api/v1/charges', charges.response.status, res.body);
     charges.response.schema.parse(res.body);

@@ -207,7 +207,7 @@ script:
     expect(partialMatch({ a: { b: 1 } }, { a: { b: 1, c: 2 } })).toBeNull();
   });
 
-  it('a script sees only its own file\'s rules: 0551234989 without the failover rule just succeeds at mtn-momo', async () => {
+  it("a script sees only its own file's rules: 0551234989 without the failover rule just succeeds at mtn-momo", async () => {
     const r = await inline(`
 version: 1
 name: own-rules

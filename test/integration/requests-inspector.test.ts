@@ -62,8 +62,14 @@ describe('the requests of a sandbox', () => {
     expect(res.status).toBe(201);
     const [entry] = (await list(sb, 'kind=merchant&page_size=1')).data;
     expect(entry).toMatchObject({
-      kind: 'merchant', method: 'POST', path: '/api/v1/charges', status: 201, idempotency_key: 'inspect-1',
-      object_id: res.body.data.id, provider: null, match: null,
+      kind: 'merchant',
+      method: 'POST',
+      path: '/api/v1/charges',
+      status: 201,
+      idempotency_key: 'inspect-1',
+      object_id: res.body.data.id,
+      provider: null,
+      match: null,
     });
     expect(entry!.id).toMatch(/^req_/);
     expect(entry!.latency_ms).toEqual(expect.any(Number));
@@ -76,7 +82,11 @@ describe('the requests of a sandbox', () => {
     const decided = calls.filter((c) => c.match !== null);
     expect(decided).toHaveLength(1);
     expect(decided[0]).toMatchObject({
-      kind: 'mock', provider: 'mtn-momo', method: 'POST', status: 202, object_id: charge.id,
+      kind: 'mock',
+      provider: 'mtn-momo',
+      method: 'POST',
+      status: 202,
+      object_id: charge.id,
       match: { matched: true, file: expect.stringMatching(/sandbox\.yaml$/), rule_index: 0, rule_name: 'momo number 0551234987 succeeds' },
     });
     expect(decided[0]!.path).toMatch(/^\/mocks\/mtn-momo\//);

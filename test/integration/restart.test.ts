@@ -83,10 +83,7 @@ describe('recovery from a stop in the middle of an initiation', () => {
    */
   async function orphan(sb: TestSandbox, table: 'charges' | 'transfers', id: string, opts: { keepAttempts?: boolean } = {}): Promise<void> {
     await sb.ry.store.run(`UPDATE ${table} SET provider = NULL, provider_reference = NULL WHERE id = ?`, [id]);
-    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = ?, response_status = NULL, response_body = NULL WHERE resource_id = ?", [
-      sb.ry.boot - 1,
-      id,
-    ]);
+    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = ?, response_status = NULL, response_body = NULL WHERE resource_id = ?", [sb.ry.boot - 1, id]);
     if (!opts.keepAttempts) await sb.ry.store.run('DELETE FROM rail_attempts WHERE ref_id = ?', [id]);
   }
 
@@ -157,7 +154,7 @@ describe('recovery from a stop in the middle of an initiation', () => {
     const sb = await start();
     const first = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-unavailable' });
     await orphan(sb, 'transfers', first.body.data.id);
-    await sb.ry.store.run("DELETE FROM mock_transactions"); // the upstreams forgot it too
+    await sb.ry.store.run('DELETE FROM mock_transactions'); // the upstreams forgot it too
     for (const provider of ['mtn-momo', 'hubtel']) sb.ry.health.setDown(provider, true);
     const retry = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-unavailable' });
     expect(retry.status).toBe(502);

@@ -59,9 +59,8 @@ describe('sandbox helpers', () => {
   });
 
   it("shows each mock's base URL and the credentials it accepts, so a provider's own SDK can be pointed at it", async () => {
-    const providers: { name: string; mock: { base_url: string; credentials: { name: string; where: string; value: string | null }[]; notes: string[] } }[] = (
-      await sb.get('/api/v1/sandbox/providers')
-    ).body.data;
+    const providers: { name: string; mock: { base_url: string; credentials: { name: string; where: string; value: string | null }[]; notes: string[] } }[] = (await sb.get('/api/v1/sandbox/providers'))
+      .body.data;
     const mock = (name: string) => providers.find((p) => p.name === name)!.mock;
     const value = (name: string, credential: string) => mock(name).credentials.find((c) => c.name === credential)?.value;
 
@@ -159,7 +158,11 @@ describe('sandbox helpers', () => {
 });
 
 describe('sandbox controls that isolate a test run (contract verification against a running railyard uses them)', () => {
-  const put = (path: string, body: unknown) => sb.http.put(path).set('authorization', `Bearer ${sb.key}`).send(body as object);
+  const put = (path: string, body: unknown) =>
+    sb.http
+      .put(path)
+      .set('authorization', `Bearer ${sb.key}`)
+      .send(body as object);
 
   it('creates a fresh merchant whose test key sees an empty wallet, no events and no Idempotency-Keys of the sandbox merchant', async () => {
     await sb.fund(50_000);
@@ -169,7 +172,13 @@ describe('sandbox controls that isolate a test run (contract verification agains
     const res = await sb.post('/api/v1/sandbox/merchants', { name: 'contract state' });
     expect(res.status).toBe(201);
     const merchant = res.body.data;
-    expect(merchant).toMatchObject({ id: expect.stringMatching(/^mch_/), name: 'contract state', environment: 'test', key: expect.stringMatching(/^sk_test_/), signing_secret: expect.stringMatching(/^sig_test_/) });
+    expect(merchant).toMatchObject({
+      id: expect.stringMatching(/^mch_/),
+      name: 'contract state',
+      environment: 'test',
+      key: expect.stringMatching(/^sk_test_/),
+      signing_secret: expect.stringMatching(/^sig_test_/),
+    });
     expect(merchant.scopes).toEqual([...SCOPES]);
     expect(merchant.role).toBe('admin');
 
@@ -210,7 +219,7 @@ describe('sandbox controls that isolate a test run (contract verification agains
     }
   });
 
-  it("tunes the rails from the configuration: Paystack switched on and first, a short timeout; {} restores the configuration", async () => {
+  it('tunes the rails from the configuration: Paystack switched on and first, a short timeout; {} restores the configuration', async () => {
     const tuned = await put('/api/v1/sandbox/rails', { timeout_ms: 100, providers: { paystack: { enabled: true, priority: 1 }, 'mtn-momo': { priority: 2 } } });
     expect(tuned.status).toBe(200);
     expect(tuned.body.data).toMatchObject({ timeout_ms: 100, timeout_overridden: true });
@@ -248,7 +257,16 @@ describe('restarting the scenario rules', () => {
   it('starts every sequence at its first behaviour again', async () => {
     await sb.close();
     sb = await startTestSandbox({}, [
-      { name: 'first fails, then succeeds', match: { msisdn: { equals: '0551234987' } }, collect: { any: [{ respond: 'accept', callback: { after_seconds: 1, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } }, { respond: 'accept', callback: { after_seconds: 1, status: 'success' } }] } },
+      {
+        name: 'first fails, then succeeds',
+        match: { msisdn: { equals: '0551234987' } },
+        collect: {
+          any: [
+            { respond: 'accept', callback: { after_seconds: 1, status: 'failed', reason: 'NOT_ENOUGH_FUNDS' } },
+            { respond: 'accept', callback: { after_seconds: 1, status: 'success' } },
+          ],
+        },
+      },
     ] as never);
     const status = async () => {
       const charge = await sb.charge({ amount: 5000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });

@@ -31,7 +31,12 @@ beforeAll(async () => {
       // Credentials as an operator would configure them, each distinct and long enough to find.
       sandbox: { key: 'sk_test_operator_configured_key_0001', signing_secret: 'sig_test_operator_configured_secret' },
       providers: {
-        'mtn-momo': { api_user: 'mtn-user-0f9e8d7c6b5a', api_key: 'mtn-key-1a2b3c4d5e6f', collection_subscription_key: 'mtn-coll-sub-99887766', disbursement_subscription_key: 'mtn-disb-sub-55443322' },
+        'mtn-momo': {
+          api_user: 'mtn-user-0f9e8d7c6b5a',
+          api_key: 'mtn-key-1a2b3c4d5e6f',
+          collection_subscription_key: 'mtn-coll-sub-99887766',
+          disbursement_subscription_key: 'mtn-disb-sub-55443322',
+        },
         hubtel: { client_id: 'hubtel-client-31415926', client_secret: 'hubtel-secret-27182818', callback_token: 'hubtel-callback-token-configured' },
         'bank-rail': { client_id: 'bank-client-16180339', client_secret: 'bank-secret-14142135' },
       },
@@ -97,7 +102,12 @@ describe('the log', () => {
     const bank = await sb.transfer({ amount: 10_000, currency: 'GHS', channel: 'bank', account_number: '1000000001', bank_code: '040100', bank_account_name: 'Ama Owusu' });
     expect([transfer.status, bank.status]).toEqual([201, 201]);
     await sb.advance(10);
-    for (const [kind, id] of [['charges', mtn.body.data.id], ['charges', hubtel.body.data.id], ['transfers', transfer.body.data.id], ['transfers', bank.body.data.id]]) {
+    for (const [kind, id] of [
+      ['charges', mtn.body.data.id],
+      ['charges', hubtel.body.data.id],
+      ['transfers', transfer.body.data.id],
+      ['transfers', bank.body.data.id],
+    ]) {
       expect((await sb.get(`/api/v1/${kind}/${id}`)).body.data.status, id).toBe('success');
     }
     // A forged callback is refused and logged.
@@ -113,7 +123,10 @@ describe('the log', () => {
     expect((await agent.get('/dashboard')).status).toBe(200);
 
     // The flow was logged: the callbacks' requests among them.
-    const paths = lines.map((l) => JSON.parse(l) as { msg: string; path?: string }).filter((l) => l.msg === 'request').map((l) => l.path);
+    const paths = lines
+      .map((l) => JSON.parse(l) as { msg: string; path?: string })
+      .filter((l) => l.msg === 'request')
+      .map((l) => l.path);
     expect(paths.filter((p) => p?.startsWith('/internal/callbacks/mtn-momo/'))).not.toHaveLength(0);
     expect(paths.filter((p) => p?.startsWith('/internal/callbacks/hubtel/'))).not.toHaveLength(0);
     expect(paths.filter((p) => p?.startsWith('/internal/callbacks/bank-rail/'))).not.toHaveLength(0);

@@ -46,7 +46,9 @@ describe('the stylesheets and scripts', () => {
   });
 
   it('are copied by npm run build beside the compiled code: every src/**/assets/ folder to the same place under dist/', () => {
-    expect((JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/copy-assets.mjs');
+    expect((JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build).toBe(
+      'tsc -p tsconfig.build.json && node scripts/copy-assets.mjs',
+    );
     const out = join(tmp, 'dist');
     // A file left from an earlier build of a folder goes: the folder is replaced whole.
     mkdirSync(join(out, 'dashboard/assets'), { recursive: true });

@@ -167,10 +167,7 @@ describe('a byte-identical retry of a signed transfer more than 300 s later', ()
     const original = signedNow(sb, '/api/v1/transfers', 'in-flight-late', transfer);
     const first = await send(sb, original);
     // Where the first stands while its provider call is still running here: its key in flight, this boot's.
-    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = ?, response_status = NULL, response_body = NULL WHERE resource_id = ?", [
-      sb.ry.boot,
-      first.body.data.id,
-    ]);
+    await sb.ry.store.run("UPDATE idempotency_keys SET state = 'in_flight', boot = ?, response_status = NULL, response_body = NULL WHERE resource_id = ?", [sb.ry.boot, first.body.data.id]);
     clock.passSeconds(301);
     const retry = await send(sb, original);
     expect(retry.status).toBe(409);

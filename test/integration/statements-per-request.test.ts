@@ -346,11 +346,17 @@ async function requestKinds(sb: Served): Promise<Record<string, RequestStatement
 function documentedCounts(storeName: 'SQLite' | 'PostgreSQL'): Record<string, number> {
   const doc = readFileSync(resolve(import.meta.dirname, '../../docs/architecture.md'), 'utf8');
   const section = doc.split('## What one request reads')[1]?.split('\n## ')[0] ?? '';
-  const rows = section.split('\n').filter((line) => /^\| [^-]/.test(line)).slice(1);
+  const rows = section
+    .split('\n')
+    .filter((line) => /^\| [^-]/.test(line))
+    .slice(1);
   const column = storeName === 'SQLite' ? 1 : 2;
   return Object.fromEntries(
     rows.map((line) => {
-      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
       return [cells[0]!.replace(/`/g, ''), Number(cells[column])];
     }),
   );

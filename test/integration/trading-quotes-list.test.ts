@@ -118,9 +118,12 @@ describe('GET /api/v1/trades/quotes', () => {
     expect(trade.body.data.quote_reference).toBe(created[0]);
   });
 
-  it("answers 404 not_found for a quote of no one, or of the other environment", async () => {
+  it('answers 404 not_found for a quote of no one, or of the other environment', async () => {
     const live = (await sb.post('/api/v1/keys', { environment: 'live', scopes: ['read'] })).body.data.key;
-    for (const [reference, key] of [['qt_zzzzzzzzzzzzzzzzzzzz', sb.key], [created[1]!, live]] as const) {
+    for (const [reference, key] of [
+      ['qt_zzzzzzzzzzzzzzzzzzzz', sb.key],
+      [created[1]!, live],
+    ] as const) {
       const res = await sb.get(`/api/v1/trades/quotes/${reference}`, key);
       expect(res.status).toBe(404);
       expect(res.body.error).toMatchObject({ code: 'not_found', details: { id: reference } });

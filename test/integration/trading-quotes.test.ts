@@ -79,7 +79,12 @@ describe('POST /api/v1/trades/quote: pricing', () => {
   });
 
   it('quotes every asset on each of its networks: USDT on TRC20 and ERC20, USDC on ERC20 and SOL', async () => {
-    for (const [asset, network] of [['USDT', 'TRC20'], ['USDT', 'ERC20'], ['USDC', 'ERC20'], ['USDC', 'SOL']]) {
+    for (const [asset, network] of [
+      ['USDT', 'TRC20'],
+      ['USDT', 'ERC20'],
+      ['USDC', 'ERC20'],
+      ['USDC', 'SOL'],
+    ]) {
       const res = await quote({ side: 'buy', asset, network, fiat_amount: 10_000 });
       expect(res.status, `${asset} on ${network}`).toBe(201);
       expect(res.body.data).toMatchObject({ asset, network, benchmark_rate: 15.5 });
@@ -259,7 +264,10 @@ describe('POST /api/v1/trades/quote: stale benchmark legs halt quoting with rate
   it('refuses when the FX rate was set more than 24 h ago, naming the FX leg, and quotes once it is set afresh', async () => {
     const asOf = sb.ry.clock.now() - (24 * 3600 + 1) * 1000;
     expect((await put('/api/v1/sandbox/rates/fx', { rate: '15.5', as_of: iso(asOf) })).status).toBe(200);
-    for (const [asset, network] of [['USDT', 'TRC20'], ['USDC', 'SOL']]) {
+    for (const [asset, network] of [
+      ['USDT', 'TRC20'],
+      ['USDC', 'SOL'],
+    ]) {
       const res = await buy(asset, network);
       expect(res.status).toBe(409);
       expect(res.body.message).toContain('USD/GHS');

@@ -80,10 +80,7 @@ describe('A sell: created -> pending_payment -> pending_confirmation -> complete
       livemode: false,
     });
     expect(res.body.message).toContain('100000000');
-    expect(trade.status_history).toEqual([
-      expect.objectContaining({ status: 'created', note: null }),
-      expect.objectContaining({ status: 'pending_payment', note: 'awaiting the on-chain deposit' }),
-    ]);
+    expect(trade.status_history).toEqual([expect.objectContaining({ status: 'created', note: null }), expect.objectContaining({ status: 'pending_payment', note: 'awaiting the on-chain deposit' })]);
     expect(await books()).toEqual(untouched);
   });
 
@@ -92,7 +89,7 @@ describe('A sell: created -> pending_payment -> pending_confirmation -> complete
     expect(await sb.events(trade.reference)).toEqual(['trade.created', 'trade.pending_payment']);
   });
 
-  it('gives deposit addresses in each network\'s format', async () => {
+  it("gives deposit addresses in each network's format", async () => {
     expect((await sell({ asset_amount: 1_000_000 }, 'USDT', 'ERC20')).deposit_address).toMatch(/^0x[0-9a-f]{40}$/);
     expect((await sell({ asset_amount: 1_000_000 }, 'USDC', 'SOL')).deposit_address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
   });
@@ -128,14 +125,7 @@ describe('A sell: created -> pending_payment -> pending_confirmation -> complete
       ['completed', null],
       ['settled', null],
     ]);
-    expect(await sb.events(trade.reference)).toEqual([
-      'trade.created',
-      'trade.pending_payment',
-      'trade.pending_confirmation',
-      'deposit.confirmed',
-      'trade.completed',
-      'trade.settled',
-    ]);
+    expect(await sb.events(trade.reference)).toEqual(['trade.created', 'trade.pending_payment', 'trade.pending_confirmation', 'deposit.confirmed', 'trade.completed', 'trade.settled']);
     const events = await sb.ry.outbox.forObject(sb.ry.store, trade.reference);
     expect(events.find((e) => e.type === 'deposit.confirmed')!.data.object).toMatchObject({ status: 'pending_confirmation', confirmations: 19 });
     expect(events.at(-1)!.data.object).toEqual(settled);
@@ -361,7 +351,7 @@ describe('Reversal: settled -> reversed (sell)', () => {
     expectBalanced(await sb.trialBalance());
   });
 
-  it('also returns an overpayment\'s excess', async () => {
+  it("also returns an overpayment's excess", async () => {
     const reference = await settledSell(120_000_000);
     expect(await balance(`merchant:${MERCHANT}:excess:USDT:TRC20`, 'USDT')).toBe(20_000_000);
     expect((await reverse(reference)).status).toBe(200);

@@ -56,8 +56,7 @@ async function books() {
   };
 }
 
-const quoteStatus = async (reference: string) =>
-  (await sb.ry.store.get<{ status: string }>('SELECT status FROM quotes WHERE id = ?', [reference]))!.status;
+const quoteStatus = async (reference: string) => (await sb.ry.store.get<{ status: string }>('SELECT status FROM quotes WHERE id = ?', [reference]))!.status;
 
 const tradeCount = async () => Number((await sb.ry.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM trades'))!.n);
 
@@ -130,7 +129,7 @@ describe('A buy: created -> completed -> settled, from the wallet at once', () =
     expectBalanced(await sb.trialBalance());
   });
 
-  it('delivers on ERC20 and SOL with a transaction id in each network\'s form', async () => {
+  it("delivers on ERC20 and SOL with a transaction id in each network's form", async () => {
     const erc = await buy(10_000, ERC20, 'USDT', 'ERC20');
     expect(erc.transaction_id).toMatch(/^0x[0-9a-f]{64}$/);
     const sol = await buy(10_000, SOL, 'USDC', 'SOL');
@@ -219,12 +218,12 @@ describe('POST /api/v1/trades: validation_error', () => {
 
   const wrongAddresses: [string, string, string, string][] = [
     ['USDT', 'TRC20', ERC20, 'an ERC20 address'],
-    ['USDT', 'TRC20', 'T' + 'a'.repeat(32), 'a T address one character short'],
-    ['USDT', 'TRC20', 'T' + 'a'.repeat(32) + '0', 'a T address with a non-base58 0'],
-    ['USDT', 'TRC20', 'X' + 'a'.repeat(33), 'a 34-character address not starting with T'],
+    ['USDT', 'TRC20', `T${'a'.repeat(32)}`, 'a T address one character short'],
+    ['USDT', 'TRC20', `T${'a'.repeat(32)}0`, 'a T address with a non-base58 0'],
+    ['USDT', 'TRC20', `X${'a'.repeat(33)}`, 'a 34-character address not starting with T'],
     ['USDT', 'ERC20', TRC20, 'a TRC20 address'],
-    ['USDC', 'ERC20', '0x' + 'a'.repeat(39), '0x with 39 hex digits'],
-    ['USDC', 'ERC20', '0x' + 'g'.repeat(40), '0x with non-hex digits'],
+    ['USDC', 'ERC20', `0x${'a'.repeat(39)}`, '0x with 39 hex digits'],
+    ['USDC', 'ERC20', `0x${'g'.repeat(40)}`, '0x with non-hex digits'],
     ['USDC', 'SOL', ERC20, 'an ERC20 address'],
     ['USDC', 'SOL', 'a'.repeat(31), '31 base58 characters'],
     ['USDC', 'SOL', 'a'.repeat(45), '45 base58 characters'],
@@ -390,7 +389,7 @@ describe('Screening: compliance_block', () => {
 
   it('matches EVM addresses whatever their case', async () => {
     const ref = await buyQuote(10_000, 'USDC', 'ERC20');
-    const res = await execute({ quote_reference: ref, delivery_address: '0x' + ERC20_BLOCKED.slice(2).toUpperCase() });
+    const res = await execute({ quote_reference: ref, delivery_address: `0x${ERC20_BLOCKED.slice(2).toUpperCase()}` });
     expect(res.status).toBe(403);
     expect(res.body.error.details.reason).toBe('blocked_address');
   });
@@ -426,10 +425,7 @@ describe('Compliance review: created -> under_review -> (approve) completed -> s
     expect(snapshot).toMatchObject({ reference, status: 'under_review' });
     const trade = (await sb.get(`/api/v1/trades/${reference}`)).body.data;
     expect(trade).toMatchObject({ status: 'under_review', delivery_address: TRC20_REVIEW, settled_fiat_amount: null, transaction_id: null });
-    expect(trade.status_history).toEqual([
-      expect.objectContaining({ status: 'created' }),
-      expect.objectContaining({ status: 'under_review', note: 'delivery address flagged for review' }),
-    ]);
+    expect(trade.status_history).toEqual([expect.objectContaining({ status: 'created' }), expect.objectContaining({ status: 'under_review', note: 'delivery address flagged for review' })]);
     expect(await quoteStatus(quoteRef)).toBe('consumed');
     expect(await books()).toEqual({ wallet: { currency: 'GHS', available: 100_000, reserved: 100_000 }, inventory: 2_000_000_000_000, chain: 0, treasury: 0, spread: 0 });
     expectBalanced(await sb.trialBalance());
@@ -690,15 +686,12 @@ describe('Limits at quote and at execute', () => {
 
   describe('the exposure cap shrinks as the inventory depletes', () => {
     // 1000 USDT on TRC20 and a cap of 10 000 GHS per USDT buy when full
-    const capped = () =>
-      sandbox({ inventory: { ...INVENTORY, USDT: { TRC20: 1_000_000_000, ERC20: 1_000_000_000_000 } }, exposure_cap: { USDT: 1_000_000, USDC: 50_000_000 } });
+    const capped = () => sandbox({ inventory: { ...INVENTORY, USDT: { TRC20: 1_000_000_000, ERC20: 1_000_000_000_000 } }, exposure_cap: { USDT: 1_000_000, USDC: 50_000_000 } });
 
     it('refuses at quote a buy that fit at the start once earlier buys depleted the inventory', async () => {
       await capped();
       await sb.fund(10_000_000);
-      expect((await quoteRes({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 1_000_001 })).body.error.details).toEqual(
-        limitDetails('exposure_cap', 1_000_000, 0, 1_000_001),
-      );
+      expect((await quoteRes({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 1_000_001 })).body.error.details).toEqual(limitDetails('exposure_cap', 1_000_000, 0, 1_000_001));
       const first = await buy(800_000);
       expect(first.asset_amount).toBe(508_501_509);
       const inventory = 1_000_000_000 - 508_501_509;

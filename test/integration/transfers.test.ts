@@ -29,7 +29,17 @@ describe('POST /api/v1/transfers', () => {
   it('reserves amount plus fees at initiation and releases the reservation on success', async () => {
     const res = await sb.transfer(momo('0551234987'));
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ object: 'transfer', status: 'pending', amount: 10_000, fees: 100, total_debited: 10_100, channel: 'momo', msisdn: '233551234987', network: 'MTN', provider: 'mtn-momo' });
+    expect(res.body.data).toMatchObject({
+      object: 'transfer',
+      status: 'pending',
+      amount: 10_000,
+      fees: 100,
+      total_debited: 10_100,
+      channel: 'momo',
+      msisdn: '233551234987',
+      network: 'MTN',
+      provider: 'mtn-momo',
+    });
     expect(await sb.wallet()).toMatchObject({ available: 89_900, reserved: 10_100 });
     await sb.advance(5);
     expect((await sb.get(`/api/v1/transfers/${res.body.data.id}`)).body.data.status).toBe('success');
@@ -52,7 +62,16 @@ describe('POST /api/v1/transfers', () => {
 
   it('pays GCB account 1000000001 and documents the bank in the record', async () => {
     const res = await sb.transfer(bank('1000000001'));
-    expect(res.body.data).toMatchObject({ channel: 'bank', account_number: '1000000001', bank_code: '040100', bank_name: 'GCB', bank_account_name: 'Ama Owusu', fees: 200, provider: 'bank-rail', msisdn: null });
+    expect(res.body.data).toMatchObject({
+      channel: 'bank',
+      account_number: '1000000001',
+      bank_code: '040100',
+      bank_name: 'GCB',
+      bank_account_name: 'Ama Owusu',
+      fees: 200,
+      provider: 'bank-rail',
+      msisdn: null,
+    });
     await sb.advance(5);
     expect((await sb.get(`/api/v1/transfers/${res.body.data.id}`)).body.data.status).toBe('success');
     expect(await sb.wallet()).toMatchObject({ available: 89_800, reserved: 0 });

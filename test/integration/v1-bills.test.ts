@@ -22,7 +22,18 @@ describe('POST /v1/bills: airtime and data', () => {
   ])('tops up %s on %s, the network inferred from the number', async (number, network) => {
     const res = await pay({ category: 'airtime', customer: number, amount: '5.00', currency: 'GHS' });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ object: 'bill', status: 'pending', category: 'airtime', biller: network, product: null, amount: 500, amount_major: '5.00', fees: 50, total_debited: 550, provider: 'bills' });
+    expect(res.body.data).toMatchObject({
+      object: 'bill',
+      status: 'pending',
+      category: 'airtime',
+      biller: network,
+      product: null,
+      amount: 500,
+      amount_major: '5.00',
+      fees: 50,
+      total_debited: 550,
+      provider: 'bills',
+    });
     expect(res.body.data.id).toMatch(/^bil_/);
     expect(res.body.data.customer).toBe(`233${number.slice(1)}`);
     expect(await sb.wallet()).toMatchObject({ available: 99_450, reserved: 550 });
@@ -79,9 +90,7 @@ describe('POST /v1/bills: utilities and TV', () => {
   it('lists the bill among the wallet transactions, as a debit on channel bills', async () => {
     const res = await pay(ecg('01000000001'));
     const listed = (await sb.get('/api/v1/transactions?type=bill')).body.data;
-    expect(listed).toEqual([
-      expect.objectContaining({ id: res.body.data.id, type: 'bill', direction: 'debit', status: 'pending', amount: 2_000, fees: 50, channel: 'bills', provider: 'bills' }),
-    ]);
+    expect(listed).toEqual([expect.objectContaining({ id: res.body.data.id, type: 'bill', direction: 'debit', status: 'pending', amount: 2_000, fees: 50, channel: 'bills', provider: 'bills' })]);
   });
 
   it('pays a GWCL water account', async () => {
@@ -208,7 +217,9 @@ describe('GET /v1/bills/products', () => {
       { code: 'AT-DATA-4GB', category: 'data', biller: 'AT', name: 'AT 4 GB, 30 days', amount: 2_500, amount_major: '25.00', min_amount: null, max_amount: null },
     ]);
     const ecgEntry = (await sb.get('/v1/bills/products?category=electricity')).body.data;
-    expect(ecgEntry).toEqual([{ code: null, category: 'electricity', biller: 'ECG', name: 'ECG prepaid electricity (returns a token)', amount: null, amount_major: null, min_amount: 500, max_amount: 500_000 }]);
+    expect(ecgEntry).toEqual([
+      { code: null, category: 'electricity', biller: 'ECG', name: 'ECG prepaid electricity (returns a token)', amount: null, amount_major: null, min_amount: 500, max_amount: 500_000 },
+    ]);
   });
 
   it('refuses an unknown category filter', async () => {

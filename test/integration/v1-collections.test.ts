@@ -11,12 +11,7 @@ let keys = 0;
 const collect = (body: Record<string, unknown>, idempotencyKey = `col-test-${++keys}`) => sb.post('/v1/collections', body, { idempotencyKey });
 /** The spec's sample: form-style fields. */
 const collectForm = (form: string, idempotencyKey = `col-form-${++keys}`) =>
-  sb.http
-    .post('/v1/collections')
-    .set('Authorization', `Bearer ${sb.key}`)
-    .set('Idempotency-Key', idempotencyKey)
-    .set('Content-Type', 'application/x-www-form-urlencoded')
-    .send(form);
+  sb.http.post('/v1/collections').set('Authorization', `Bearer ${sb.key}`).set('Idempotency-Key', idempotencyKey).set('Content-Type', 'application/x-www-form-urlencoded').send(form);
 const momo = (customer: string, extra: Record<string, unknown> = {}) => ({ amount: '100.00', currency: 'GHS', channel: 'momo', customer, ...extra });
 const collections = () => sb.ry.store.all('SELECT * FROM collections');
 

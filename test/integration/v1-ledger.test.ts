@@ -74,7 +74,12 @@ describe('GET /v1/ledger/entries', () => {
     });
     for (const sums of Object.values(groupBy(entries, (e) => e.journal_id))) expect(sumBy(sums, (e) => e.currency)).toEqual({ GHS: 0 });
     expect(entries[0]).toMatchObject({
-      object: 'ledger_entry', object_id: charge.id, journal_kind: 'charge.settled', currency: 'GHS', livemode: false, reverses: null,
+      object: 'ledger_entry',
+      object_id: charge.id,
+      journal_kind: 'charge.settled',
+      currency: 'GHS',
+      livemode: false,
+      reverses: null,
       settlement_id: stl(await today()),
     });
     expect(entries[0]!.id).toMatch(/^ent_[0-9a-z]+_\d+$/);
@@ -173,8 +178,14 @@ describe('GET /v1/settlements', () => {
     expect(list.meta.next_cursor).toBeNull();
     const [second, first] = list.data;
     expect(first).toMatchObject({
-      object: 'settlement', date: day1, status: 'closed', currency: 'GHS', opening_balance: 0,
-      gross_in: 50_000 + charge.amount, gross_out: payout.amount, fees: charge.fees + payout.fees,
+      object: 'settlement',
+      date: day1,
+      status: 'closed',
+      currency: 'GHS',
+      opening_balance: 0,
+      gross_in: 50_000 + charge.amount,
+      gross_out: payout.amount,
+      fees: charge.fees + payout.fees,
       closing_balance: 50_000 + charge.amount - charge.fees - payout.amount - payout.fees,
       counts: { in: 2, out: 1, by_object: { wallet_funding: 1, charge: 1, payout: 1 } },
       period_start: `${day1}T00:00:00.000Z`,
@@ -241,6 +252,10 @@ describe('GET /v1/settlements', () => {
 
 function groupBy<T>(items: T[], key: (item: T) => string): Record<string, T[]> {
   const groups: Record<string, T[]> = {};
-  for (const item of items) (groups[key(item)] ??= []).push(item);
+  for (const item of items) {
+    const group = key(item);
+    groups[group] ??= [];
+    groups[group].push(item);
+  }
   return groups;
 }

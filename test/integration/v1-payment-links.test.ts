@@ -18,8 +18,7 @@ const link = async (extra: Record<string, unknown> = {}) => {
 };
 let submissions = 0;
 /** What the hosted page's script posts: no API key, a fresh submission token per form. */
-const pay = (slug: string, body: Record<string, unknown>, submission = `sub_test_${++submissions}`) =>
-  sb.http.post(`/pay/${slug}/collections`).send({ submission, ...body });
+const pay = (slug: string, body: Record<string, unknown>, submission = `sub_test_${++submissions}`) => sb.http.post(`/pay/${slug}/collections`).send({ submission, ...body });
 const links = () => sb.ry.store.all('SELECT * FROM payment_links');
 const collections = () => sb.ry.store.all('SELECT * FROM collections');
 
@@ -275,7 +274,11 @@ describe('Paying a link on its public endpoints', () => {
     const paid = await pay(created.slug, { channel: 'momo', customer: '0551234987' });
     const listed = (await sb.get('/api/v1/transactions?type=collection')).body.data as { id: string }[];
     expect(listed.find((item) => item.id === paid.body.data.id)).toMatchObject({
-      type: 'collection', direction: 'credit', status: 'pending_approval', amount: paid.body.data.amount, channel: 'momo',
+      type: 'collection',
+      direction: 'credit',
+      status: 'pending_approval',
+      amount: paid.body.data.amount,
+      channel: 'momo',
       fees: (await sb.get(`/v1/collections/${paid.body.data.id}`)).body.data.fees,
     });
   });
@@ -287,7 +290,7 @@ describe('Paying a link on its public endpoints', () => {
     expect(res.body.data.amount).toBe(1_230);
   });
 
-  it('holds the typed amount to the link\'s bounds, and the page says what they are', async () => {
+  it("holds the typed amount to the link's bounds, and the page says what they are", async () => {
     const open = (await createLink({ currency: 'GHS', description: 'School fees', min_amount: '10.00', max_amount: '500.00' })).body.data;
     expect((await sb.http.get(`/pay/${open.slug}`)).text).toContain('From 10.00 to 500.00 GHS');
     const low = await pay(open.slug, { channel: 'momo', customer: '0551234987', amount: '9.99' });

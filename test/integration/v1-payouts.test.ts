@@ -29,8 +29,20 @@ describe('POST /v1/payouts to a mobile wallet', () => {
     const res = await payout({ ...momo('0551234987', '110.50'), narration: 'June commission' });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
-      object: 'payout', status: 'pending', amount: 11_050, amount_major: '110.50', fees: 100, total_debited: 11_150, currency: 'GHS',
-      channel: 'momo', msisdn: '233551234987', network: 'MTN', narration: 'June commission', bulk_id: null, provider: 'mtn-momo', livemode: false,
+      object: 'payout',
+      status: 'pending',
+      amount: 11_050,
+      amount_major: '110.50',
+      fees: 100,
+      total_debited: 11_150,
+      currency: 'GHS',
+      channel: 'momo',
+      msisdn: '233551234987',
+      network: 'MTN',
+      narration: 'June commission',
+      bulk_id: null,
+      provider: 'mtn-momo',
+      livemode: false,
     });
     expect(res.body.data.id).toMatch(/^po_/);
     expect(await sb.wallet()).toMatchObject({ available: 88_850, reserved: 11_150 });
@@ -86,7 +98,16 @@ describe('POST /v1/payouts to a bank account', () => {
   it('pays GCB account 1000000001 through the bank rail with the bank fee', async () => {
     const res = await payout(bank('1000000001'));
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ channel: 'bank', account_number: '1000000001', bank_code: '040100', bank_name: 'GCB', account_name: 'Ama Owusu', fees: 200, provider: 'bank-rail', msisdn: null });
+    expect(res.body.data).toMatchObject({
+      channel: 'bank',
+      account_number: '1000000001',
+      bank_code: '040100',
+      bank_name: 'GCB',
+      account_name: 'Ama Owusu',
+      fees: 200,
+      provider: 'bank-rail',
+      msisdn: null,
+    });
     await sb.advance(5);
     expect(await status(res.body.data.id)).toBe('settled');
     expect(await sb.wallet()).toMatchObject({ available: 89_800, reserved: 0 });
@@ -176,21 +197,22 @@ describe('POST /v1/payouts refusals change nothing', () => {
 
 describe('POST /v1/payouts/bulk', () => {
   it('turns each valid item into its own payout, lists each invalid one with its index and error, and the valid ones settle', async () => {
-    const res = await bulk([
-      momo('0551234987', '10.00'),
-      { ...momo('0551234987'), amount: '1e3' },
-      bank('1000000001', '20.00'),
-      { channel: 'cheque' },
-      momo('0551234988', '5.00'),
-    ]);
+    const res = await bulk([momo('0551234987', '10.00'), { ...momo('0551234987'), amount: '1e3' }, bank('1000000001', '20.00'), { channel: 'cheque' }, momo('0551234988', '5.00')]);
     expect(res.status).toBe(201);
     const data = res.body.data;
     expect(data).toMatchObject({ object: 'payout_bulk', item_count: 5, accepted_count: 3, rejected_count: 2, total_amount: 3_500, total_fees: 400, livemode: false });
     expect(data.id).toMatch(/^pob_/);
     expect(data.items.map((i: { index: number; status: string }) => [i.index, i.status])).toEqual([
-      [0, 'accepted'], [1, 'rejected'], [2, 'accepted'], [3, 'rejected'], [4, 'accepted'],
+      [0, 'accepted'],
+      [1, 'rejected'],
+      [2, 'accepted'],
+      [3, 'rejected'],
+      [4, 'accepted'],
     ]);
-    expect(data.items[1].error).toMatchObject({ code: 'validation_error', details: { fields: [{ field: 'amount', message: 'amount must not use exponent notation; write the digits, such as "1000.00"' }] } });
+    expect(data.items[1].error).toMatchObject({
+      code: 'validation_error',
+      details: { fields: [{ field: 'amount', message: 'amount must not use exponent notation; write the digits, such as "1000.00"' }] },
+    });
     expect(data.items[3].error).toMatchObject({ code: 'validation_error', details: { fields: [{ field: 'channel', message: 'channel must be momo or bank' }] } });
     const ids = [data.items[0].payout.id, data.items[2].payout.id, data.items[4].payout.id];
     expect(new Set(ids).size).toBe(3);
@@ -260,8 +282,9 @@ describe('POST /v1/payouts/bulk', () => {
   }, 60_000);
 
   it('takes a form-encoded bulk body', async () => {
-    const form = 'items[0][amount]=12.00&items[0][currency]=GHS&items[0][channel]=momo&items[0][msisdn]=0551234987'
-      + '&items[1][amount]=13.00&items[1][currency]=GHS&items[1][channel]=bank&items[1][account_number]=1000000001&items[1][bank_code]=040100&items[1][account_name]=Kofi';
+    const form =
+      'items[0][amount]=12.00&items[0][currency]=GHS&items[0][channel]=momo&items[0][msisdn]=0551234987' +
+      '&items[1][amount]=13.00&items[1][currency]=GHS&items[1][channel]=bank&items[1][account_number]=1000000001&items[1][bank_code]=040100&items[1][account_name]=Kofi';
     const res = await postForm(sb, '/v1/payouts/bulk', form);
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ accepted_count: 2, total_amount: 2_500 });

@@ -57,7 +57,12 @@ describe('GET /v1/payouts and GET /v1/bills', () => {
     const single = await sb.post('/v1/payouts', { amount: '10.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { sign: true, idempotencyKey: 'list-po-1' });
     const bulk = await sb.post(
       '/v1/payouts/bulk',
-      { items: [{ amount: '5.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { amount: 'abc', currency: 'GHS', channel: 'momo', msisdn: '0551234987' }] },
+      {
+        items: [
+          { amount: '5.00', currency: 'GHS', channel: 'momo', msisdn: '0551234987' },
+          { amount: 'abc', currency: 'GHS', channel: 'momo', msisdn: '0551234987' },
+        ],
+      },
       { sign: true, idempotencyKey: 'list-pob-1' },
     );
     const bill = await sb.post('/v1/bills', { category: 'airtime', customer: '0245550101', amount: '5.00', currency: 'GHS' }, { sign: true, idempotencyKey: 'list-bil-1' });

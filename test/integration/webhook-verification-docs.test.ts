@@ -17,7 +17,7 @@ function docBlock(name: string, lang: string): string {
   const start = webhooksDoc.indexOf(`<!-- verify:${name}:start -->`);
   const end = webhooksDoc.indexOf(`<!-- verify:${name}:end -->`);
   if (start < 0 || end < start) throw new Error(`docs/webhooks.md has no <!-- verify:${name}:start/end --> block`);
-  const blocks = [...webhooksDoc.slice(start, end).matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+  const blocks = [...webhooksDoc.slice(start, end).matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
   if (blocks.length !== 1) throw new Error(`expected one ${lang} block for verify:${name}, found ${blocks.length}`);
   return blocks[0]!;
 }
@@ -62,10 +62,12 @@ beforeAll(async () => {
   const received: Delivered[] = [];
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      received.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200).end('ok');
-    });
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        received.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200).end('ok');
+      });
   });
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   sb = await startTestSandbox();
@@ -84,7 +86,14 @@ beforeAll(async () => {
   const valid: Case = { name: 'the delivery as received', secret, headers: pick(delivered.headers), body: delivered.body };
   cases = [
     { case: valid, accepts: true },
-    { case: { ...valid, name: 'a second signature from a rotation', headers: { ...valid.headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${valid.headers['webhook-signature']}` } }, accepts: true },
+    {
+      case: {
+        ...valid,
+        name: 'a second signature from a rotation',
+        headers: { ...valid.headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${valid.headers['webhook-signature']}` },
+      },
+      accepts: true,
+    },
     { case: { ...valid, name: 'four minutes later', now: timestamp + 240 }, accepts: true },
     { case: { ...valid, name: 'a tampered body', body: tamperedBody }, accepts: false },
     { case: { ...valid, name: 'another secret', secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }, accepts: false },
@@ -112,7 +121,10 @@ function run(command: string, args: string[]): Record<string, boolean> {
   if (result.error) throw new Error(`could not run ${command}: ${result.error.message}`);
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
-  const verdicts = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as boolean);
+  const verdicts = result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as boolean);
   return Object.fromEntries(cases.map((c, i) => [c.case.name, verdicts[i]!]));
 }
 

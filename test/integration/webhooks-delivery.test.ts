@@ -57,7 +57,10 @@ class Receiver {
         return;
       }
       if (reply >= 300 && reply < 400) res.set('location', this.url); // followed, it would be a second request
-      res.status(reply).type('text/plain').send(this.body ?? (reply >= 200 && reply < 300 ? 'thanks' : `no thanks (${reply})`));
+      res
+        .status(reply)
+        .type('text/plain')
+        .send(this.body ?? (reply >= 200 && reply < 300 ? 'thanks' : `no thanks (${reply})`));
     });
     const server = createServer(app);
     await new Promise<void>((done) => server.listen(this.port, '127.0.0.1', done));
@@ -91,7 +94,11 @@ class Receiver {
    */
   typesByObject(): Record<string, string[]> {
     const byObject: Record<string, string[]> = {};
-    for (const body of this.bodies()) (byObject[String(body.data.object.id ?? body.data.object.reference)] ??= []).push(body.type);
+    for (const body of this.bodies()) {
+      const object = String(body.data.object.id ?? body.data.object.reference);
+      byObject[object] ??= [];
+      byObject[object].push(body.type);
+    }
     return byObject;
   }
 }
@@ -292,7 +299,15 @@ describe('Retries on the business clock', () => {
     expect(await attempts()).toBe(3);
     await advanceMs(sb, 1); // attempt 4: 200
     d = await deliveryOf(sb, eventId, ep.id);
-    expect(d).toMatchObject({ id: expect.stringMatching(/^wd_[0-9a-z]{20}$/), event_id: eventId, event_type: 'quote.created', endpoint_id: ep.id, status: 'delivered', attempts: 4, next_attempt_at: null });
+    expect(d).toMatchObject({
+      id: expect.stringMatching(/^wd_[0-9a-z]{20}$/),
+      event_id: eventId,
+      event_type: 'quote.created',
+      endpoint_id: ep.id,
+      status: 'delivered',
+      attempts: 4,
+      next_attempt_at: null,
+    });
 
     expect(d.attempt_log.map(({ latency_ms: _, ...a }) => a)).toEqual([
       { attempt: 1, trigger: 'automatic', at: isoAt(t0), url: rx.url, http_status: 500, response_excerpt: 'no thanks (500)', error: null },

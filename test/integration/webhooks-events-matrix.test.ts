@@ -145,7 +145,22 @@ const BANK_FAILS = { channel: 'bank', account_number: '1000000002', bank_code: '
 
 /** The state a status snapshot passed through, from the record read afterwards. */
 function passedThrough(record: Obj, status: string, historyLength: number, fields: Obj = {}): Obj {
-  const keep = ['reference', 'object', 'side', 'asset', 'network', 'asset_amount', 'net_fiat_amount', 'applied_rate', 'quote_reference', 'delivery_address', 'deposit_address', 'required_confirmations', 'livemode', 'created_at'];
+  const keep = [
+    'reference',
+    'object',
+    'side',
+    'asset',
+    'network',
+    'asset_amount',
+    'net_fiat_amount',
+    'applied_rate',
+    'quote_reference',
+    'delivery_address',
+    'deposit_address',
+    'required_confirmations',
+    'livemode',
+    'created_at',
+  ];
   return {
     ...Object.fromEntries(keep.map((k) => [k, record[k]])),
     status,
@@ -172,7 +187,13 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
   },
   'trade.completed': async (sb) => {
     const t = await trade(sb, (await settledBuy(sb)).reference);
-    return { at: now(sb), status: 'completed', exact: false, shape: t, expected: passedThrough(t, 'completed', 2, { transaction_id: t.transaction_id, settled_fiat_amount: t.settled_fiat_amount, failure_reason: null }) };
+    return {
+      at: now(sb),
+      status: 'completed',
+      exact: false,
+      shape: t,
+      expected: passedThrough(t, 'completed', 2, { transaction_id: t.transaction_id, settled_fiat_amount: t.settled_fiat_amount, failure_reason: null }),
+    };
   },
   'trade.settled': async (sb) => exactly(sb, 'settled', await trade(sb, (await settledBuy(sb)).reference)),
   'trade.reversed': async (sb) => {
@@ -346,7 +367,6 @@ const SCENARIOS: Record<EventType, (sb: TestSandbox) => Promise<Outcome>> = {
     return exactly(sb, 'failed', { ...record, late_success: { provider: 'bills', amount: record.amount, reversed: true } });
   },
 };
-
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -17,7 +17,10 @@ class Receiver {
     const app = express();
     app.post('/hooks', express.raw({ type: () => true }), (req, res) => {
       this.ids.push(String(req.headers['webhook-id']));
-      res.status(this.status).type('text/plain').send(this.status < 300 ? 'ok' : 'down for maintenance');
+      res
+        .status(this.status)
+        .type('text/plain')
+        .send(this.status < 300 ? 'ok' : 'down for maintenance');
     });
     this.server = createServer(app);
     await new Promise<void>((done) => this.server!.listen(0, '127.0.0.1', done));
@@ -56,7 +59,8 @@ async function quoteEvent(): Promise<void> {
   await sb.advance(0);
 }
 
-const deliveries = async (endpointId: string) => (await sb.get(`/api/v1/webhook_deliveries?endpoint_id=${endpointId}`)).body.data as { id: string; status: string; created_at: string; attempt_log: { trigger: string; http_status: number }[] }[];
+const deliveries = async (endpointId: string) =>
+  (await sb.get(`/api/v1/webhook_deliveries?endpoint_id=${endpointId}`)).body.data as { id: string; status: string; created_at: string; attempt_log: { trigger: string; http_status: number }[] }[];
 const replay = (endpointId: string, body: unknown = {}) => sb.post(`/api/v1/webhook_endpoints/${endpointId}/replay_failed`, body);
 
 describe('POST /api/v1/webhook_endpoints/:id/replay_failed', () => {
@@ -75,7 +79,10 @@ describe('POST /api/v1/webhook_endpoints/:id/replay_failed', () => {
     expect(rx.ids).toHaveLength(4);
     for (const d of await deliveries(ep)) {
       expect(d.status).toBe('delivered');
-      expect(d.attempt_log.map((a) => [a.trigger, a.http_status])).toEqual([['automatic', 500], ['redelivery', 200]]);
+      expect(d.attempt_log.map((a) => [a.trigger, a.http_status])).toEqual([
+        ['automatic', 500],
+        ['redelivery', 200],
+      ]);
     }
     expect((await sb.get(`/api/v1/webhook_endpoints/${ep}`)).body.data.failing).toBe(false);
 
@@ -90,7 +97,13 @@ describe('POST /api/v1/webhook_endpoints/:id/replay_failed', () => {
     const res = await replay(ep);
     expect(res.body.data.redelivered).toBe(1);
     const [d] = await deliveries(ep);
-    expect(d).toMatchObject({ status: 'failed', attempt_log: [{ trigger: 'automatic', http_status: 500 }, { trigger: 'redelivery', http_status: 500 }] });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempt_log: [
+        { trigger: 'automatic', http_status: 500 },
+        { trigger: 'redelivery', http_status: 500 },
+      ],
+    });
   });
 
   it('replays only deliveries created in the from/to range', async () => {

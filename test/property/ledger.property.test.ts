@@ -53,7 +53,6 @@ interface SentRequest {
   response: unknown;
 }
 
-
 const num = (v: unknown) => Number(v ?? 0);
 
 async function transactionRows(sb: TestSandbox): Promise<number> {
@@ -65,18 +64,14 @@ async function expectLedgerInvariants(sb: TestSandbox, funded: number): Promise<
   const db = sb.ry.store;
 
   // 1. Every journal nets to zero per currency, and has at least two postings.
-  const unbalanced = await db.all(
-    'SELECT journal_id, currency, SUM(amount) AS total FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0',
-  );
+  const unbalanced = await db.all('SELECT journal_id, currency, SUM(amount) AS total FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0');
   expect(unbalanced, 'journals that do not net to zero').toEqual([]);
   const thin = await db.all(
     `SELECT j.id, COUNT(p.seq) AS n FROM ledger_journals j LEFT JOIN ledger_postings p ON p.journal_id = j.id
       GROUP BY j.id HAVING COUNT(p.seq) < 2`,
   );
   expect(thin, 'journals with fewer than two postings').toEqual([]);
-  const strayEnvironment = await db.all(
-    'SELECT p.seq FROM ledger_postings p JOIN ledger_journals j ON j.id = p.journal_id WHERE p.environment <> j.environment',
-  );
+  const strayEnvironment = await db.all('SELECT p.seq FROM ledger_postings p JOIN ledger_journals j ON j.id = p.journal_id WHERE p.environment <> j.environment');
   expect(strayEnvironment, 'postings in another environment than their journal').toEqual([]);
 
   // 2. No merchant account is ever negative: not now, and not at any posting in its history.
@@ -211,9 +206,7 @@ describe('ledger invariants under random sequences of operations', () => {
           // Let every callback and status poll run: everything ends final and nothing stays reserved.
           await sb.advance(3600);
           await expectLedgerInvariants(sb, funded);
-          const unsettled = await sb.ry.store.all(
-            "SELECT id, status FROM charges WHERE status = 'pending_provider' UNION ALL SELECT id, status FROM transfers WHERE status = 'pending'",
-          );
+          const unsettled = await sb.ry.store.all("SELECT id, status FROM charges WHERE status = 'pending_provider' UNION ALL SELECT id, status FROM transfers WHERE status = 'pending'");
           expect(unsettled).toEqual([]);
           expect((await sb.wallet()).reserved).toBe(0);
         });
@@ -249,8 +242,7 @@ function accepts(postings: readonly Posting[]): boolean {
 }
 
 const nonZero = (max: number) => fc.integer({ min: -max, max }).filter((n) => n !== 0);
-const postingArb = (max: number): fc.Arbitrary<Posting> =>
-  fc.record({ account: fc.constantFrom(...ACCOUNTS), currency: fc.constantFrom(...CURRENCIES), amount: nonZero(max) });
+const postingArb = (max: number): fc.Arbitrary<Posting> => fc.record({ account: fc.constantFrom(...ACCOUNTS), currency: fc.constantFrom(...CURRENCIES), amount: nonZero(max) });
 
 /** A journal that nets to zero by construction: random postings plus one balancing posting per currency. */
 const balancedJournalArb = (max: number): fc.Arbitrary<Posting[]> =>
@@ -314,9 +306,7 @@ describe('journal rules (pure)', () => {
     const nearLimitArb = fc
       .tuple(fc.integer({ min: M - 4096, max: M }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: -3, max: 3 }), fc.constantFrom(...CURRENCIES))
       .chain(([big, small, skew, currency]) => {
-        const postings = [big, small, -big, -(small + skew)]
-          .filter((amount) => amount !== 0)
-          .map((amount, i) => ({ account: ACCOUNTS[i % ACCOUNTS.length]!, currency, amount }));
+        const postings = [big, small, -big, -(small + skew)].filter((amount) => amount !== 0).map((amount, i) => ({ account: ACCOUNTS[i % ACCOUNTS.length]!, currency, amount }));
         return fc.shuffledSubarray(postings, { minLength: postings.length, maxLength: postings.length });
       });
     fc.assert(

@@ -7,7 +7,6 @@ import { withSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 const MERCHANT = 'mch_sandbox';
 const SUCCESS_MSISDN = '0551234987';
 
-
 type Kind = 'charge' | 'transfer';
 
 async function createCharge(sb: TestSandbox, key?: string): Promise<string> {
@@ -56,12 +55,7 @@ async function fetchPage(sb: TestSandbox, params: { cursor?: string | null; page
 }
 
 /** Walks every page; `between(pageNumber)` runs after each page that has a next one. */
-async function walk(
-  sb: TestSandbox,
-  params: { page_size?: number; type?: Kind },
-  between: (pageNumber: number) => Promise<void> = async () => undefined,
-  key?: string,
-): Promise<Page[]> {
+async function walk(sb: TestSandbox, params: { page_size?: number; type?: Kind }, between: (pageNumber: number) => Promise<void> = async () => undefined, key?: string): Promise<Page[]> {
   const pages: Page[] = [];
   let cursor: string | null = null;
   for (;;) {

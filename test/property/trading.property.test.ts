@@ -5,16 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { priceQuote } from '../../src/trading/quote-service.ts';
-import {
-  applyBps,
-  assetForFiat,
-  divRound,
-  fiatForAsset,
-  formatRate,
-  mulRates,
-  parseRate,
-  RATE_SCALE,
-} from '../../src/trading/rate-math.ts';
+import { applyBps, assetForFiat, divRound, fiatForAsset, formatRate, mulRates, parseRate, RATE_SCALE } from '../../src/trading/rate-math.ts';
 import { expectBalanced, withSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 /** Asset minor units (10^-6) × rate (10^-8) against pesewas (10^-2): 10^(6+8-2). */
@@ -54,10 +45,7 @@ interface TradeOp {
 const tradeArb: fc.Arbitrary<TradeOp> = fc.record({
   side: fc.constantFrom('buy' as const, 'sell' as const),
   pair: fc.constantFrom(...PAIRS),
-  amount: fc.oneof(
-    fc.record({ fiat_amount: fc.integer({ min: 1_000, max: 2_000_000 }) }),
-    fc.record({ asset_amount: fc.integer({ min: 1_000_000, max: 300_000_000 }) }),
-  ),
+  amount: fc.oneof(fc.record({ fiat_amount: fc.integer({ min: 1_000, max: 2_000_000 }) }), fc.record({ asset_amount: fc.integer({ min: 1_000_000, max: 300_000_000 }) })),
   usd: fc.integer({ min: 90_000_000, max: 110_000_000 }),
   fx: fc.integer({ min: 500_000_000, max: 3_000_000_000 }),
   depositPerMille: fc.oneof(fc.constant(1_000), fc.integer({ min: 100, max: 999 }), fc.integer({ min: 1_001, max: 3_000 })),
@@ -101,11 +89,10 @@ async function runTrade(sb: TestSandbox, op: TradeOp, spreadBefore: number): Pro
   const inventoryAccount = `treasury:inventory:${asset}:${network}`;
   const inventoryBefore = await sb.ry.ledger.balance(sb.ry.store, 'test', inventoryAccount, asset);
   counter++;
-  const res = await sb.post(
-    '/api/v1/trades',
-    op.side === 'buy' ? { quote_reference: q.body.data.reference, delivery_address: ADDRESS[network] } : { quote_reference: q.body.data.reference },
-    { sign: true, idempotencyKey: `k-prop-${counter}` },
-  );
+  const res = await sb.post('/api/v1/trades', op.side === 'buy' ? { quote_reference: q.body.data.reference, delivery_address: ADDRESS[network] } : { quote_reference: q.body.data.reference }, {
+    sign: true,
+    idempotencyKey: `k-prop-${counter}`,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expectBalanced(await sb.trialBalance());
 
@@ -150,10 +137,9 @@ describe('Trading against a sandbox: rounding never moves value out of the house
           await sb.fund(20_000_000);
           let spread = 0;
           for (const op of ops) spread = await runTrade(sb, op, spread);
-          const excess = await sb.ry.store.all<{ total: number }>(
-            "SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_postings WHERE account LIKE ? AND environment = 'test'",
-            [`merchant:${MERCHANT}:excess:%`],
-          );
+          const excess = await sb.ry.store.all<{ total: number }>("SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_postings WHERE account LIKE ? AND environment = 'test'", [
+            `merchant:${MERCHANT}:excess:%`,
+          ]);
           expect(Number(excess[0]!.total)).toBeGreaterThanOrEqual(0);
         });
       }),

@@ -111,7 +111,7 @@ function expectedSums(path: string, record: Record<string, any>): { wallet: numb
 }
 
 describe('the ledger entries and settlement reports, for any sequence of operations', () => {
-  it('sum to each object\'s amounts and fees, net to zero per journal, and close at the wallet balance', async () => {
+  it("sum to each object's amounts and fees, net to zero per journal, and close at the wallet balance", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), async (ops) =>
         withSandbox(async (sb) => {

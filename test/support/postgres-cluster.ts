@@ -112,11 +112,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'railyard-pg-'));
   if (owner) chownSync(dir, owner.uid, owner.gid);
   const data = join(dir, 'data');
-  const init = spawnSync(
-    join(bin, 'initdb'),
-    ['-D', data, '--auth=trust', '--username=postgres', '--encoding=UTF8', '--locale=C', '--no-sync'],
-    { encoding: 'utf8', cwd: dir, ...owner },
-  );
+  const init = spawnSync(join(bin, 'initdb'), ['-D', data, '--auth=trust', '--username=postgres', '--encoding=UTF8', '--locale=C', '--no-sync'], { encoding: 'utf8', cwd: dir, ...owner });
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status ?? init.error}):\n${init.stderr}${init.error ? `\n${init.error}` : ''}`);
@@ -125,8 +121,28 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const port = await freePort();
   const log = join(dir, 'postgres.log');
   // A throwaway cluster: durability off, small memory, so several test files can each run one.
-  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
-    '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB', '-c', 'max_connections=60', '-c', 'max_pred_locks_per_transaction=256'];
+  const args = [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'shared_buffers=16MB',
+    '-c',
+    'max_connections=60',
+    '-c',
+    'max_pred_locks_per_transaction=256',
+  ];
   // postgres runs under a small shell that, on SIGINT, stops it (fast shutdown) and removes the
   // directory. setpriv --pdeathsig sends the shell that SIGINT when this test process dies in any
   // way (a test worker is often killed rather than left to exit), so no cluster outlives its tests.
@@ -183,5 +199,6 @@ let shared: Promise<PostgresCluster> | undefined;
  * for helpers such as startTestSandbox that cannot add an afterAll of their own.
  */
 export function processPostgresCluster(): Promise<PostgresCluster> {
-  return (shared ??= startPostgresCluster());
+  shared ??= startPostgresCluster();
+  return shared;
 }

@@ -38,48 +38,78 @@ export function runTour(base: string): string[] {
 
 /** What each step of the tour must print, as [step, check of the blocks' outputs]. */
 export const tourExpectations: [string, (outputs: string[]) => void][] = [
-  ['has the blocks this test expects', () => {
-    expect(tourBlocks).toHaveLength(8);
-  }],
-  ['funds the wallet', (o) => {
-    expect(o[0]).toContain('{"status":true,"message":"Wallet balance","data":{"currency":"GHS","available":0,"reserved":0}}');
-    expect(o[0]).toContain('"available":50000');
-  }],
-  ['collects from the success number and settles on the callback', (o) => {
-    expect(o[1]).toContain('"status":"pending_provider"');
-    expect(o[1]).toContain('"status":"success"');
-    expect(o[1]).toContain('"available":59900');
-  }],
-  ['signs a transfer and reserves amount plus fee', (o) => {
-    expect(o[2]).toContain('"object":"transfer","status":"pending"');
-    expect(o[2]).toContain('"available":57800,"reserved":2100');
-  }],
-  ['answers a byte-identical retry of the signed transfer from the store, moving nothing more', (o) => {
-    expect(o[2]!).toMatch(/^idempotent-replayed: true\r?$/im);
-    expect(o[2]!.match(/"available":57800,"reserved":2100/g)).toHaveLength(2);
-  }],
-  ['resolves names, and 404s the no-match number', (o) => {
-    expect(o[3]).toContain('"name":"Kwame Mensah"');
-    expect(o[3]).toContain('"code":"not_found"');
-    expect(o[3]).toContain('"name":"Ama Owusu"');
-  }],
-  ['fails over to hubtel and answers 502 during an outage', (o) => {
-    expect(o[4]).toContain('"msisdn":"233551234989","network":"MTN","provider":"hubtel"');
-    expect(o[4]).toContain('"name":"mtn-momo"');
-    expect(o[4]).toContain('"code":"provider_unavailable"');
-  }],
-  ['lists transactions with a cursor', (o) => {
-    expect(o[5]).toMatch(/"meta":\{"next_cursor":"[^"]+"\}/);
-  }],
-  ['quotes and executes a signed buy that settles at once', (o) => {
-    expect(o[6]).toMatch(/"object":"quote","status":"created","side":"buy","asset":"USDT","network":"TRC20"/);
-    expect(o[6]).toMatch(/"object":"trade","status":"settled","side":"buy"/);
-    expect(o[6]).toContain('"delivery_address":"TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"');
-  }],
-  ['sells, deposits, and settles after the confirmations', (o) => {
-    expect(o[7]).toMatch(/"status":"pending_payment","side":"sell","asset":"USDC","network":"SOL"/);
-    expect(o[7]).toMatch(/"deposit_address":"[1-9A-HJ-NP-Za-km-z]{32,44}"/);
-    expect(o[7]).toContain('"status":"pending_confirmation"');
-    expect(o[7]).toMatch(/"status":"settled","side":"sell".*"settled_fiat_amount":\d+/);
-  }],
+  [
+    'has the blocks this test expects',
+    () => {
+      expect(tourBlocks).toHaveLength(8);
+    },
+  ],
+  [
+    'funds the wallet',
+    (o) => {
+      expect(o[0]).toContain('{"status":true,"message":"Wallet balance","data":{"currency":"GHS","available":0,"reserved":0}}');
+      expect(o[0]).toContain('"available":50000');
+    },
+  ],
+  [
+    'collects from the success number and settles on the callback',
+    (o) => {
+      expect(o[1]).toContain('"status":"pending_provider"');
+      expect(o[1]).toContain('"status":"success"');
+      expect(o[1]).toContain('"available":59900');
+    },
+  ],
+  [
+    'signs a transfer and reserves amount plus fee',
+    (o) => {
+      expect(o[2]).toContain('"object":"transfer","status":"pending"');
+      expect(o[2]).toContain('"available":57800,"reserved":2100');
+    },
+  ],
+  [
+    'answers a byte-identical retry of the signed transfer from the store, moving nothing more',
+    (o) => {
+      expect(o[2]!).toMatch(/^idempotent-replayed: true\r?$/im);
+      expect(o[2]!.match(/"available":57800,"reserved":2100/g)).toHaveLength(2);
+    },
+  ],
+  [
+    'resolves names, and 404s the no-match number',
+    (o) => {
+      expect(o[3]).toContain('"name":"Kwame Mensah"');
+      expect(o[3]).toContain('"code":"not_found"');
+      expect(o[3]).toContain('"name":"Ama Owusu"');
+    },
+  ],
+  [
+    'fails over to hubtel and answers 502 during an outage',
+    (o) => {
+      expect(o[4]).toContain('"msisdn":"233551234989","network":"MTN","provider":"hubtel"');
+      expect(o[4]).toContain('"name":"mtn-momo"');
+      expect(o[4]).toContain('"code":"provider_unavailable"');
+    },
+  ],
+  [
+    'lists transactions with a cursor',
+    (o) => {
+      expect(o[5]).toMatch(/"meta":\{"next_cursor":"[^"]+"\}/);
+    },
+  ],
+  [
+    'quotes and executes a signed buy that settles at once',
+    (o) => {
+      expect(o[6]).toMatch(/"object":"quote","status":"created","side":"buy","asset":"USDT","network":"TRC20"/);
+      expect(o[6]).toMatch(/"object":"trade","status":"settled","side":"buy"/);
+      expect(o[6]).toContain('"delivery_address":"TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"');
+    },
+  ],
+  [
+    'sells, deposits, and settles after the confirmations',
+    (o) => {
+      expect(o[7]).toMatch(/"status":"pending_payment","side":"sell","asset":"USDC","network":"SOL"/);
+      expect(o[7]).toMatch(/"deposit_address":"[1-9A-HJ-NP-Za-km-z]{32,44}"/);
+      expect(o[7]).toContain('"status":"pending_confirmation"');
+      expect(o[7]).toMatch(/"status":"settled","side":"sell".*"settled_fiat_amount":\d+/);
+    },
+  ],
 ];

@@ -43,9 +43,33 @@ export class StatementCounter {
   /** The decorator for AppOptions.wrapStore. */
   readonly wrapStore = (store: Store): Store => {
     const counted = (db: Db, fixed?: Scope): Db => ({
-      run: (sql: string, params?: SqlValue[]) => this.note(fixed, sql, params, false, () => db.run(sql, params), (r) => r.changes),
-      get: <T>(sql: string, params?: SqlValue[]) => this.note(fixed, sql, params, true, () => db.get<T>(sql, params), (r) => (r === undefined ? 0 : 1)),
-      all: <T>(sql: string, params?: SqlValue[]) => this.note(fixed, sql, params, true, () => db.all<T>(sql, params), (r) => r.length),
+      run: (sql: string, params?: SqlValue[]) =>
+        this.note(
+          fixed,
+          sql,
+          params,
+          false,
+          () => db.run(sql, params),
+          (r) => r.changes,
+        ),
+      get: <T>(sql: string, params?: SqlValue[]) =>
+        this.note(
+          fixed,
+          sql,
+          params,
+          true,
+          () => db.get<T>(sql, params),
+          (r) => (r === undefined ? 0 : 1),
+        ),
+      all: <T>(sql: string, params?: SqlValue[]) =>
+        this.note(
+          fixed,
+          sql,
+          params,
+          true,
+          () => db.all<T>(sql, params),
+          (r) => r.length,
+        ),
     });
     const outer = counted(store);
     return {

@@ -35,7 +35,7 @@ describe('deploy/base-images.sh', () => {
     expect(read('Dockerfile')).toMatch(/^USER node$/m);
   });
 
-  it('gives the postgres stand-in the official image\'s variables that compose.yaml sets', () => {
+  it("gives the postgres stand-in the official image's variables that compose.yaml sets", () => {
     const entrypoint = read('deploy/stand-ins/postgres-entrypoint.sh');
     for (const variable of Object.keys((compose.services.postgres as { environment: Record<string, string> }).environment)) {
       expect(entrypoint).toContain(variable);

@@ -51,7 +51,12 @@ describe('bodyMatchers: what a contract promises about a body', () => {
   });
 
   it('promises each item of a list by the fields every item has', () => {
-    const out = bodyMatchers({ history: [{ status: 'a', note: null, at: 1 }, { status: 'b', note: 'flagged', at: 2 }] }) as { history: Matcher };
+    const out = bodyMatchers({
+      history: [
+        { status: 'a', note: null, at: 1 },
+        { status: 'b', note: 'flagged', at: 2 },
+      ],
+    }) as { history: Matcher };
     expect(out.history['pact:matcher:type']).toBe('type');
     expect(out.history.min).toBe(1);
     expect(Object.keys(out.history.value as object[])).toHaveLength(1);
@@ -93,7 +98,12 @@ describe('numbers', () => {
 
 describe('itemTemplate', () => {
   it('leaves out fields missing or of another type in some items, and merges nested objects', () => {
-    expect(itemTemplate([{ a: 1, b: 'x', c: { d: 1, e: null } }, { a: 2, c: { d: 2, e: 'y' } }])).toEqual({ a: 1, c: { d: 1 } });
+    expect(
+      itemTemplate([
+        { a: 1, b: 'x', c: { d: 1, e: null } },
+        { a: 2, c: { d: 2, e: 'y' } },
+      ]),
+    ).toEqual({ a: 1, c: { d: 1 } });
   });
   it('takes the first item of a list of non-objects', () => {
     expect(itemTemplate(['x', 'y'])).toBe('x');

@@ -15,15 +15,21 @@ function database(tables: { outbox_events?: Row[]; webhook_deliveries?: Row[]; w
   };
   return {
     run: async () => ({ changes: 0 }),
-    get: async <T,>(sql: string) => rows(sql)[0] as T | undefined,
-    all: async <T,>(sql: string) => rows(sql) as T[],
+    get: async <T>(sql: string) => rows(sql)[0] as T | undefined,
+    all: async <T>(sql: string) => rows(sql) as T[],
   };
 }
 
 function figures(killsAt: number[]): FleetFigures {
   return {
-    instances: 3, kills: killsAt.map((at) => ({ instance: 2, signal: 'SIGKILL', at, downMs: 1_000 })), sendsPerInstance: [],
-    events: 0, receipts: 0, atLeastOnceRetries: 0, lostWebhooks: 0, undeliveredEvents: 0,
+    instances: 3,
+    kills: killsAt.map((at) => ({ instance: 2, signal: 'SIGKILL', at, downMs: 1_000 })),
+    sendsPerInstance: [],
+    events: 0,
+    receipts: 0,
+    atLeastOnceRetries: 0,
+    lostWebhooks: 0,
+    undeliveredEvents: 0,
   };
 }
 
@@ -36,7 +42,16 @@ describe('the fleet checks of the chaos harness', () => {
     const f = emptyFindings();
     const fleet = figures([5_000]);
     const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
-    await checkFleet(db, [{ id: 'evt_1', type: 'charge.pending', at: 4_200 }, { id: 'evt_1', type: 'charge.pending', at: 6_500 }], fleet, 10_000, f);
+    await checkFleet(
+      db,
+      [
+        { id: 'evt_1', type: 'charge.pending', at: 4_200 },
+        { id: 'evt_1', type: 'charge.pending', at: 6_500 },
+      ],
+      fleet,
+      10_000,
+      f,
+    );
     expect(fleet.atLeastOnceRetries).toBe(1);
     expect(f.webhookDuplicates).toEqual([]);
     expect(fleet.receipts).toBe(2);
@@ -46,7 +61,16 @@ describe('the fleet checks of the chaos harness', () => {
     const f = emptyFindings();
     const fleet = figures([50_000]);
     const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
-    await checkFleet(db, [{ id: 'evt_1', type: 'charge.pending', at: 1_000 }, { id: 'evt_1', type: 'charge.pending', at: 1_050 }], fleet, 10_000, f);
+    await checkFleet(
+      db,
+      [
+        { id: 'evt_1', type: 'charge.pending', at: 1_000 },
+        { id: 'evt_1', type: 'charge.pending', at: 1_050 },
+      ],
+      fleet,
+      10_000,
+      f,
+    );
     expect(fleet.atLeastOnceRetries).toBe(0);
     expect(f.webhookDuplicates).toHaveLength(1);
     expect(f.webhookDuplicates[0]).toContain('evt_1');
@@ -59,11 +83,17 @@ describe('the fleet checks of the chaos harness', () => {
       webhook_deliveries: [delivered('whd_1', 'evt_1'), delivered('whd_2', 'evt_2')],
       webhook_attempts: [attempt('whd_1', 1, 200), attempt('whd_1', 2, 200), attempt('whd_2', 1, 500), attempt('whd_2', 1, 500), attempt('whd_2', 2, 200)],
     });
-    await checkFleet(db, [{ id: 'evt_1', type: 'charge.pending', at: 1 }, { id: 'evt_2', type: 'charge.pending', at: 2 }], figures([]), 10_000, f);
-    expect(f.jobsTwice).toEqual([
-      'delivery whd_1 of event evt_1 has 2 successful attempts recorded',
-      'delivery whd_2 of event evt_2 recorded attempt number(s) 1 more than once',
-    ]);
+    await checkFleet(
+      db,
+      [
+        { id: 'evt_1', type: 'charge.pending', at: 1 },
+        { id: 'evt_2', type: 'charge.pending', at: 2 },
+      ],
+      figures([]),
+      10_000,
+      f,
+    );
+    expect(f.jobsTwice).toEqual(['delivery whd_1 of event evt_1 has 2 successful attempts recorded', 'delivery whd_2 of event evt_2 recorded attempt number(s) 1 more than once']);
   });
 
   it('an event emitted twice for one object is work run twice', async () => {

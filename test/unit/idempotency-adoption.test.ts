@@ -47,7 +47,7 @@ describe('recovering an orphaned key in a fleet', () => {
     );
     await Promise.all(services.map((s) => s.recover('chg_1')));
     expect(ran).toHaveLength(1);
-    expect((await services[0]!.lookup(store, claim))).toEqual({ status: 201, body: { id: 'chg_1' } });
+    expect(await services[0]!.lookup(store, claim)).toEqual({ status: 201, body: { id: 'chg_1' } });
   });
 
   it('leaves a key another live instance adopted to that instance: a retry meets idempotency_conflict, not a second run', async () => {

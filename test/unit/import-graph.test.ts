@@ -19,10 +19,7 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) {
     const text = readFileSync(file, 'utf8');
-    const specifiers = [
-      ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms),
-      ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g),
-    ].map((m) => m[1]!);
+    const specifiers = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms), ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) => m[1]!);
     graph.set(
       relative(SRC, file),
       specifiers.map((s) => relative(SRC, resolve(dirname(file), s))),
@@ -164,9 +161,7 @@ describe('import graph of src/', () => {
 
   it('nothing below the drivers imports one (but app.ts, which mounts the dashboard)', () => {
     const drivers = new Set(DRIVERS);
-    const reach = [...graph].flatMap(([file, deps]) =>
-      drivers.has(memberOf(file)) || file === 'app.ts' ? [] : deps.filter((d) => drivers.has(memberOf(d))).map((d) => `${file} -> ${d}`),
-    );
+    const reach = [...graph].flatMap(([file, deps]) => (drivers.has(memberOf(file)) || file === 'app.ts' ? [] : deps.filter((d) => drivers.has(memberOf(d))).map((d) => `${file} -> ${d}`)));
     expect(reach).toEqual([]);
   });
 
@@ -176,9 +171,7 @@ describe('import graph of src/', () => {
   });
 
   it('dashboard/ is an API client: it imports only kernel/ and its own files, no service, store or repository', () => {
-    const reach = importsOf('dashboard').flatMap(([file, deps]) =>
-      deps.filter((d) => !d.startsWith('kernel/') && !d.startsWith('dashboard/')).map((d) => `${file} -> ${d}`),
-    );
+    const reach = importsOf('dashboard').flatMap(([file, deps]) => deps.filter((d) => !d.startsWith('kernel/') && !d.startsWith('dashboard/')).map((d) => `${file} -> ${d}`));
     expect(importsOf('dashboard').length).toBeGreaterThan(0);
     expect(reach).toEqual([]);
   });
@@ -201,9 +194,7 @@ describe('import graph of src/', () => {
   });
 
   it('contracts/ reach the replay only through replay/replay-api.ts', () => {
-    const internals = importsOf('contracts').flatMap(([file, deps]) =>
-      deps.filter((d) => d.startsWith('replay/') && d !== 'replay/replay-api.ts').map((d) => `${file} -> ${d}`),
-    );
+    const internals = importsOf('contracts').flatMap(([file, deps]) => deps.filter((d) => d.startsWith('replay/') && d !== 'replay/replay-api.ts').map((d) => `${file} -> ${d}`));
     expect(internals).toEqual([]);
   });
 });

@@ -25,10 +25,21 @@ const charge = (phone: string, reference: string, startedAt = 0, status = 200, a
   exchange('POST', '/charge', { email: 'x@example.com', amount: 2_500, currency: 'GHS', reference, mobile_money: { phone, provider: 'mtn' } }, status, answer, startedAt);
 
 const recipient = (type: string, accountNumber: string, bankCode: string, code: string) =>
-  exchange('POST', '/transferrecipient', { type, name: 'Payee', account_number: accountNumber, bank_code: bankCode, currency: 'GHS' }, 201, { status: true, message: 'ok', data: { recipient_code: code } });
+  exchange('POST', '/transferrecipient', { type, name: 'Payee', account_number: accountNumber, bank_code: bankCode, currency: 'GHS' }, 201, {
+    status: true,
+    message: 'ok',
+    data: { recipient_code: code },
+  });
 
 const transfer = (code: string, reference: string, startedAt = 0) =>
-  exchange('POST', '/transfer', { source: 'balance', amount: 10_000, recipient: code, reference, currency: 'GHS' }, 200, { status: true, message: 'Transfer has been queued', data: { reference, transfer_code: `TRF_${reference}`, status: 'pending' } }, startedAt);
+  exchange(
+    'POST',
+    '/transfer',
+    { source: 'balance', amount: 10_000, recipient: code, reference, currency: 'GHS' },
+    200,
+    { status: true, message: 'Transfer has been queued', data: { reference, transfer_code: `TRF_${reference}`, status: 'pending' } },
+    startedAt,
+  );
 
 const webhook = (event: string, data: Record<string, unknown>, receivedAt: number): RecordedCallback => ({
   method: 'POST',
@@ -63,7 +74,12 @@ describe('the Paystack wire profile', () => {
 
   it('keys a transfer on the account of the recipient whose code it names', () => {
     const earlier = [recipient('mobile_money', '0551234987', 'MTN', 'RCP_wallet'), recipient('ghipss', '1000000001', '040100', 'RCP_bank')];
-    expect(paystackWire.classify(transfer('RCP_bank', 'trf_1').request, earlier)).toEqual({ kind: 'initiation', operation: 'payout', key: { account_number: '1000000001', bank_code: '040100' }, references: ['trf_1'] });
+    expect(paystackWire.classify(transfer('RCP_bank', 'trf_1').request, earlier)).toEqual({
+      kind: 'initiation',
+      operation: 'payout',
+      key: { account_number: '1000000001', bank_code: '040100' },
+      references: ['trf_1'],
+    });
     expect(paystackWire.classify(transfer('RCP_wallet', 'trf_2').request, earlier)).toMatchObject({ operation: 'payout', key: { msisdn: '0551234987' } });
     expect(paystackWire.classify(transfer('RCP_unknown', 'trf_3').request, earlier)).toMatchObject({ operation: 'payout', key: {} });
   });
@@ -99,7 +115,14 @@ describe('the Paystack wire profile', () => {
   });
 
   it('writes a charge settled by charge.success, and a failed one only the poll found as a dropped callback', () => {
-    const poll = exchange('GET', '/transaction/verify/chg_ps_0002', undefined, 200, { status: true, data: { reference: 'chg_ps_0002', status: 'failed', gateway_response: 'Insufficient Funds' } }, 8_000);
+    const poll = exchange(
+      'GET',
+      '/transaction/verify/chg_ps_0002',
+      undefined,
+      200,
+      { status: true, data: { reference: 'chg_ps_0002', status: 'failed', gateway_response: 'Insufficient Funds' } },
+      8_000,
+    );
     const { scenario, text } = build(
       [charge('0551234987', 'chg_ps_0001'), charge('0551234988', 'chg_ps_0002'), poll],
       [webhook('charge.success', { reference: 'chg_ps_0001', status: 'success' }, 5_000)],

@@ -23,9 +23,7 @@ describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
   });
 
   it('types a placeholder that is only tested for NULL (PostgreSQL could not infer its type)', () => {
-    expect(toPositional('SELECT seq FROM t WHERE (? IS NULL OR kind = ?) AND (? is not null)').text).toBe(
-      'SELECT seq FROM t WHERE ($1::text IS NULL OR kind = $2) AND ($3::text is not null)',
-    );
+    expect(toPositional('SELECT seq FROM t WHERE (? IS NULL OR kind = ?) AND (? is not null)').text).toBe('SELECT seq FROM t WHERE ($1::text IS NULL OR kind = $2) AND ($3::text is not null)');
   });
 
   it('leaves SQL without placeholders as it is', () => {
@@ -74,7 +72,7 @@ describe('postgresMigrationSql: a migration written for SQLite, as PostgreSQL ru
 
   it('reads instr() as strpos(), and leaves what both dialects share as it is', () => {
     expect(postgresMigrationSql({ sql: "UPDATE t SET a = substr(b, 1, instr(b, ':') - 1);" })).toBe("UPDATE t SET a = substr(b, 1, strpos(b, ':') - 1);");
-    const shared = 'CREATE INDEX t_open ON t (seq) WHERE done_at IS NULL;\nCREATE TABLE u (id TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN (\'a\', \'b\')), UNIQUE (kind, id));';
+    const shared = "CREATE INDEX t_open ON t (seq) WHERE done_at IS NULL;\nCREATE TABLE u (id TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('a', 'b')), UNIQUE (kind, id));";
     expect(postgresMigrationSql({ sql: shared })).toBe(shared);
   });
 
@@ -84,8 +82,6 @@ describe('postgresMigrationSql: a migration written for SQLite, as PostgreSQL ru
   });
 
   it("takes a migration's own PostgreSQL form where it has one", () => {
-    expect(postgresMigrationSql({ sql: 'INSERT OR IGNORE INTO t SELECT 1;', postgres: 'INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING;' })).toBe(
-      'INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING;',
-    );
+    expect(postgresMigrationSql({ sql: 'INSERT OR IGNORE INTO t SELECT 1;', postgres: 'INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING;' })).toBe('INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING;');
   });
 });

@@ -8,8 +8,7 @@ import { mulRates, parseRate, RATE_SCALE } from '../../src/trading/rate-math.ts'
 const DAY = 24 * 3600 * 1000;
 const INTERVAL = 10_000; // the default interval_seconds, in ms
 
-const market = (overrides: Record<string, unknown> = {}): TradingConfig['market'] =>
-  buildConfig({ trading: { market: overrides } }).trading.market;
+const market = (overrides: Record<string, unknown> = {}): TradingConfig['market'] => buildConfig({ trading: { market: overrides } }).trading.market;
 
 const stores: SqliteStore[] = [];
 afterEach(async () => {

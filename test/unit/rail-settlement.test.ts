@@ -9,13 +9,7 @@ import { ProviderHealth } from '../../src/rails/provider-health.ts';
 import { RailError, type InboundCallback, type RailOutcome, type RailProvider, type StatusQuery } from '../../src/rails/provider-port.ts';
 import { RailRouter } from '../../src/rails/rail-router.ts';
 import { RailSettlement } from '../../src/rails/rail-settlement.ts';
-import {
-  RAIL_POLL,
-  type SettlementResult,
-  type SettlementSource,
-  type SettlementTarget,
-  type SettlementView,
-} from '../../src/rails/settlement-target.ts';
+import { RAIL_POLL, type SettlementResult, type SettlementSource, type SettlementTarget, type SettlementView } from '../../src/rails/settlement-target.ts';
 import { Scheduler } from '../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
@@ -84,7 +78,11 @@ function railSettlement(answers: RailOutcome[] = []) {
   const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: clock, boot: 1 });
   const provider = new ScriptedProvider(answers);
   const router = new RailRouter([{ provider, priority: 1, enabled: true }], {
-    health: new ProviderHealth(), store, clock, logger: silentLogger, timeline: noTimeline,
+    health: new ProviderHealth(),
+    store,
+    clock,
+    logger: silentLogger,
+    timeline: noTimeline,
   });
   const charges = new RecordBook('charge', 'chg', 'collect');
   const widgets = new RecordBook('widget', 'wdg', 'payout');
@@ -174,7 +172,14 @@ describe("the callback receiver's answers, over its route and handed over in pro
 
     expect(await route(request(app).post('/internal/callbacks/nobody/tok').set(good).send({ reference: 'wdg_4', status: 'success' }))).toEqual(answers.unknown);
     expect(await route(request(app).get('/internal/callbacks/acme').set(good))).toEqual(answers.unknown);
-    expect(await route(request(app).post('/internal/callbacks/acme').set({ ...good, 'x-acme-token': 'bad' }).send({ reference: 'wdg_4', status: 'success' }))).toEqual(answers.forged);
+    expect(
+      await route(
+        request(app)
+          .post('/internal/callbacks/acme')
+          .set({ ...good, 'x-acme-token': 'bad' })
+          .send({ reference: 'wdg_4', status: 'success' }),
+      ),
+    ).toEqual(answers.forged);
     expect(await route(request(app).post('/internal/callbacks/acme').set(good).send('not json'))).toEqual(answers.unreadable);
     expect(await route(request(app).put('/internal/callbacks/acme/tok').set(good).send({ reference: 'wdg_4', status: 'success' }))).toEqual(answers.received);
     expect(widgets.settled).toEqual([['wdg_4', 'acme', 'success', 'callback']]);

@@ -28,7 +28,13 @@ function requestToPay(msisdn: string, externalId: string, at: number, answer: Pa
 }
 
 function mtnCallback(externalId: string, at: number, status: 'SUCCESSFUL' | 'FAILED', reason?: string): RecordedCallback {
-  return { method: 'PUT', path: '/internal/callbacks/mtn-momo/tok', headers: {}, body: JSON.stringify({ externalId, referenceId: `ref-${externalId}`, status, ...(reason ? { reason } : {}) }), receivedAt: at };
+  return {
+    method: 'PUT',
+    path: '/internal/callbacks/mtn-momo/tok',
+    headers: {},
+    body: JSON.stringify({ externalId, referenceId: `ref-${externalId}`, status, ...(reason ? { reason } : {}) }),
+    receivedAt: at,
+  };
 }
 
 function build(provider: 'mtn-momo' | 'bank-rail', exchanges: RecordedExchange[], callbacks: RecordedCallback[] = [], secrets: string[] = []) {
@@ -61,7 +67,11 @@ describe('a recording as scenario rules', () => {
   });
 
   it('reads an unanswered call as a timeout, and a late callback for it as the upstream taking it after all', () => {
-    const { scenario } = build('mtn-momo', [requestToPay('233551234990', 'chg_3', 0, { ending: 'abandoned', endedAt: 1_000, status: undefined, body: undefined })], [mtnCallback('chg_3', 10_000, 'SUCCESSFUL')]);
+    const { scenario } = build(
+      'mtn-momo',
+      [requestToPay('233551234990', 'chg_3', 0, { ending: 'abandoned', endedAt: 1_000, status: undefined, body: undefined })],
+      [mtnCallback('chg_3', 10_000, 'SUCCESSFUL')],
+    );
     expect(scenario.rules[0]!.collect!['mtn-momo']).toEqual([{ respond: 'timeout', callback: { after_seconds: 10, status: 'success', drop: false } }]);
   });
 
@@ -144,7 +154,13 @@ describe('a recording as scenario rules', () => {
       status: 200,
       body: JSON.stringify({ responseCode: '25' }),
     };
-    const callback: RecordedCallback = { method: 'POST', path: '/cb', headers: {}, body: JSON.stringify({ sessionId: 'trf_1', transactionId: 'gip_1', status: 'FAILED', responseCode: '51' }), receivedAt: 5_000 };
+    const callback: RecordedCallback = {
+      method: 'POST',
+      path: '/cb',
+      headers: {},
+      body: JSON.stringify({ sessionId: 'trf_1', transactionId: 'gip_1', status: 'FAILED', responseCode: '51' }),
+      receivedAt: 5_000,
+    };
     const { scenario } = build('bank-rail', [transfer, enquiry], [callback]);
     expect(scenario.rules.map((r) => r.match)).toEqual([
       { bank_code: { equals: '040100' }, account_number: { equals: '1000000002' } },
@@ -165,7 +181,14 @@ describe('a recording as scenario rules', () => {
   });
 
   it('makes no rule of calls that name no number or account, such as token requests', () => {
-    const token: RecordedExchange = { request: { method: 'POST', path: '/collection/token/', headers: {}, body: '' }, startedAt: 0, endedAt: 3, ending: 'answered', status: 200, body: '{"access_token":"abc"}' };
+    const token: RecordedExchange = {
+      request: { method: 'POST', path: '/collection/token/', headers: {}, body: '' },
+      startedAt: 0,
+      endedAt: 3,
+      ending: 'answered',
+      status: 200,
+      body: '{"access_token":"abc"}',
+    };
     const { scenario, text } = build('mtn-momo', [token]);
     expect(scenario.rules).toEqual([]);
     expect(text).toContain('POST /collection/token/ -> 200');

@@ -32,7 +32,10 @@ describe('Redactor', () => {
 describe('redactingLogger', () => {
   it('redacts the message and every string field, however deep, and leaves the rest as it is', () => {
     const lines: string[] = [];
-    const log = redactingLogger(jsonLogger((l) => lines.push(l)), (t) => new Redactor(['configured-secret-1']).text(t));
+    const log = redactingLogger(
+      jsonLogger((l) => lines.push(l)),
+      (t) => new Redactor(['configured-secret-1']).text(t),
+    );
     log.warn('call to /x/configured-secret-1 failed', { error: 'Bearer sk_test_abcdef', nested: { list: ['configured-secret-1', 7] }, ms: 3 });
     expect(JSON.parse(lines[0]!)).toEqual({ level: 'warn', msg: `call to /x/${REDACTED} failed`, error: `Bearer ${REDACTED}`, nested: { list: [REDACTED, 7] }, ms: 3 });
   });

@@ -38,7 +38,16 @@ const judged = files(SRC).filter((f) => !relative(SRC, f).startsWith('store/'));
 describe('SQL lives in the repositories', () => {
   it('judges every source file outside src/store/', () => {
     const names = judged.map((f) => relative(SRC, f));
-    for (const file of ['app.ts', 'ledger/ledger.ts', 'settlement/settlement-machine.ts', 'webhooks/webhook-dispatcher.ts', 'scheduler/scheduler.ts', 'trading/trade-service.ts', 'mocks/engine/mock-transaction-book.ts', 'dashboard/pages/sandbox-page.ts']) {
+    for (const file of [
+      'app.ts',
+      'ledger/ledger.ts',
+      'settlement/settlement-machine.ts',
+      'webhooks/webhook-dispatcher.ts',
+      'scheduler/scheduler.ts',
+      'trading/trade-service.ts',
+      'mocks/engine/mock-transaction-book.ts',
+      'dashboard/pages/sandbox-page.ts',
+    ]) {
       expect(names).toContain(file);
     }
   });
@@ -55,7 +64,12 @@ describe('SQL lives in the repositories', () => {
   });
 
   it('no file outside src/store/ runs SQL of its own', () => {
-    expect(offenders(judged, [[STATEMENT, 'a SQL statement'], [DB_CALL, 'a Db call']])).toEqual([]);
+    expect(
+      offenders(judged, [
+        [STATEMENT, 'a SQL statement'],
+        [DB_CALL, 'a Db call'],
+      ]),
+    ).toEqual([]);
   });
 
   it('no route runs a statement or opens a transaction: it calls a service', () => {

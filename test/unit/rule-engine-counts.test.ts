@@ -23,17 +23,36 @@ describe('RuleEngine.describe', () => {
     engine.decide(call('0553333333'));
     engine.decide(call('0559999999')); // no rule: nothing counted
     expect(counts(engine)).toEqual([
-      ['scenarios/one.yaml', [[0, 'a', 1], [1, 'b', 0]]],
+      [
+        'scenarios/one.yaml',
+        [
+          [0, 'a', 1],
+          [1, 'b', 0],
+        ],
+      ],
       ['scenarios/two.yaml', [[0, 'c', 2]]],
     ]);
   });
 
   it('keeps a file with no rules, and puts rules from no file last as inline rules', () => {
-    const engine = new RuleEngine(rules, [], [{ file: 'empty.yaml', rules: 0 }, { file: 'one.yaml', rules: 1 }]);
+    const engine = new RuleEngine(
+      rules,
+      [],
+      [
+        { file: 'empty.yaml', rules: 0 },
+        { file: 'one.yaml', rules: 1 },
+      ],
+    );
     expect(counts(engine)).toEqual([
       ['empty.yaml', []],
       ['one.yaml', [[0, 'a', 0]]],
-      ['(inline rules)', [[0, 'b', 0], [1, 'c', 0]]],
+      [
+        '(inline rules)',
+        [
+          [0, 'b', 0],
+          [1, 'c', 0],
+        ],
+      ],
     ]);
   });
 

@@ -48,9 +48,7 @@ describe('predicates', () => {
 
 describe('the rule engine', () => {
   it('walks a sequence call by call, repeating the last', () => {
-    const engine = new RuleEngine([
-      parseRule({ name: 'flaky', match: { msisdn: '0241234567' }, collect: { 'mtn-momo': [{ respond: 'timeout' }, { respond: 'server_error' }, accept] } }),
-    ]);
+    const engine = new RuleEngine([parseRule({ name: 'flaky', match: { msisdn: '0241234567' }, collect: { 'mtn-momo': [{ respond: 'timeout' }, { respond: 'server_error' }, accept] } })]);
     const responds = Array.from({ length: 4 }, () => engine.decide(q())?.behaviour.respond);
     expect(responds).toEqual(['timeout', 'server_error', 'accept', 'accept']);
     expect(engine.decide(q({ provider: 'hubtel' }))).toBeUndefined(); // counted per provider, and not named for hubtel

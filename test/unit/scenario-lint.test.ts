@@ -81,7 +81,14 @@ describe('unmatchable predicates', () => {
 
 describe('shadowed rules', () => {
   it('a rule after a default rule never answers', () => {
-    const problems = lint('  - name: everything', '    default: true', '    collect: { any: { respond: accept } }', '  - name: too late', '    match: { msisdn: "0551234987" }', '    collect: { hubtel: { respond: reject } }');
+    const problems = lint(
+      '  - name: everything',
+      '    default: true',
+      '    collect: { any: { respond: accept } }',
+      '  - name: too late',
+      '    match: { msisdn: "0551234987" }',
+      '    collect: { hubtel: { respond: reject } }',
+    );
     expect(shown(problems)).toEqual(['qa.yaml:7:5: warning: rule "too late": never answers: rule "everything" (line 4) matches every call it matches, and comes first [shadowed]']);
   });
 
@@ -156,10 +163,14 @@ describe('railyard scenarios lint', () => {
   const run = (paths: string[], options: { strict?: boolean; reporter?: 'text' | 'json' } = {}) => {
     let stdout = '';
     let stderr = '';
-    const code = runLint(paths, { strict: options.strict ?? false, reporter: options.reporter ?? 'text', cwd: resolve(import.meta.dirname, '../..') }, {
-      stdout: { write: (t: string) => (stdout += t) },
-      stderr: { write: (t: string) => (stderr += t) },
-    });
+    const code = runLint(
+      paths,
+      { strict: options.strict ?? false, reporter: options.reporter ?? 'text', cwd: resolve(import.meta.dirname, '../..') },
+      {
+        stdout: { write: (t: string) => (stdout += t) },
+        stderr: { write: (t: string) => (stderr += t) },
+      },
+    );
     return { code, stdout, stderr };
   };
 

@@ -31,7 +31,12 @@ describe('the seeded generator of chaos and the fuzzer', () => {
       expect(n >= 3 && n <= 5 && Number.isInteger(n)).toBe(true);
       expect(rng.below(4)).toBeLessThan(4);
       expect(['a', 'b']).toContain(rng.pick(['a', 'b']));
-      expect(rng.weighted([['never', 0], ['always', 1]] as const)).toBe('always');
+      expect(
+        rng.weighted([
+          ['never', 0],
+          ['always', 1],
+        ] as const),
+      ).toBe('always');
     }
     const sample = rng.sample([1, 2, 3, 4, 5, 6], 4);
     expect(new Set(sample).size).toBe(4);

@@ -46,11 +46,7 @@ describe('SqliteStore group commit', () => {
 
   it('answers a transaction only once its writes are committed: another connection sees them', async () => {
     const seen: number[][] = [];
-    await Promise.all(
-      [1, 2, 3].map((id) =>
-        store.transaction((tx) => tx.run('INSERT INTO items (id, label) VALUES (?, ?)', [id, 'x'])).then(() => seen.push(committedIds())),
-      ),
-    );
+    await Promise.all([1, 2, 3].map((id) => store.transaction((tx) => tx.run('INSERT INTO items (id, label) VALUES (?, ?)', [id, 'x'])).then(() => seen.push(committedIds()))));
     for (const view of seen) expect(view).toEqual([1, 2, 3]);
   });
 

@@ -14,7 +14,13 @@ const run: TestRun = {
       time: 1.25,
       cases: [
         { name: 'failover step 1: charge 100.00 GHS', classname: 'merchant -> railyard', status: 'passed', time: 0.5 },
-        { name: 'a body with <tags> & "quotes" \'too\'', classname: 'merchant -> railyard', status: 'failed', message: `$.data: expected ${ESC}[1m"a"${ESC}[0m & got <b>`, details: `line one\nline two \u0007 bell` },
+        {
+          name: 'a body with <tags> & "quotes" \'too\'',
+          classname: 'merchant -> railyard',
+          status: 'failed',
+          message: `$.data: expected ${ESC}[1m"a"${ESC}[0m & got <b>`,
+          details: `line one\nline two \u0007 bell`,
+        },
         { name: 'not run', classname: 'merchant -> railyard', status: 'skipped', message: 'no script' },
       ],
     },
@@ -69,7 +75,13 @@ describe('jsonDocument', () => {
       file: 'contracts/merchant-railyard.json',
       tests: [
         { name: 'failover step 1: charge 100.00 GHS', classname: 'merchant -> railyard', status: 'passed', message: null, details: null },
-        { name: 'a body with <tags> & "quotes" \'too\'', classname: 'merchant -> railyard', status: 'failed', message: `$.data: expected ${ESC}[1m"a"${ESC}[0m & got <b>`, details: 'line one\nline two \u0007 bell' },
+        {
+          name: 'a body with <tags> & "quotes" \'too\'',
+          classname: 'merchant -> railyard',
+          status: 'failed',
+          message: `$.data: expected ${ESC}[1m"a"${ESC}[0m & got <b>`,
+          details: 'line one\nline two \u0007 bell',
+        },
         { name: 'not run', classname: 'merchant -> railyard', status: 'skipped', message: 'no script', details: null },
       ],
     });

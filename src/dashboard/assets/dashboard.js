@@ -8,7 +8,9 @@
     if (!source || !navigator.clipboard) return;
     navigator.clipboard.writeText(source.textContent).then(function () {
       button.textContent = 'Copied';
-      setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+      setTimeout(function () {
+        button.textContent = 'Copy';
+      }, 1500);
     });
   });
 
@@ -17,7 +19,10 @@
     var form = e.target;
     if (form.method.toLowerCase() !== 'post') return;
     var button = form.querySelector('button[type=submit]');
-    if (button && !button.name) setTimeout(function () { button.disabled = true; }, 0);
+    if (button && !button.name)
+      setTimeout(function () {
+        button.disabled = true;
+      }, 0);
   });
 
   // The message of the last action is announced and focused, so keyboard and screen-reader users land on it.
@@ -32,13 +37,17 @@
     function poll() {
       if (!el.querySelector('[data-advance-state=running]')) return;
       fetch(el.getAttribute('data-poll-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
-        .then(function (res) { return res.ok ? res.text() : null; })
+        .then(function (res) {
+          return res.ok ? res.text() : null;
+        })
         .then(function (text) {
           if (text === null) return; // gone (the server restarted): nothing more to follow
           if (text !== el.innerHTML) el.innerHTML = text;
           setTimeout(poll, 500);
         })
-        .catch(function () { setTimeout(poll, 2000); });
+        .catch(function () {
+          setTimeout(poll, 2000);
+        });
     }
     setTimeout(poll, 500);
   });
@@ -57,7 +66,9 @@
     live.forEach(function (el) {
       el.setAttribute('aria-busy', 'true');
       fetch(el.getAttribute('data-live-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
-        .then(function (res) { return res.ok ? res.text() : null; })
+        .then(function (res) {
+          return res.ok ? res.text() : null;
+        })
         .then(function (text) {
           el.setAttribute('aria-busy', 'false');
           if (text === null || text === el.innerHTML) return;
@@ -67,16 +78,24 @@
           var after = statusOf(el);
           if (announcer) announcer.textContent = after && after !== before ? 'Status is now ' + after + '.' : 'Updated.';
         })
-        .catch(function () { el.setAttribute('aria-busy', 'false'); });
+        .catch(function () {
+          el.setAttribute('aria-busy', 'false');
+        });
     });
   }
   // An event is followed by work it causes (a delivery attempt, a journal): look again shortly after.
   function soon() {
     timers.forEach(clearTimeout);
-    timers = [200, 1200, 3500].map(function (ms) { return setTimeout(refresh, ms); });
+    timers = [200, 1200, 3500].map(function (ms) {
+      return setTimeout(refresh, ms);
+    });
   }
   var source = new EventSource('/dashboard/events');
   source.onmessage = soon;
-  source.onopen = function () { document.body.setAttribute('data-live', 'connected'); };
-  source.onerror = function () { document.body.setAttribute('data-live', 'reconnecting'); };
+  source.onopen = function () {
+    document.body.setAttribute('data-live', 'connected');
+  };
+  source.onerror = function () {
+    document.body.setAttribute('data-live', 'reconnecting');
+  };
 })();

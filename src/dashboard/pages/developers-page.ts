@@ -32,7 +32,9 @@ export function developersPage(routes: DashboardRoutes): void {
     const raw = ctx.req.body?.scopes;
     const scopes = (Array.isArray(raw) ? raw : raw ? [raw] : []).filter((s): s is string => typeof s === 'string');
     const role = field(ctx, 'role') || undefined;
-    const entries = field(ctx, 'ip_allowlist').split(/[\s,]+/).filter(Boolean);
+    const entries = field(ctx, 'ip_allowlist')
+      .split(/[\s,]+/)
+      .filter(Boolean);
     const answer = await ctx.api.post<{ id: string; key: string; signing_secret: string; environment: string }>(
       '/api/v1/keys',
       { environment: field(ctx, 'environment'), scopes, ...(role ? { role } : {}), ...(entries.length ? { ip_allowlist: entries } : {}) },
@@ -55,10 +57,17 @@ export function developersPage(routes: DashboardRoutes): void {
   // PUT /api/v1/keys/:id/ip_allowlist {entries}
   routes.action('/dashboard/developers/keys/:id/allowlist', async (ctx) => {
     const id = String(ctx.req.params.id);
-    const entries = field(ctx, 'entries').split(/[\s,]+/).filter(Boolean);
+    const entries = field(ctx, 'entries')
+      .split(/[\s,]+/)
+      .filter(Boolean);
     const answer = await ctx.api.put(`/api/v1/keys/${encodeURIComponent(id)}/ip_allowlist`, { entries }, ctx.call);
     if (answer.ok && id === ctx.key.keyId) ctx.key.ipAllowlist = entries;
-    ctx.done('/dashboard/developers', answer.ok ? { kind: 'ok', text: entries.length ? `Key ${id} now accepts requests from ${entries.join(', ')} only.` : `Key ${id} accepts requests from any address.` } : ctx.refusal(answer, 'The allowlist was not changed'));
+    ctx.done(
+      '/dashboard/developers',
+      answer.ok
+        ? { kind: 'ok', text: entries.length ? `Key ${id} now accepts requests from ${entries.join(', ')} only.` : `Key ${id} accepts requests from any address.` }
+        : ctx.refusal(answer, 'The allowlist was not changed'),
+    );
   });
 
   // GET /api/v1/keys/:id/signing_secret: an explicit reveal, shown in this answer only
@@ -66,7 +75,10 @@ export function developersPage(routes: DashboardRoutes): void {
     const id = String(ctx.req.params.id);
     const answer = await ctx.api.get<{ signing_secret: string }>(`/api/v1/keys/${encodeURIComponent(id)}/signing_secret`, {}, ctx.call);
     if (!answer.ok) return ctx.done('/dashboard/developers', ctx.refusal(answer, 'The signing secret was not revealed'));
-    ctx.render({ title: 'Signing secret', page: 'developers', flash: null }, html`${secretOnce(`Signing secret of ${id}.`, answer.data.signing_secret, 'revealed-secret')}<p><a href="/dashboard/developers">Back to developers</a></p>`);
+    ctx.render(
+      { title: 'Signing secret', page: 'developers', flash: null },
+      html`${secretOnce(`Signing secret of ${id}.`, answer.data.signing_secret, 'revealed-secret')}<p><a href="/dashboard/developers">Back to developers</a></p>`,
+    );
   });
 }
 

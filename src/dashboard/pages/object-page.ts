@@ -83,7 +83,11 @@ export function objectPage(routes: DashboardRoutes): void {
   routes.page('/dashboard/objects/:id', async (ctx) => {
     const id = String(ctx.req.params.id);
     const live = await objectLive(ctx, id);
-    if (!live) return ctx.render({ title: 'Object not found', page: 'objects', status: 404, flash: { kind: 'error', text: `No object ${id} for this key's environment.` } }, html`<p><a href="/dashboard/objects">Back to the objects</a></p>`);
+    if (!live)
+      return ctx.render(
+        { title: 'Object not found', page: 'objects', status: 404, flash: { kind: 'error', text: `No object ${id} for this key's environment.` } },
+        html`<p><a href="/dashboard/objects">Back to the objects</a></p>`,
+      );
     ctx.render(
       { title: `Object ${id}`, page: 'objects' },
       html`<p><a href="/dashboard/objects">← Objects</a></p>
@@ -95,7 +99,10 @@ export function objectPage(routes: DashboardRoutes): void {
 
   routes.page('/dashboard/objects/:id/live', async (ctx) => {
     const live = await objectLive(ctx, String(ctx.req.params.id));
-    ctx.res.status(live ? 200 : 404).type('html').send(live ? live.text : '');
+    ctx.res
+      .status(live ? 200 : 404)
+      .type('html')
+      .send(live ? live.text : '');
   });
 
   // POST /v1/collections/:id/otp
@@ -119,29 +126,30 @@ async function objectLive(ctx: PageContext, id: string): Promise<Html | null> {
   if ((!object || object.status === 404) && timeline.status === 404) return null;
   const data = object?.ok ? object.data : null;
   const status = data?.status ?? (timeline.ok ? timeline.data.status : null);
-  const facts: [string, HtmlValue][] = data && isMarketObject(data)
-    ? [
-        ['Status', statusBadge(status)],
-        ['Side', data.side],
-        ['Asset', `${data.asset} · ${data.network}`],
-        ['GHS', money(data.object === 'trade' ? (data.settled_fiat_amount ?? data.net_fiat_amount) : data.net_fiat_amount)],
-        ['Asset amount', money(data.asset_amount, data.asset === 'USDC' ? 'USDC' : 'USDT')],
-        ['Rate (GHS)', String(data.applied_rate)],
-        data.object === 'quote' ? ['Trade', objectHref(data.trade_reference)] : ['Quote', objectHref(data.quote_reference)],
-        data.object === 'quote' ? ['Expires', when(data.expires_at)] : ['Failure', data.failure_reason ?? '—'],
-        ['Created', when(data.created_at)],
-      ]
-    : data
-    ? [
-        ['Status', statusBadge(status)],
-        ['Amount', data.amount_major ? `GHS ${data.amount_major}` : typeof data.amount === 'number' ? money(data.amount) : '—'],
-        ['Channel', data.channel ?? '—'],
-        ['Provider', data.provider ?? '—'],
-        ['Failure', data.failure_reason ?? '—'],
-        ['Created', when(data.created_at)],
-        ['Updated', when(data.updated_at)],
-      ]
-    : [['Status', statusBadge(status)]];
+  const facts: [string, HtmlValue][] =
+    data && isMarketObject(data)
+      ? [
+          ['Status', statusBadge(status)],
+          ['Side', data.side],
+          ['Asset', `${data.asset} · ${data.network}`],
+          ['GHS', money(data.object === 'trade' ? (data.settled_fiat_amount ?? data.net_fiat_amount) : data.net_fiat_amount)],
+          ['Asset amount', money(data.asset_amount, data.asset === 'USDC' ? 'USDC' : 'USDT')],
+          ['Rate (GHS)', String(data.applied_rate)],
+          data.object === 'quote' ? ['Trade', objectHref(data.trade_reference)] : ['Quote', objectHref(data.quote_reference)],
+          data.object === 'quote' ? ['Expires', when(data.expires_at)] : ['Failure', data.failure_reason ?? '—'],
+          ['Created', when(data.created_at)],
+        ]
+      : data
+        ? [
+            ['Status', statusBadge(status)],
+            ['Amount', data.amount_major ? `GHS ${data.amount_major}` : typeof data.amount === 'number' ? money(data.amount) : '—'],
+            ['Channel', data.channel ?? '—'],
+            ['Provider', data.provider ?? '—'],
+            ['Failure', data.failure_reason ?? '—'],
+            ['Created', when(data.created_at)],
+            ['Updated', when(data.updated_at)],
+          ]
+        : [['Status', statusBadge(status)]];
   const nextAction = data && !isMarketObject(data) ? data.next_action : null;
   const otp =
     nextAction?.type === 'otp'

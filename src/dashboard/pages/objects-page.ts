@@ -147,7 +147,10 @@ export function objectsPage(routes: DashboardRoutes): void {
     // A select's value goes to the API only when it is one of the listed options.
     const chosen = Object.fromEntries((kind.selects ?? []).map((f) => [f.name, f.options.find((o) => o === queryText(ctx, f.name))]));
     const cursor = queryText(ctx, 'cursor');
-    const empty = `No ${kind.label.toLowerCase()}${status ? ` with status ${status}` : ''}${Object.entries(chosen).filter(([, v]) => v).map(([k, v]) => ` with ${k} ${v}`).join('')}.`;
+    const empty = `No ${kind.label.toLowerCase()}${status ? ` with status ${status}` : ''}${Object.entries(chosen)
+      .filter(([, v]) => v)
+      .map(([k, v]) => ` with ${k} ${v}`)
+      .join('')}.`;
     const { answer, list } = await kind.read(ctx, { status, ...chosen, cursor, page_size: '20' }, empty);
     const tabs = html`<nav class="tabs" aria-label="Object kinds"><ul>${Object.entries(KINDS).map(
       ([name, k]) => html`<li><a href="${href('/dashboard/objects', { kind: name })}" id="kind-${name}"${name === kindName ? html` aria-current="page"` : ''}>${k.label}</a></li>`,
@@ -156,7 +159,8 @@ export function objectsPage(routes: DashboardRoutes): void {
   <input type="hidden" name="kind" value="${kindName}">
   ${kind.statusFilter ? html`<div class="field"><label for="filter-status">Status</label><input id="filter-status" name="status" value="${status ?? ''}" placeholder="e.g. settled"></div>` : ''}
   ${(kind.selects ?? []).map(
-    (f) => html`<div class="field"><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map((o) => html`<option value="${o}"${chosen[f.name] === o ? ' selected' : ''}>${o}</option>`)}</select></div>`,
+    (f) =>
+      html`<div class="field"><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map((o) => html`<option value="${o}"${chosen[f.name] === o ? ' selected' : ''}>${o}</option>`)}</select></div>`,
   )}
   ${kind.statusFilter || kind.selects ? html`<button type="submit" class="small" id="filter-submit">Filter</button>` : ''}
 </form>

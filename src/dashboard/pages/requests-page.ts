@@ -29,7 +29,11 @@ export function requestsPage(routes: DashboardRoutes): void {
     const query = { kind: queryText(ctx, 'kind'), status: queryText(ctx, 'status'), object_id: queryText(ctx, 'object_id') };
     const answer = await ctx.api.get<InspectedRequest[]>('/api/v1/requests', { ...query, cursor: queryText(ctx, 'cursor'), page_size: '50' }, ctx.call);
     const filters = html`<form method="get" action="/dashboard/requests" class="filters" id="request-filters">
-  <div class="field"><label for="req-kind">Kind</label><select id="req-kind" name="kind">${[['', 'All'], ['merchant', 'Merchant requests'], ['mock', 'Provider mock calls']].map(([v, l]) => html`<option value="${v!}"${query.kind === v ? html` selected` : ''}>${l!}</option>`)}</select></div>
+  <div class="field"><label for="req-kind">Kind</label><select id="req-kind" name="kind">${[
+    ['', 'All'],
+    ['merchant', 'Merchant requests'],
+    ['mock', 'Provider mock calls'],
+  ].map(([v, l]) => html`<option value="${v!}"${query.kind === v ? html` selected` : ''}>${l!}</option>`)}</select></div>
   <div class="field"><label for="req-status">Status</label><input id="req-status" name="status" inputmode="numeric" value="${query.status ?? ''}" placeholder="e.g. 404"></div>
   <div class="field"><label for="req-object">Object id</label><input id="req-object" name="object_id" value="${query.object_id ?? ''}" placeholder="chg_…"></div>
   <button type="submit" class="small">Filter</button>

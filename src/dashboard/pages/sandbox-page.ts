@@ -60,7 +60,13 @@ function replaysCard(ctx: PageContext, files: ApiAnswer<Replayable[]>): Html {
 ${last.failures.map((f) => html`<p class="flash error replay-failure"><strong>${f.label}:</strong> ${f.message}</p>`)}
 ${table(
   ['#', 'Step', 'Kind', 'Result', 'At'],
-  last.steps.map((st) => [String(st.index), html`${st.label}${st.error ? html`<pre class="step-error">${st.error}</pre>` : ''}`, st.kind.replace(/_/g, ' '), statusBadge(st.passed ? 'passed' : 'failed'), html`<code>${st.at}</code>`]),
+  last.steps.map((st) => [
+    String(st.index),
+    html`${st.label}${st.error ? html`<pre class="step-error">${st.error}</pre>` : ''}`,
+    st.kind.replace(/_/g, ' '),
+    statusBadge(st.passed ? 'passed' : 'failed'),
+    html`<code>${st.at}</code>`,
+  ]),
   { id: 'replay-steps', empty: 'No step ran.' },
 )}
 ${last.not_run ? html`<p class="muted" id="replay-not-run">${String(last.not_run)} later step${last.not_run === 1 ? '' : 's'} not run.</p>` : ''}
@@ -110,7 +116,11 @@ export function sandboxPage(routes: DashboardRoutes): void {
       const [clock, providers, market, scenarios, replays, advance] = await Promise.all([
         ctx.api.get<{ mode: string; now: string; pending_jobs: number; next_job_at: string | null }>('/api/v1/sandbox/clock', {}, ctx.call),
         ctx.api.get<{ name: string; channels: string[]; networks: string[]; priority: number; status: string; upstream: string }[]>('/api/v1/sandbox/providers', {}, ctx.call),
-        ctx.api.get<{ frozen: boolean; legs: { leg: string; value: string; as_of: string; stale: boolean; source: string }[]; benchmarks: { asset: string; rate: string }[] }>('/api/v1/sandbox/market', {}, ctx.call),
+        ctx.api.get<{ frozen: boolean; legs: { leg: string; value: string; as_of: string; stale: boolean; source: string }[]; benchmarks: { asset: string; rate: string }[] }>(
+          '/api/v1/sandbox/market',
+          {},
+          ctx.call,
+        ),
         ctx.api.get<ScenarioFile[]>('/api/v1/sandbox/scenarios', {}, ctx.call),
         ctx.api.get<Replayable[]>('/api/v1/sandbox/replays', {}, ctx.call),
         advanceId && ADVANCE_ID.test(advanceId) ? ctx.api.get<AdvanceView>(`/api/v1/sandbox/clock/advances/${advanceId}`, {}, ctx.call) : null,
@@ -135,15 +145,27 @@ export function sandboxPage(routes: DashboardRoutes): void {
               String(p.priority),
               p.upstream,
               statusBadge(p.status),
-              actionButton(ctx.session, `/dashboard/sandbox/providers/${p.name}`, p.status === 'down' ? 'Bring up' : 'Take down', { fields: { down: p.status === 'down' ? 'false' : 'true' }, id: `provider-${p.name}`, danger: p.status !== 'down' }),
+              actionButton(ctx.session, `/dashboard/sandbox/providers/${p.name}`, p.status === 'down' ? 'Bring up' : 'Take down', {
+                fields: { down: p.status === 'down' ? 'false' : 'true' },
+                id: `provider-${p.name}`,
+                danger: p.status !== 'down',
+              }),
             ]),
             { id: 'providers' },
           )
         : apiProblem(providers, 'Providers could not be read');
       const marketCard = market.ok
         ? html`<p>Market is ${statusBadge(market.data.frozen ? 'frozen' : 'moving')} ${actionButton(ctx.session, '/dashboard/sandbox/market', market.data.frozen ? 'Resume the market' : 'Freeze the market', { fields: { action: market.data.frozen ? 'resume' : 'freeze' }, id: 'market-toggle' })}</p>
-${table(['Leg', 'Value', 'Source', 'As of', 'Stale'], market.data.legs.map((l) => [l.leg, html`<code>${l.value}</code>`, l.source, when(l.as_of), l.stale ? statusBadge('stale') : 'no']), { id: 'market-legs' })}
-${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset, html`<code>${b.rate}</code>`]), { id: 'benchmarks' })}
+${table(
+  ['Leg', 'Value', 'Source', 'As of', 'Stale'],
+  market.data.legs.map((l) => [l.leg, html`<code>${l.value}</code>`, l.source, when(l.as_of), l.stale ? statusBadge('stale') : 'no']),
+  { id: 'market-legs' },
+)}
+${table(
+  ['Asset', 'Benchmark (GHS)'],
+  market.data.benchmarks.map((b) => [b.asset, html`<code>${b.rate}</code>`]),
+  { id: 'benchmarks' },
+)}
 <form method="post" action="/dashboard/sandbox/fx" class="filters" id="fx-form">${csrfField(ctx.session)}
   <div class="field"><label for="fx-rate">USD/GHS rate</label><input id="fx-rate" name="rate" inputmode="decimal" required placeholder="15.5"></div>
   <button type="submit" class="small">Set FX</button>
@@ -151,7 +173,14 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
         : apiProblem(market, 'The market could not be read');
       const scenarioCard = scenarios.ok
         ? scenarios.data.length
-          ? html`${scenarios.data.map((f) => html`<h3><code>${f.file}</code></h3>${scenarioWarnings(f)}${table(['#', 'Rule', 'Provider', 'Match', 'Matched'], f.rules.map((r) => [String(r.index), r.name, r.provider ?? 'any', html`<code>${JSON.stringify(r.match)}</code>`, html`<span class="count">${r.matched_count}</span>`]), { empty: 'No rules.' })}`)}`
+          ? html`${scenarios.data.map(
+              (f) =>
+                html`<h3><code>${f.file}</code></h3>${scenarioWarnings(f)}${table(
+                  ['#', 'Rule', 'Provider', 'Match', 'Matched'],
+                  f.rules.map((r) => [String(r.index), r.name, r.provider ?? 'any', html`<code>${JSON.stringify(r.match)}</code>`, html`<span class="count">${r.matched_count}</span>`]),
+                  { empty: 'No rules.' },
+                )}`,
+            )}`
           : html`<p class="empty">No scenario files loaded.</p>`
         : apiProblem(scenarios, 'Scenarios could not be read');
       ctx.render(
@@ -194,7 +223,10 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
       if (answer.ok && answer.status === 202) {
         return ctx.done(`/dashboard/sandbox?advance=${encodeURIComponent(answer.data.id)}`, { kind: 'ok', text: `Advancing ${seconds} s in the background: ${answer.data.jobs_total} job(s) due.` });
       }
-      ctx.done('/dashboard/sandbox', answer.ok ? { kind: 'ok', text: `Advanced ${seconds} s: now ${answer.data.now}; ran ${answer.data.jobs_run} job(s).` } : ctx.refusal(answer, 'The clock did not move'));
+      ctx.done(
+        '/dashboard/sandbox',
+        answer.ok ? { kind: 'ok', text: `Advanced ${seconds} s: now ${answer.data.now}; ran ${answer.data.jobs_run} job(s).` } : ctx.refusal(answer, 'The clock did not move'),
+      );
     },
     testOnly,
   );
@@ -236,7 +268,9 @@ ${table(['Asset', 'Benchmark (GHS)'], market.data.benchmarks.map((b) => [b.asset
       const failure = report.failures[0];
       ctx.done('/dashboard/sandbox#replays', {
         kind: report.passed ? 'ok' : 'error',
-        text: report.passed ? `The replay of ${file} passed: ${report.steps.length} steps.` : `The replay of ${file} ${report.status === 'invalid' ? 'could not load the file' : 'failed'}${failure ? ` at ${failure.label}` : ''}.`,
+        text: report.passed
+          ? `The replay of ${file} passed: ${report.steps.length} steps.`
+          : `The replay of ${file} ${report.status === 'invalid' ? 'could not load the file' : 'failed'}${failure ? ` at ${failure.label}` : ''}.`,
       });
     },
     testOnly,

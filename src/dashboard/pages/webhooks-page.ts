@@ -49,9 +49,11 @@ export function webhooksPage(routes: DashboardRoutes): void {
             e.event_types?.join(', ') ?? 'all',
             html`${statusBadge(e.enabled ? 'enabled' : 'disabled')} ${e.failing ? statusBadge('failing') : ''}`,
             html`<div class="actions">
-  ${e.enabled
-    ? actionButton(ctx.session, `/dashboard/webhooks/endpoints/${e.id}/disable`, 'Disable', { id: `disable-${e.id}` })
-    : actionButton(ctx.session, `/dashboard/webhooks/endpoints/${e.id}/enable`, 'Enable', { id: `enable-${e.id}` })}
+  ${
+    e.enabled
+      ? actionButton(ctx.session, `/dashboard/webhooks/endpoints/${e.id}/disable`, 'Disable', { id: `disable-${e.id}` })
+      : actionButton(ctx.session, `/dashboard/webhooks/endpoints/${e.id}/enable`, 'Enable', { id: `enable-${e.id}` })
+  }
   ${actionButton(ctx.session, `/dashboard/webhooks/endpoints/${e.id}/rotate`, 'Rotate secret', { id: `rotate-${e.id}` })}
   ${actionButton(ctx.session, `/dashboard/webhooks/endpoints/${e.id}/delete`, 'Delete', { danger: true, id: `delete-${e.id}` })}
 </div>`,
@@ -91,15 +93,23 @@ export function webhooksPage(routes: DashboardRoutes): void {
   });
 
   routes.page('/dashboard/webhooks/deliveries', async (ctx) => {
-    ctx.res.status(200).type('html').send((await deliveriesFragment(ctx)).text);
+    ctx.res
+      .status(200)
+      .type('html')
+      .send((await deliveriesFragment(ctx)).text);
   });
 
   // POST /api/v1/webhook_endpoints
   routes.action('/dashboard/webhooks/endpoints', async (ctx) => {
-    const types = field(ctx, 'event_types').split(/[,\s]+/).filter(Boolean);
+    const types = field(ctx, 'event_types')
+      .split(/[,\s]+/)
+      .filter(Boolean);
     const answer = await ctx.api.post<Endpoint & { secret: string }>('/api/v1/webhook_endpoints', { url: field(ctx, 'url'), ...(types.length ? { event_types: types } : {}) }, ctx.call);
     if (!answer.ok) return ctx.done('/dashboard/webhooks', ctx.refusal(answer, 'The endpoint was not created'));
-    ctx.render({ title: 'Webhook endpoint created', page: 'webhooks', flash: { kind: 'ok', text: `Endpoint ${answer.data.id} created for ${answer.data.url}.` } }, html`${secretOnce('Signing secret (whsec_…).', answer.data.secret, 'new-secret')}<p><a href="/dashboard/webhooks" id="back-to-webhooks">Back to webhooks</a></p>`);
+    ctx.render(
+      { title: 'Webhook endpoint created', page: 'webhooks', flash: { kind: 'ok', text: `Endpoint ${answer.data.id} created for ${answer.data.url}.` } },
+      html`${secretOnce('Signing secret (whsec_…).', answer.data.secret, 'new-secret')}<p><a href="/dashboard/webhooks" id="back-to-webhooks">Back to webhooks</a></p>`,
+    );
   });
 
   // POST /api/v1/webhook_endpoints/:id/disable and /enable
@@ -123,7 +133,10 @@ export function webhooksPage(routes: DashboardRoutes): void {
     const id = String(ctx.req.params.id);
     const answer = await ctx.api.post<Endpoint & { secret: string }>(`/api/v1/webhook_endpoints/${encodeURIComponent(id)}/rotate_secret`, {}, ctx.call);
     if (!answer.ok) return ctx.done('/dashboard/webhooks', ctx.refusal(answer, 'The secret was not rotated'));
-    ctx.render({ title: 'Webhook secret rotated', page: 'webhooks', flash: { kind: 'ok', text: `New secret for ${id}; the old one keeps signing during the grace period.` } }, html`${secretOnce('New signing secret.', answer.data.secret, 'new-secret')}<p><a href="/dashboard/webhooks">Back to webhooks</a></p>`);
+    ctx.render(
+      { title: 'Webhook secret rotated', page: 'webhooks', flash: { kind: 'ok', text: `New secret for ${id}; the old one keeps signing during the grace period.` } },
+      html`${secretOnce('New signing secret.', answer.data.secret, 'new-secret')}<p><a href="/dashboard/webhooks">Back to webhooks</a></p>`,
+    );
   });
 
   // POST /api/v1/webhook_deliveries/:id/redeliver
@@ -132,7 +145,10 @@ export function webhooksPage(routes: DashboardRoutes): void {
     const answer = await ctx.api.post<Delivery>(`/api/v1/webhook_deliveries/${encodeURIComponent(id)}/redeliver`, undefined, ctx.call);
     if (!answer.ok) return ctx.done('/dashboard/webhooks', ctx.refusal(answer, 'The delivery was not redelivered'));
     const last = answer.data.attempt_log[answer.data.attempt_log.length - 1];
-    ctx.done('/dashboard/webhooks', { kind: answer.data.status === 'delivered' ? 'ok' : 'error', text: `Redelivered ${id}: ${last?.http_status ?? last?.error ?? 'no answer'}; delivery is ${answer.data.status}.` });
+    ctx.done('/dashboard/webhooks', {
+      kind: answer.data.status === 'delivered' ? 'ok' : 'error',
+      text: `Redelivered ${id}: ${last?.http_status ?? last?.error ?? 'no answer'}; delivery is ${answer.data.status}.`,
+    });
   });
 
   // POST /api/v1/webhook_endpoints/:id/replay_failed {from?, to?}
@@ -162,7 +178,14 @@ async function deliveriesFragment(ctx: PageContext): Promise<Html> {
   ${actionButton(ctx.session, `/dashboard/webhooks/deliveries/${d.id}/redeliver`, 'Redeliver', { id: `redeliver-${d.id}` })}</div>
   ${table(
     ['#', 'Trigger', 'At', 'HTTP status', 'Latency', 'Response'],
-    d.attempt_log.map((a) => [String(a.attempt), a.trigger, when(a.at), html`<span class="http-status" data-http-status="${a.http_status ?? 'none'}">${a.http_status === null ? html`<span class="badge bad">${a.error ?? 'no answer'}</span>` : statusBadge(String(a.http_status))}</span>`, `${a.latency_ms} ms`, html`<code class="excerpt">${a.response_excerpt ?? a.error ?? ''}</code>`]),
+    d.attempt_log.map((a) => [
+      String(a.attempt),
+      a.trigger,
+      when(a.at),
+      html`<span class="http-status" data-http-status="${a.http_status ?? 'none'}">${a.http_status === null ? html`<span class="badge bad">${a.error ?? 'no answer'}</span>` : statusBadge(String(a.http_status))}</span>`,
+      `${a.latency_ms} ms`,
+      html`<code class="excerpt">${a.response_excerpt ?? a.error ?? ''}</code>`,
+    ]),
     { empty: 'No attempt yet.' },
   )}
 </li>`,

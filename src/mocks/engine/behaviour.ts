@@ -73,9 +73,7 @@ export function holdOpen(exchange: Pick<Exchange, 'req' | 'res'>, maxHoldMs: num
 
 /** Answers every behaviour but accept, which only the wire can answer. */
 export class BehaviourStage {
-  constructor(
-    private readonly deps: { provider: string; maxHoldMs: number; logger: Logger; refusals: WireRefusals },
-  ) {}
+  constructor(private readonly deps: { provider: string; maxHoldMs: number; logger: Logger; refusals: WireRefusals }) {}
 
   async answer(behaviour: ProviderBehaviour, exchange: Exchange, query: MockQuery): Promise<void> {
     const { req, res } = exchange;

@@ -71,9 +71,7 @@ export class CallbackPlanner {
   readonly settleJob: string;
   readonly callbackJob: string;
 
-  constructor(
-    private readonly deps: { provider: string; clock: Clock; scheduler: Scheduler; store: Store; logger: Logger; sender: Pick<CallbackSender, 'send'> },
-  ) {
+  constructor(private readonly deps: { provider: string; clock: Clock; scheduler: Scheduler; store: Store; logger: Logger; sender: Pick<CallbackSender, 'send'> }) {
     this.settleJob = `mock.${deps.provider}.settle`;
     this.callbackJob = `mock.${deps.provider}.callback`;
     deps.scheduler.register(this.settleJob, (payload: Settlement) => this.settle(payload));
@@ -90,12 +88,7 @@ export class CallbackPlanner {
    * Writes a transaction's callback jobs in `db`, the transaction that keeps it: the settlement
    * (none when `settle` is null: it stays pending for good) and each extra that is not dropped.
    */
-  async schedule(
-    db: Db,
-    at: { book: string; reference: string; transaction: unknown; acceptedAt: number },
-    settle: CallbackPlan | null,
-    extras: readonly CallbackPlan[],
-  ): Promise<void> {
+  async schedule(db: Db, at: { book: string; reference: string; transaction: unknown; acceptedAt: number }, settle: CallbackPlan | null, extras: readonly CallbackPlan[]): Promise<void> {
     const { book, reference, transaction, acceptedAt } = at;
     if (settle) {
       const payload: Settlement = {
@@ -137,12 +130,7 @@ export class CallbackPlanner {
   }
 
   /** The one settlement: final state (once: jobs run at least once, the upstream settles once), then its callback unless dropped. */
-  private async apply(
-    { book, wire }: RegisteredBook,
-    reference: string,
-    current: unknown,
-    plan: Pick<Settlement, 'outcome' | 'drop' | 'duplicateAfterSeconds'>,
-  ): Promise<unknown> {
+  private async apply({ book, wire }: RegisteredBook, reference: string, current: unknown, plan: Pick<Settlement, 'outcome' | 'drop' | 'duplicateAfterSeconds'>): Promise<unknown> {
     if (!wire.pending(current)) return current;
     const settled = wire.settle(current, plan.outcome, this.deps.clock.now());
     await book.set(reference, settled);

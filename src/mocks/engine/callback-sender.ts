@@ -66,9 +66,7 @@ export function jsonCallback(url: string, method: 'POST' | 'PUT', body: unknown)
  * itself. It is not timed out: the receiver is this process, and always answers.
  */
 export class CallbackSender {
-  constructor(
-    private readonly deps: { provider: string; logger: Logger; timeoutMs?: number; sign?: CallbackSigner; local?: LocalReceiver | undefined },
-  ) {}
+  constructor(private readonly deps: { provider: string; logger: Logger; timeoutMs?: number; sign?: CallbackSigner; local?: LocalReceiver | undefined }) {}
 
   async send(message: CallbackMessage, reference: string): Promise<void> {
     const url = new URL(message.url);

@@ -142,7 +142,10 @@ export function bankResponseCodeFor(reason: string | undefined): string {
   if (!reason) return '05';
   const trimmed = reason.trim();
   if (/^\d{2}$/.test(trimmed)) return trimmed;
-  const word = trimmed.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const word = trimmed
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return REASON_CODES[word] ?? '05';
 }
 
@@ -189,7 +192,6 @@ function sign(secret: string, timestamp: string, method: string, path: string, r
 function refuse(res: express.Response, httpStatus: number, code: string, message = messageFor(code), extra: object = {}) {
   res.status(httpStatus).json({ responseCode: code, responseMessage: message, ...extra });
 }
-
 
 function serverError(res: express.Response, behaviour: ProviderBehaviour): void {
   refuse(res, behaviour.http_status ?? 500, '96');
@@ -251,7 +253,11 @@ const creditTransfer = (() => {
     currency: z.literal('GHS', { error: 'currency must be GHS' }),
     ...account,
     accountName: z.string({ error: text('accountName') }).max(140, { error: text('accountName') }),
-    narration: z.string({ error: text('narration') }).max(140, { error: text('narration') }).optional().transform((n) => n ?? ''),
+    narration: z
+      .string({ error: text('narration') })
+      .max(140, { error: text('narration') })
+      .optional()
+      .transform((n) => n ?? ''),
     callbackUrl: z.string({ error: callbackUrl }).refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), { error: callbackUrl }),
   });
 })();

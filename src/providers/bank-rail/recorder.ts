@@ -1,6 +1,16 @@
 import { callbackToken, type Config } from '../../config/config.ts';
 import { hmacSha256Hex } from '../../kernel/secrets.ts';
-import { jsonBodyOutcomes, parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile } from '../wire-profile.ts';
+import {
+  jsonBodyOutcomes,
+  parseJsonObject,
+  refusalOf,
+  textField,
+  type AnsweredBehaviour,
+  type ClassifiedCall,
+  type RecordedOperation,
+  type ReportedOutcome,
+  type WireProfile,
+} from '../wire-profile.ts';
 
 // The GhIPSS-style bank rail: the callback URL is the body's callbackUrl, and the body is signed
 // (x-signature over timestamp, method, path and raw body), so a rewritten body is signed again.

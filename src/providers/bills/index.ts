@@ -11,7 +11,12 @@ export const bills = defineProvider({
     // A GWCL water account: its vend settles without a receipt, like any payout.
     match: { account_number: '2000000021' },
     payout: (reference) => ({
-      reference, amount: 1234, currency: 'GHS', channel: 'bills', accountNumber: '2000000021', description: 'contract',
+      reference,
+      amount: 1234,
+      currency: 'GHS',
+      channel: 'bills',
+      accountNumber: '2000000021',
+      description: 'contract',
       bill: { category: 'water', biller: 'GWCL', customer: '2000000021' },
     }),
   },

@@ -115,7 +115,10 @@ function vendData(v: MockVend) {
 
 /** A 20-digit prepaid token in groups of four, the same for the same vend on every run. */
 function tokenFor(reference: string): string {
-  const digits = BigInt(`0x${sha256Hex(`token:${reference}`).slice(0, 24)}`).toString().padStart(20, '0').slice(-20);
+  const digits = BigInt(`0x${sha256Hex(`token:${reference}`).slice(0, 24)}`)
+    .toString()
+    .padStart(20, '0')
+    .slice(-20);
   return digits.match(/\d{4}/g)!.join('-');
 }
 
@@ -126,7 +129,11 @@ function unitsFor(amount: number): string {
 
 /** A scenario's reason as the aggregator's failure code: VEND_FAILED unless it names one. */
 function failureCode(reason: string | undefined): string {
-  const word = (reason ?? '').trim().toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const word = (reason ?? '')
+    .trim()
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return word || 'VEND_FAILED';
 }
 
@@ -196,7 +203,10 @@ const vendRequest = (() => {
       .transform(textField)
       .refine((url) => url === undefined || URL.canParse(url), { error: 'callback_url must be an absolute URL' }),
     biller: z.unknown().optional().transform(textField),
-    product: z.unknown().optional().transform((v) => textField(v) ?? null),
+    product: z
+      .unknown()
+      .optional()
+      .transform((v) => textField(v) ?? null),
     customer: z.unknown().optional().transform(textField),
   });
 })();

@@ -106,7 +106,10 @@ function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1 && (d *= 2) > 9) d -= 9;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
     sum += d;
   }
   return sum % 10 === 0;
@@ -135,7 +138,11 @@ function fail(res: express.Response, httpStatus: number, type: string, code: str
 
 /** A scenario's or a test card's failure reason as the processor's decline code. */
 export function declineCode(reason: string | undefined): string {
-  const word = (reason ?? '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const word = (reason ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return word === 'not_enough_funds' || word === '51' ? 'insufficient_funds' : word || 'generic_decline';
 }
 
@@ -203,9 +210,7 @@ export const cardProcessorMock = defineMock({
       { name: 'api key', where: 'Authorization: Bearer header on every call', value: s.apiKey, secret: true },
       { name: 'webhook secret', where: 'Card-Processor-Signature on webhooks', value: s.webhookSecret, secret: true },
     ],
-    notes: [
-      'Test cards: 4084 0840 8408 4081 succeeds; 4000 0000 0000 9953 insufficient funds; 4000 0000 0000 3410 asks for OTP 123456; 4000 0000 0000 0077 times out. See docs/v1/collections.md.',
-    ],
+    notes: ['Test cards: 4084 0840 8408 4081 succeeds; 4000 0000 0000 9953 insufficient funds; 4000 0000 0000 3410 asks for OTP 123456; 4000 0000 0000 0077 times out. See docs/v1/collections.md.'],
   }),
 });
 

@@ -95,7 +95,10 @@ function fail(res: express.Response, httpStatus: number, code: string, message: 
 
 /** A scenario's failure reason in the service's codes. */
 export function directDebitReason(reason: string | undefined): string {
-  const word = (reason ?? '').trim().toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  const word = (reason ?? '')
+    .trim()
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_');
   if (word === 'NOT_ENOUGH_FUNDS' || word === '51') return 'INSUFFICIENT_FUNDS';
   if (word === 'DECLINED' || word === 'DECLINED_BY_CUSTOMER' || word === 'APPROVAL_REJECTED') return 'MANDATE_DECLINED';
   return word || 'FAILED';
@@ -218,8 +221,7 @@ export const createDirectDebitMock = defineWire<DirectDebitMockSettings>({
           reference,
           query: { operation: 'collect', channel: 'bank_debit', account_number: account.accountNumber, bank_code: account.bankCode, amount },
           sandbox: () => sandboxOf(account.accountNumber, ctx.defaultCallbackSeconds),
-          sandboxBehaviour: () =>
-            account.accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.notFound ? { respond: 'reject', reason: 'ACCOUNT_NOT_FOUND', http_status: 404 } : undefined,
+          sandboxBehaviour: () => (account.accountNumber === DIRECT_DEBIT_TEST_ACCOUNTS.notFound ? { respond: 'reject', reason: 'ACCOUNT_NOT_FOUND', http_status: 404 } : undefined),
           create: (now): MockDebit => ({
             debitId: `DD${sha256Hex(`debit:${reference}`).slice(0, 16).toUpperCase()}`,
             reference,

@@ -53,7 +53,10 @@ type Json = Record<string, unknown>;
  * (insufficient_funds, declined); 'failed' when it gave none.
  */
 export function paystackFailureReason(message: string | undefined): string {
-  const word = (message ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const word = (message ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return word || 'failed';
 }
 
@@ -192,9 +195,7 @@ export class PaystackAdapter implements RailProvider {
       case 'transfer.reversed': {
         const code = textField(data.transfer_code);
         const outcome: RailOutcome =
-          event === 'transfer.success'
-            ? { status: 'success' }
-            : { status: 'failed', reason: event === 'transfer.reversed' ? 'reversed' : paystackFailureReason(textField(data.gateway_response)) };
+          event === 'transfer.success' ? { status: 'success' } : { status: 'failed', reason: event === 'transfer.reversed' ? 'reversed' : paystackFailureReason(textField(data.gateway_response)) };
         return { reference, operation: 'payout', ...(code ? { providerReference: code } : {}), outcome };
       }
       default:

@@ -6,8 +6,7 @@ import { paystackWire } from './recorder.ts';
 
 export const paystack = defineProvider({
   options: paystackOptions,
-  adapter: (o, ctx) =>
-    new PaystackAdapter({ baseUrl: o.base_url, secretKey: o.secret_key, channels: o.channels, networks: o.networks, customerEmailDomain: o.customer_email_domain }, ctx),
+  adapter: (o, ctx) => new PaystackAdapter({ baseUrl: o.base_url, secretKey: o.secret_key, channels: o.channels, networks: o.networks, customerEmailDomain: o.customer_email_domain }, ctx),
   mock: paystackMock,
   recorder: paystackWire,
   examples: {

@@ -92,7 +92,11 @@ const GATEWAY_RESPONSES: Readonly<Record<string, string>> = {
 
 /** Paystack's gateway_response for a scenario's failure reason; "Declined" for anything else. */
 export function paystackGatewayResponse(reason: string | undefined): string {
-  const word = (reason ?? '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const word = (reason ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return GATEWAY_RESPONSES[word] ?? 'Declined';
 }
 
@@ -206,7 +210,6 @@ function ok(res: express.Response, httpStatus: number, message: string, data: un
   res.status(httpStatus).json({ status: true, message, data });
 }
 
-
 /** Where a bank code and account number lead: a GhIPSS bank account, or a wallet (bank code MTN/VOD/ATL). */
 function destinationOf(bankCode: string, accountNumber: string): Omit<MockQuery, 'operation'> | undefined {
   const wallet = WALLET_BANKS[bankCode.toUpperCase()];
@@ -221,9 +224,7 @@ function destinationOf(bankCode: string, accountNumber: string): Omit<MockQuery,
 const CHARGES: TransactionWire<MockCharge> = {
   pending: (c) => c.status === 'pending',
   settle: (c: MockCharge, outcome: Outcome, now: number): MockCharge =>
-    outcome.status === 'success'
-      ? { ...c, status: 'success', gatewayResponse: 'Approved', paidAt: iso(now) }
-      : { ...c, status: 'failed', gatewayResponse: paystackGatewayResponse(outcome.reason) },
+    outcome.status === 'success' ? { ...c, status: 'success', gatewayResponse: 'Approved', paidAt: iso(now) } : { ...c, status: 'failed', gatewayResponse: paystackGatewayResponse(outcome.reason) },
   // Paystack has no webhook for a failed charge.
   callback: (c) => (c.webhookUrl && c.status === 'success' ? jsonCallback(c.webhookUrl, 'POST', { event: 'charge.success', data: chargeData(c) }) : undefined),
 };
@@ -269,21 +270,24 @@ const chargeRequest = z.object({
   email: z.string({ error: 'Invalid Email Address Passed' }).regex(/^[^@\s]+@[^@\s]+$/, { error: 'Invalid Email Address Passed' }),
   amount: z.number({ error: 'Invalid Amount Sent' }).refine(isMinorAmount, { error: 'Invalid Amount Sent' }),
   currency: z.literal('GHS', { error: 'Currency not supported by merchant' }).optional(),
-  mobile_money: z.unknown().optional().transform((value, check) => {
-    const momo = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-    const provider = textField(momo?.provider)?.toLowerCase();
-    if (!momo || !provider || !(provider in CHARGE_PROVIDERS)) {
-      check.addIssue({ code: 'custom', message: 'mobile_money.provider must be one of mtn, vod, atl, tgo' });
-      return z.NEVER;
-    }
-    const phone = textField(momo.phone);
-    const msisdn = phone ? normaliseMsisdn(phone) : null;
-    if (!phone || !msisdn) {
-      check.addIssue({ code: 'custom', message: 'mobile_money.phone must be a Ghana mobile number' });
-      return z.NEVER;
-    }
-    return { provider, phone, msisdn, network: CHARGE_PROVIDERS[provider]! };
-  }),
+  mobile_money: z
+    .unknown()
+    .optional()
+    .transform((value, check) => {
+      const momo = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+      const provider = textField(momo?.provider)?.toLowerCase();
+      if (!momo || !provider || !(provider in CHARGE_PROVIDERS)) {
+        check.addIssue({ code: 'custom', message: 'mobile_money.provider must be one of mtn, vod, atl, tgo' });
+        return z.NEVER;
+      }
+      const phone = textField(momo.phone);
+      const msisdn = phone ? normaliseMsisdn(phone) : null;
+      if (!phone || !msisdn) {
+        check.addIssue({ code: 'custom', message: 'mobile_money.phone must be a Ghana mobile number' });
+        return z.NEVER;
+      }
+      return { provider, phone, msisdn, network: CHARGE_PROVIDERS[provider]! };
+    }),
   reference: z
     .unknown()
     .optional()
@@ -303,11 +307,15 @@ const transferRequest = z.object({
   source: z.literal('balance', { error: 'Source must be balance' }),
   amount: z.number({ error: 'Invalid amount' }).refine(isMinorAmount, { error: 'Invalid amount' }),
   currency: z.literal('GHS', { error: 'Currency not supported' }).optional(),
-  reference: z
-    .string({ error: 'Reference must be 16 to 50 lowercase letters, digits, - or _' })
-    .regex(TRANSFER_REFERENCE, { error: 'Reference must be 16 to 50 lowercase letters, digits, - or _' }),
-  recipient: z.unknown().optional().transform((v) => textField(v) ?? ''),
-  reason: z.unknown().optional().transform((v) => textField(v) ?? ''),
+  reference: z.string({ error: 'Reference must be 16 to 50 lowercase letters, digits, - or _' }).regex(TRANSFER_REFERENCE, { error: 'Reference must be 16 to 50 lowercase letters, digits, - or _' }),
+  recipient: z
+    .unknown()
+    .optional()
+    .transform((v) => textField(v) ?? ''),
+  reason: z
+    .unknown()
+    .optional()
+    .transform((v) => textField(v) ?? ''),
 });
 
 /** What one Paystack mock keeps besides its books: its transfer recipients, and a count for the references it makes up. */
@@ -351,8 +359,7 @@ export const createPaystackMock = defineWire<PaystackMockSettings>({
   errors: {
     send: (res, e) => fail(res, e.status, e.message),
     outage: failure(503, 'Service Unavailable'),
-    invalid: (problem) =>
-      problem.kind === 'schema' ? failure(400, problem.message) : problem.kind === 'unreadable' ? failure(problem.status, 'Invalid request') : failure(400, 'Invalid JSON body'),
+    invalid: (problem) => (problem.kind === 'schema' ? failure(400, problem.message) : problem.kind === 'unreadable' ? failure(problem.status, 'Invalid request') : failure(400, 'Invalid JSON body')),
     notFound: failure(404, 'Route not found'),
     internal: failure(500, 'An error occurred while processing your request'),
   },

@@ -11,7 +11,10 @@ export const paystackOptions = defineProviderOptions({
       // Off by default: switched on, it joins failover for momo and bank after the others.
       enabled: commonProviderFields.enabled.default(false),
       priority: commonProviderFields.priority.default(3),
-      channels: z.array(z.enum(['momo', 'bank'])).min(1).default(['momo', 'bank']),
+      channels: z
+        .array(z.enum(['momo', 'bank']))
+        .min(1)
+        .default(['momo', 'bank']),
       networks: z.array(z.enum(NETWORKS)).default([...NETWORKS]),
       secret_key: z.string().min(1).default('sk_test_railyard_paystack'),
       customer_email_domain: z.string().min(1).default('example.com').describe('Paystack needs an email per charge: <msisdn>@<this domain>'),

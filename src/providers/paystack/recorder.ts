@@ -41,10 +41,7 @@ function keyOf(accountNumber: string | undefined, bankCode: string | undefined):
 function recipientKey(recipientCode: string | undefined, earlier: readonly EarlierExchange[]): RecordedKey {
   if (!recipientCode) return {};
   const made = earlier.findLast(
-    (e) =>
-      e.request.method === 'POST' &&
-      /\/transferrecipient$/.test(e.request.path.split('?')[0]!) &&
-      textField(objectField(parseJsonObject(e.body ?? '')?.data)?.recipient_code) === recipientCode,
+    (e) => e.request.method === 'POST' && /\/transferrecipient$/.test(e.request.path.split('?')[0]!) && textField(objectField(parseJsonObject(e.body ?? '')?.data)?.recipient_code) === recipientCode,
   );
   const sent = made && parseJsonObject(made.request.body);
   return sent ? keyOf(textField(sent.account_number), textField(sent.bank_code)) : {};

@@ -23,7 +23,9 @@ export function runExpectProviderCallsStep(ctx: RunContext, step: Extract<Script
   for (const [provider, expected] of Object.entries(step.expect_provider_calls)) {
     const actual = counts[provider] ?? 0;
     if (actual !== expected) {
-      problems.push(`at ${provider}: expected ${expected} call${expected === 1 ? '' : 's'}, got ${actual}${known.has(provider) ? '' : ` (no provider is named ${provider}; known: ${[...known].join(', ')})`}`);
+      problems.push(
+        `at ${provider}: expected ${expected} call${expected === 1 ? '' : 's'}, got ${actual}${known.has(provider) ? '' : ` (no provider is named ${provider}; known: ${[...known].join(', ')})`}`,
+      );
     }
   }
   if (problems.length) {

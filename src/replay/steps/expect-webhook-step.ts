@@ -29,12 +29,8 @@ export function runExpectWebhookStep(ctx: RunContext, step: Extract<ScriptStep, 
   }
   if (matching.length > 0) return;
   if (ofType.length === 0) throw new StepFailure(`no accepted ${e.type} webhook${describeReceived(received)}${note}`);
-  const closest = ofType
-    .map((w) => ({ w, m: partialMatch(e.data, w.data)! }))
-    .sort((a, b) => b.m.path.length - a.m.path.length)[0]!;
-  throw new StepFailure(
-    `no ${e.type} webhook matches among ${ofType.length}; the closest (${closest.w.id}) differs ${describeMismatch(closest.m, 'data')}${note}`,
-  );
+  const closest = ofType.map((w) => ({ w, m: partialMatch(e.data, w.data)! })).sort((a, b) => b.m.path.length - a.m.path.length)[0]!;
+  throw new StepFailure(`no ${e.type} webhook matches among ${ofType.length}; the closest (${closest.w.id}) differs ${describeMismatch(closest.m, 'data')}${note}`);
 }
 
 function describeReceived(received: readonly ReceivedWebhook[]): string {

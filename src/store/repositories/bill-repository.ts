@@ -10,8 +10,16 @@ export class BillRepository<Row extends RailRecordColumns = RailRecordColumns> e
   async insert(
     db: Db,
     row: {
-      id: string; environment: string; merchantId: string; category: string; biller: string; product: string | null; customer: string;
-      amount: number; fees: number; now: number;
+      id: string;
+      environment: string;
+      merchantId: string;
+      category: string;
+      biller: string;
+      product: string | null;
+      customer: string;
+      amount: number;
+      fees: number;
+      now: number;
     },
   ): Promise<void> {
     await db.run(

@@ -8,10 +8,7 @@ export class ChargeRepository<Row extends RailRecordColumns = RailRecordColumns>
   }
 
   /** A new charge, pending its provider. */
-  async insert(
-    db: Db,
-    row: { id: string; environment: string; merchantId: string; amount: number; fees: number; msisdn: string; network: string; now: number },
-  ): Promise<void> {
+  async insert(db: Db, row: { id: string; environment: string; merchantId: string; amount: number; fees: number; msisdn: string; network: string; now: number }): Promise<void> {
     await db.run(
       `INSERT INTO charges (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network, created_at, updated_at)
          VALUES (?, ?, ?, 'pending_provider', ?, 'GHS', ?, 'momo', ?, ?, ?, ?)`,

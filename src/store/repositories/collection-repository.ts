@@ -21,7 +21,18 @@ export class CollectionRepository<Row extends RailRecordColumns = RailRecordColu
   /** A new collection, pending the customer's approval. */
   async insert(
     db: Db,
-    row: { id: string; environment: string; merchantId: string; amount: number; fees: number; channel: string; customer: CollectionCustomerColumns; paymentLinkId: string | null; description: string | null; now: number },
+    row: {
+      id: string;
+      environment: string;
+      merchantId: string;
+      amount: number;
+      fees: number;
+      channel: string;
+      customer: CollectionCustomerColumns;
+      paymentLinkId: string | null;
+      description: string | null;
+      now: number;
+    },
   ): Promise<void> {
     const c = row.customer;
     await db.run(
@@ -29,8 +40,23 @@ export class CollectionRepository<Row extends RailRecordColumns = RailRecordColu
              account_number, bank_code, payment_link_id, description, created_at, updated_at)
            VALUES (?, ?, ?, 'pending_approval', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        row.id, row.environment, row.merchantId, row.amount, row.fees, row.channel, c.msisdn, c.network, c.cardBrand, c.cardLast4,
-        c.cardToken, c.accountNumber, c.bankCode, row.paymentLinkId, row.description, row.now, row.now,
+        row.id,
+        row.environment,
+        row.merchantId,
+        row.amount,
+        row.fees,
+        row.channel,
+        c.msisdn,
+        c.network,
+        c.cardBrand,
+        c.cardLast4,
+        c.cardToken,
+        c.accountNumber,
+        c.bankCode,
+        row.paymentLinkId,
+        row.description,
+        row.now,
+        row.now,
       ],
     );
   }

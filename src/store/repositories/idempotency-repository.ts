@@ -28,20 +28,11 @@ export class IdempotencyRepository {
   }
 
   async deleteExpired(db: Db, id: IdempotencyKeyId, now: number): Promise<void> {
-    await db.run('DELETE FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ? AND expires_at <= ?', [
-      id.environment,
-      id.merchantId,
-      id.key,
-      now,
-    ]);
+    await db.run('DELETE FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ? AND expires_at <= ?', [id.environment, id.merchantId, id.key, now]);
   }
 
   /** Inserts the key in flight; false when a row for it already exists. */
-  async insertInFlight(
-    db: Db,
-    id: IdempotencyKeyId,
-    row: { requestHash: string; resourceId: string; boot: number; createdAt: number; expiresAt: number },
-  ): Promise<boolean> {
+  async insertInFlight(db: Db, id: IdempotencyKeyId, row: { requestHash: string; resourceId: string; boot: number; createdAt: number; expiresAt: number }): Promise<boolean> {
     const inserted = await db.run(
       `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at)
        VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -59,11 +50,7 @@ export class IdempotencyRepository {
   }
 
   async completeForResource(db: Db, resourceId: string, status: number, body: string): Promise<void> {
-    await db.run(`UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE resource_id = ? AND state = 'in_flight'`, [
-      status,
-      body,
-      resourceId,
-    ]);
+    await db.run(`UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE resource_id = ? AND state = 'in_flight'`, [status, body, resourceId]);
   }
 
   /** The boot that claimed the key still in flight for a resource, if any. */

@@ -105,18 +105,15 @@ export class InspectorRepository {
   objectHead(db: Db, object: string, id: string, environment: string, merchantId: string): Promise<{ status: string; created_at: number } | undefined> {
     const table = TABLES[object];
     if (!table) return Promise.resolve(undefined);
-    return db.get<{ status: string; created_at: number }>(`SELECT status, created_at FROM ${table} WHERE id = ? AND environment = ? AND merchant_id = ?`, [
-      id,
-      environment,
-      merchantId,
-    ]);
+    return db.get<{ status: string; created_at: number }>(`SELECT status, created_at FROM ${table} WHERE id = ? AND environment = ? AND merchant_id = ?`, [id, environment, merchantId]);
   }
 
   idempotencyClaims(db: Db, resourceId: string, environment: string, merchantId: string): Promise<IdempotencyClaimRow[]> {
-    return db.all<IdempotencyClaimRow>(
-      'SELECT idempotency_key, state, response_status, created_at FROM idempotency_keys WHERE resource_id = ? AND environment = ? AND merchant_id = ?',
-      [resourceId, environment, merchantId],
-    );
+    return db.all<IdempotencyClaimRow>('SELECT idempotency_key, state, response_status, created_at FROM idempotency_keys WHERE resource_id = ? AND environment = ? AND merchant_id = ?', [
+      resourceId,
+      environment,
+      merchantId,
+    ]);
   }
 
   tradeStatusHistory(db: Db, tradeId: string): Promise<{ seq: number; status: string; note: string | null; at: number }[]> {
@@ -124,10 +121,10 @@ export class InspectorRepository {
   }
 
   railAttempts(db: Db, object: string, id: string): Promise<RailAttemptRow[]> {
-    return db.all<RailAttemptRow>(
-      'SELECT seq, provider, operation, outcome, provider_reference, detail, latency_ms, created_at FROM rail_attempts WHERE ref_type = ? AND ref_id = ? ORDER BY seq',
-      [object, id],
-    );
+    return db.all<RailAttemptRow>('SELECT seq, provider, operation, outcome, provider_reference, detail, latency_ms, created_at FROM rail_attempts WHERE ref_type = ? AND ref_id = ? ORDER BY seq', [
+      object,
+      id,
+    ]);
   }
 
   railNotices(db: Db, objectId: string): Promise<RailNoticeRow[]> {
@@ -135,10 +132,7 @@ export class InspectorRepository {
   }
 
   lateSettlements(db: Db, objectId: string): Promise<LateSettlementRow[]> {
-    return db.all<LateSettlementRow>(
-      'SELECT seq, provider, amount, journal_id, reversal_journal_id, source, created_at FROM late_settlements WHERE object_id = ? ORDER BY seq',
-      [objectId],
-    );
+    return db.all<LateSettlementRow>('SELECT seq, provider, amount, journal_id, reversal_journal_id, source, created_at FROM late_settlements WHERE object_id = ? ORDER BY seq', [objectId]);
   }
 
   journals(db: Db, object: string, id: string): Promise<JournalRow[]> {
@@ -156,10 +150,7 @@ export class InspectorRepository {
 
   /** The deliveries of the events (not empty), in order. */
   deliveries(db: Db, eventIds: string[]): Promise<DeliveryRow[]> {
-    return db.all<DeliveryRow>(
-      `SELECT seq, id, event_id, event_type, endpoint_id, status, created_at FROM webhook_deliveries WHERE event_id IN (${placeholders(eventIds)}) ORDER BY seq`,
-      eventIds,
-    );
+    return db.all<DeliveryRow>(`SELECT seq, id, event_id, event_type, endpoint_id, status, created_at FROM webhook_deliveries WHERE event_id IN (${placeholders(eventIds)}) ORDER BY seq`, eventIds);
   }
 
   /** The attempts of the deliveries (not empty), in order. */

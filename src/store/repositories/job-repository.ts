@@ -84,10 +84,7 @@ export class JobRepository {
    * enough, and a claim left by a crash would be freed at start-up anyway.
    */
   async dueRound(db: Db, dueBy: number, limit: number): Promise<JobRow[]> {
-    const rows = await db.all<JobRow>("SELECT id, kind, run_at, payload, partition_key, seq FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT ?", [
-      dueBy,
-      limit,
-    ]);
+    const rows = await db.all<JobRow>("SELECT id, kind, run_at, payload, partition_key, seq FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT ?", [dueBy, limit]);
     for (const row of rows) {
       row.run_at = Number(row.run_at);
       row.seq = Number(row.seq);

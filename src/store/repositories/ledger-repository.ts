@@ -66,12 +66,12 @@ async function ledgerEntries(db: Db, filter: LedgerEntryFilter): Promise<LedgerE
   // Plain conditions, each present or absent (an `? IS NULL OR` hides the bounds from the planner).
   const where = ['j.environment = ?', 'j.merchant_id = ?'];
   const params: (string | number)[] = [filter.environment, filter.merchantId];
-  if (filter.refOrJournalId !== undefined) (where.push('(j.ref_id = ? OR j.id = ?)'), params.push(filter.refOrJournalId, filter.refOrJournalId));
-  if (filter.accounts !== undefined) (where.push(`p.account IN (${filter.accounts.map(() => '?').join(', ')})`), params.push(...filter.accounts));
-  if (filter.currency !== undefined) (where.push('p.currency = ?'), params.push(filter.currency));
-  if (filter.from !== undefined) (where.push('j.created_at >= ?'), params.push(filter.from));
-  if (filter.to !== undefined) (where.push('j.created_at < ?'), params.push(filter.to));
-  if (filter.before !== undefined) (where.push('p.seq < ?'), params.push(filter.before));
+  if (filter.refOrJournalId !== undefined) where.push('(j.ref_id = ? OR j.id = ?)'), params.push(filter.refOrJournalId, filter.refOrJournalId);
+  if (filter.accounts !== undefined) where.push(`p.account IN (${filter.accounts.map(() => '?').join(', ')})`), params.push(...filter.accounts);
+  if (filter.currency !== undefined) where.push('p.currency = ?'), params.push(filter.currency);
+  if (filter.from !== undefined) where.push('j.created_at >= ?'), params.push(filter.from);
+  if (filter.to !== undefined) where.push('j.created_at < ?'), params.push(filter.to);
+  if (filter.before !== undefined) where.push('p.seq < ?'), params.push(filter.before);
   return db.all<LedgerEntryRow>(
     `SELECT p.seq, p.journal_id, p.account, p.currency, p.amount,
             p.seq - (SELECT MIN(q.seq) FROM ledger_postings q WHERE q.journal_id = p.journal_id) + 1 AS position,
@@ -130,10 +130,17 @@ export const DAY_MS = 86_400_000;
 
 export class LedgerRepository {
   async insertJournal(db: Db, row: JournalRow): Promise<void> {
-    await db.run(
-      'INSERT INTO ledger_journals (id, environment, merchant_id, kind, ref_type, ref_id, reverses, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [row.id, row.environment, row.merchantId, row.kind, row.refType, row.refId, row.reverses, row.memo, row.createdAt],
-    );
+    await db.run('INSERT INTO ledger_journals (id, environment, merchant_id, kind, ref_type, ref_id, reverses, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+      row.id,
+      row.environment,
+      row.merchantId,
+      row.kind,
+      row.refType,
+      row.refId,
+      row.reverses,
+      row.memo,
+      row.createdAt,
+    ]);
   }
 
   /** A journal's postings, in its order (their `seq` follows it): one multi-row INSERT. */
@@ -178,19 +185,12 @@ export class LedgerRepository {
   }
 
   async balance(db: Db, environment: LedgerEnvironment, account: string, currency: string): Promise<number> {
-    const row = await db.get<{ balance: number }>('SELECT balance FROM ledger_balances WHERE environment = ? AND account = ? AND currency = ?', [
-      environment,
-      account,
-      currency,
-    ]);
+    const row = await db.get<{ balance: number }>('SELECT balance FROM ledger_balances WHERE environment = ? AND account = ? AND currency = ?', [environment, account, currency]);
     return Number(row?.balance ?? 0);
   }
 
   async trialBalance(db: Db, environment: LedgerEnvironment): Promise<Record<string, number>> {
-    const rows = await db.all<{ currency: string; total: number }>(
-      'SELECT currency, SUM(amount) AS total FROM ledger_postings WHERE environment = ? GROUP BY currency',
-      [environment],
-    );
+    const rows = await db.all<{ currency: string; total: number }>('SELECT currency, SUM(amount) AS total FROM ledger_postings WHERE environment = ? GROUP BY currency', [environment]);
     return Object.fromEntries(rows.map((r) => [r.currency, Number(r.total)]));
   }
 

@@ -20,11 +20,11 @@ export interface MarketOrderFilter {
 export function marketOrderWhere(filter: MarketOrderFilter): { where: string; params: SqlValue[] } {
   const where = ['environment = ?', 'merchant_id = ?'];
   const params: SqlValue[] = [filter.environment, filter.merchantId];
-  if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
-  if (filter.status) (where.push('status = ?'), params.push(filter.status));
-  if (filter.side) (where.push('side = ?'), params.push(filter.side));
-  if (filter.asset) (where.push('asset = ?'), params.push(filter.asset));
-  if (filter.createdFrom !== undefined) (where.push('created_at >= ?'), params.push(filter.createdFrom));
-  if (filter.createdTo !== undefined) (where.push('created_at < ?'), params.push(filter.createdTo));
+  if (filter.before !== undefined) where.push('seq < ?'), params.push(filter.before);
+  if (filter.status) where.push('status = ?'), params.push(filter.status);
+  if (filter.side) where.push('side = ?'), params.push(filter.side);
+  if (filter.asset) where.push('asset = ?'), params.push(filter.asset);
+  if (filter.createdFrom !== undefined) where.push('created_at >= ?'), params.push(filter.createdFrom);
+  if (filter.createdTo !== undefined) where.push('created_at < ?'), params.push(filter.createdTo);
   return { where: where.join(' AND '), params };
 }

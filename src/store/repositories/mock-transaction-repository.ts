@@ -39,11 +39,7 @@ export class MockTransactionRepository {
 
   /** A transaction's body, by its reference. */
   async body(db: Db, key: MockTransactionKey): Promise<string | undefined> {
-    const row = await db.get<{ body: string }>('SELECT body FROM mock_transactions WHERE provider = ? AND book = ? AND reference = ?', [
-      key.provider,
-      key.book,
-      key.reference,
-    ]);
+    const row = await db.get<{ body: string }>('SELECT body FROM mock_transactions WHERE provider = ? AND book = ? AND reference = ?', [key.provider, key.book, key.reference]);
     return row?.body;
   }
 

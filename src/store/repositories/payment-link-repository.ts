@@ -28,17 +28,23 @@ export class PaymentLinkRepository {
   async insert(
     db: Db,
     row: {
-      id: string; slug: string; environment: string; merchantId: string; amount: number | null; minAmount: number | null; maxAmount: number | null;
-      description: string; expiresAt: number | null; usageLimit: number | null; now: number;
+      id: string;
+      slug: string;
+      environment: string;
+      merchantId: string;
+      amount: number | null;
+      minAmount: number | null;
+      maxAmount: number | null;
+      description: string;
+      expiresAt: number | null;
+      usageLimit: number | null;
+      now: number;
     },
   ): Promise<void> {
     await db.run(
       `INSERT INTO payment_links (id, slug, environment, merchant_id, amount, min_amount, max_amount, currency, description, expires_at, usage_limit, completed_count, status, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'GHS', ?, ?, ?, 0, 'active', ?, ?)`,
-      [
-        row.id, row.slug, row.environment, row.merchantId, row.amount, row.minAmount, row.maxAmount, row.description,
-        row.expiresAt, row.usageLimit, row.now, row.now,
-      ],
+      [row.id, row.slug, row.environment, row.merchantId, row.amount, row.minAmount, row.maxAmount, row.description, row.expiresAt, row.usageLimit, row.now, row.now],
     );
   }
 
@@ -52,10 +58,7 @@ export class PaymentLinkRepository {
 
   /** The link behind a hosted page, with its merchant's name. */
   findBySlug(db: Db, slug: string): Promise<(PaymentLinkRow & { merchant_name: string | null }) | undefined> {
-    return db.get<PaymentLinkRow & { merchant_name: string | null }>(
-      'SELECT l.*, m.name AS merchant_name FROM payment_links l LEFT JOIN merchants m ON m.id = l.merchant_id WHERE l.slug = ?',
-      [slug],
-    );
+    return db.get<PaymentLinkRow & { merchant_name: string | null }>('SELECT l.*, m.name AS merchant_name FROM payment_links l LEFT JOIN merchants m ON m.id = l.merchant_id WHERE l.slug = ?', [slug]);
   }
 
   /** A merchant's links, newest first, LIMIT `limit` (a page + 1, for keysetPage), below `before`, optionally in one state at `now`. */
@@ -90,10 +93,7 @@ export class PaymentLinkRepository {
 
   /** Completes an active link that reached its usage limit; true when this call completed it. */
   async completeIfUsedUp(db: Db, id: string): Promise<boolean> {
-    const completed = await db.run(
-      "UPDATE payment_links SET status = 'completed' WHERE id = ? AND status = 'active' AND usage_limit IS NOT NULL AND completed_count >= usage_limit",
-      [id],
-    );
+    const completed = await db.run("UPDATE payment_links SET status = 'completed' WHERE id = ? AND status = 'active' AND usage_limit IS NOT NULL AND completed_count >= usage_limit", [id]);
     return completed.changes > 0;
   }
 }

@@ -1,4 +1,4 @@
-import type { Db, Row } from '../db.ts';
+import type { Db } from '../db.ts';
 import { RailRecordRepository, type RailRecordColumns } from './rail-record-repository.ts';
 
 /** A payout_bulks row: one batch of payouts and the items it refused, as JSON. */
@@ -21,23 +21,55 @@ export class PayoutRepository<Row extends RailRecordColumns = RailRecordColumns>
   async insert(
     db: Db,
     row: {
-      id: string; environment: string; merchantId: string; amount: number; fees: number; channel: string; msisdn: string | null; network: string | null;
-      accountNumber: string | null; bankCode: string | null; bankAccountName: string | null; narration: string | null;
-      bulk: { id: string; index: number } | null; now: number;
+      id: string;
+      environment: string;
+      merchantId: string;
+      amount: number;
+      fees: number;
+      channel: string;
+      msisdn: string | null;
+      network: string | null;
+      accountNumber: string | null;
+      bankCode: string | null;
+      bankAccountName: string | null;
+      narration: string | null;
+      bulk: { id: string; index: number } | null;
+      now: number;
     },
   ): Promise<void> {
     await db.run(
       `INSERT INTO payouts (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network,
          account_number, bank_code, bank_account_name, narration, bulk_id, bulk_index, created_at, updated_at)
        VALUES (?, ?, ?, 'pending', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.id, row.environment, row.merchantId, row.amount, row.fees, row.channel, row.msisdn, row.network,
-        row.accountNumber, row.bankCode, row.bankAccountName, row.narration, row.bulk?.id ?? null, row.bulk?.index ?? null, row.now, row.now],
+      [
+        row.id,
+        row.environment,
+        row.merchantId,
+        row.amount,
+        row.fees,
+        row.channel,
+        row.msisdn,
+        row.network,
+        row.accountNumber,
+        row.bankCode,
+        row.bankAccountName,
+        row.narration,
+        row.bulk?.id ?? null,
+        row.bulk?.index ?? null,
+        row.now,
+        row.now,
+      ],
     );
   }
 
   async insertBulk(db: Db, row: { id: string; environment: string; merchantId: string; itemCount: number; rejections: string; createdAt: number }): Promise<void> {
     await db.run('INSERT INTO payout_bulks (id, environment, merchant_id, item_count, rejections, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      row.id, row.environment, row.merchantId, row.itemCount, row.rejections, row.createdAt,
+      row.id,
+      row.environment,
+      row.merchantId,
+      row.itemCount,
+      row.rejections,
+      row.createdAt,
     ]);
   }
 

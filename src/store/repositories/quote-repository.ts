@@ -29,8 +29,23 @@ export class QuoteRepository {
     await db.run(
       `INSERT INTO quotes (id, environment, merchant_id, side, asset, network, asset_amount, net_fiat_amount, applied_rate,
            benchmark_rate, usd_price, fx_rate, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.id, row.environment, row.merchant_id, row.side, row.asset, row.network, row.asset_amount, row.net_fiat_amount, row.applied_rate,
-        row.benchmark_rate, row.usd_price, row.fx_rate, row.status, row.expires_at, row.created_at],
+      [
+        row.id,
+        row.environment,
+        row.merchant_id,
+        row.side,
+        row.asset,
+        row.network,
+        row.asset_amount,
+        row.net_fiat_amount,
+        row.applied_rate,
+        row.benchmark_rate,
+        row.usd_price,
+        row.fx_rate,
+        row.status,
+        row.expires_at,
+        row.created_at,
+      ],
     );
   }
 

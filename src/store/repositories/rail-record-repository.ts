@@ -35,14 +35,11 @@ export class RailRecordRepository<Row extends RailRecordColumns = RailRecordColu
    * A merchant's records of this kind, newest first by their place in the transactions list,
    * LIMIT `limit` (a page + 1, for keysetPage), below `before`, optionally of one status.
    */
-  listByTransaction(
-    db: Db,
-    query: { environment: string; merchantId: string; objectType: string; before?: number; status?: string; limit: number },
-  ): Promise<(Row & { seq: number })[]> {
+  listByTransaction(db: Db, query: { environment: string; merchantId: string; objectType: string; before?: number; status?: string; limit: number }): Promise<(Row & { seq: number })[]> {
     const where = ['t.environment = ?', 't.merchant_id = ?', 't.object_type = ?'];
     const params: (string | number)[] = [query.environment, query.merchantId, query.objectType];
-    if (query.before !== undefined) (where.push('t.seq < ?'), params.push(query.before));
-    if (query.status !== undefined) (where.push('r.status = ?'), params.push(query.status));
+    if (query.before !== undefined) where.push('t.seq < ?'), params.push(query.before);
+    if (query.status !== undefined) where.push('r.status = ?'), params.push(query.status);
     return db.all<Row & { seq: number }>(
       `SELECT t.seq, r.* FROM transactions t JOIN ${this.table} r ON r.id = t.object_id
         WHERE ${where.join(' AND ')} ORDER BY t.seq DESC LIMIT ?`,
@@ -65,10 +62,13 @@ export class RailRecordRepository<Row extends RailRecordColumns = RailRecordColu
 
   /** pending -> failed; false when the record was no longer pending. */
   async markFailed(db: Db, id: string, pendingStatus: string, reason: string, providerReason: string | null, now: number): Promise<boolean> {
-    const changed = await db.run(
-      `UPDATE ${this.table} SET status = 'failed', failure_reason = ?, provider_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
-      [reason, providerReason, now, id, pendingStatus],
-    );
+    const changed = await db.run(`UPDATE ${this.table} SET status = 'failed', failure_reason = ?, provider_reason = ?, updated_at = ? WHERE id = ? AND status = ?`, [
+      reason,
+      providerReason,
+      now,
+      id,
+      pendingStatus,
+    ]);
     return changed.changes > 0;
   }
 }

@@ -43,18 +43,26 @@ export interface LateSettlementRow {
 /** What the rails wrote about each record: attempts, notices and reversed late settlements. */
 export class RailRepository {
   async insertAttempt(db: Db, a: RailAttemptRow): Promise<void> {
-    await db.run(
-      'INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [a.environment, a.refType, a.refId, a.provider, a.operation, a.outcome, a.providerReference, a.detail, a.latencyMs, a.createdAt],
-    );
+    await db.run('INSERT INTO rail_attempts (environment, ref_type, ref_id, provider, operation, outcome, provider_reference, detail, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+      a.environment,
+      a.refType,
+      a.refId,
+      a.provider,
+      a.operation,
+      a.outcome,
+      a.providerReference,
+      a.detail,
+      a.latencyMs,
+      a.createdAt,
+    ]);
   }
 
   /** How many times the service gave up on this provider for this record (timeout, reset, 5xx, bad answer). */
   async abandonedAttempts(db: Db, refId: string, provider: string): Promise<number> {
-    const row = await db.get<{ n: number }>(
-      "SELECT COUNT(*) AS n FROM rail_attempts WHERE ref_id = ? AND provider = ? AND outcome IN ('timeout', 'connection', 'server', 'protocol')",
-      [refId, provider],
-    );
+    const row = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM rail_attempts WHERE ref_id = ? AND provider = ? AND outcome IN ('timeout', 'connection', 'server', 'protocol')", [
+      refId,
+      provider,
+    ]);
     return Number(row?.n ?? 0);
   }
 
@@ -67,10 +75,17 @@ export class RailRepository {
   }
 
   async insertNotice(db: Db, n: RailNoticeRow): Promise<void> {
-    await db.run(
-      'INSERT INTO rail_notices (environment, object_type, object_id, provider, source, status, reason, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [n.environment, n.objectType, n.objectId, n.provider, n.source, n.status, n.reason, n.result, n.createdAt],
-    );
+    await db.run('INSERT INTO rail_notices (environment, object_type, object_id, provider, source, status, reason, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+      n.environment,
+      n.objectType,
+      n.objectId,
+      n.provider,
+      n.source,
+      n.status,
+      n.reason,
+      n.result,
+      n.createdAt,
+    ]);
   }
 
   async lateSettlementExists(db: Db, objectType: string, objectId: string, provider: string): Promise<boolean> {
@@ -79,9 +94,16 @@ export class RailRepository {
   }
 
   async insertLateSettlement(db: Db, l: LateSettlementRow): Promise<void> {
-    await db.run(
-      'INSERT INTO late_settlements (environment, object_type, object_id, provider, amount, journal_id, reversal_journal_id, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [l.environment, l.objectType, l.objectId, l.provider, l.amount, l.journalId, l.reversalJournalId, l.source, l.createdAt],
-    );
+    await db.run('INSERT INTO late_settlements (environment, object_type, object_id, provider, amount, journal_id, reversal_journal_id, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+      l.environment,
+      l.objectType,
+      l.objectId,
+      l.provider,
+      l.amount,
+      l.journalId,
+      l.reversalJournalId,
+      l.source,
+      l.createdAt,
+    ]);
   }
 }

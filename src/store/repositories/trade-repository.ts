@@ -47,14 +47,26 @@ const COUNTED = "status NOT IN ('failed', 'reversed')";
 export class TradeRepository {
   async insert(
     db: Db,
-    t: { id: string; environment: string; merchantId: string; quoteId: string; side: string; asset: string; network: string; assetAmount: number; netFiatAmount: number;
-      appliedRate: string; benchmarkRate: string; deliveryAddress: string | null; now: number },
+    t: {
+      id: string;
+      environment: string;
+      merchantId: string;
+      quoteId: string;
+      side: string;
+      asset: string;
+      network: string;
+      assetAmount: number;
+      netFiatAmount: number;
+      appliedRate: string;
+      benchmarkRate: string;
+      deliveryAddress: string | null;
+      now: number;
+    },
   ): Promise<void> {
     await db.run(
       `INSERT INTO trades (id, environment, merchant_id, quote_id, side, asset, network, status, asset_amount, net_fiat_amount,
            applied_rate, benchmark_rate, delivery_address, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?)`,
-      [t.id, t.environment, t.merchantId, t.quoteId, t.side, t.asset, t.network, t.assetAmount, t.netFiatAmount,
-        t.appliedRate, t.benchmarkRate, t.deliveryAddress, t.now, t.now],
+      [t.id, t.environment, t.merchantId, t.quoteId, t.side, t.asset, t.network, t.assetAmount, t.netFiatAmount, t.appliedRate, t.benchmarkRate, t.deliveryAddress, t.now, t.now],
     );
   }
 
@@ -94,10 +106,11 @@ export class TradeRepository {
 
   /** The cedis of the merchant's trades created since `since` that count toward limits. */
   async fiatUsedSince(db: Db, environment: string, merchantId: string, since: number): Promise<number> {
-    const row = await db.get<{ total: number | null }>(
-      `SELECT SUM(net_fiat_amount) AS total FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`,
-      [environment, merchantId, since],
-    );
+    const row = await db.get<{ total: number | null }>(`SELECT SUM(net_fiat_amount) AS total FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`, [
+      environment,
+      merchantId,
+      since,
+    ]);
     return Number(row?.total ?? 0);
   }
 }

@@ -19,7 +19,11 @@ export interface TransactionListRow {
 export class TransactionRepository {
   async insert(db: Db, row: { environment: string; merchantId: string; objectType: string; objectId: string; createdAt: number }): Promise<void> {
     await db.run('INSERT INTO transactions (environment, merchant_id, object_type, object_id, created_at) VALUES (?, ?, ?, ?, ?)', [
-      row.environment, row.merchantId, row.objectType, row.objectId, row.createdAt,
+      row.environment,
+      row.merchantId,
+      row.objectType,
+      row.objectId,
+      row.createdAt,
     ]);
   }
 
@@ -29,8 +33,8 @@ export class TransactionRepository {
     // bound from SQLite's planner, and a cursor page deep in a million rows then scans them.
     const where = ['t.environment = ?', 't.merchant_id = ?'];
     const params: (string | number)[] = [query.environment, query.merchantId];
-    if (query.before !== undefined) (where.push('t.seq < ?'), params.push(query.before));
-    if (query.type !== undefined) (where.push('t.object_type = ?'), params.push(query.type));
+    if (query.before !== undefined) where.push('t.seq < ?'), params.push(query.before);
+    if (query.type !== undefined) where.push('t.object_type = ?'), params.push(query.type);
     return db.all<TransactionListRow>(
       `SELECT t.seq, t.object_type, t.object_id AS id, r.side,
               COALESCE(c.status, f.status, k.status, p.status, b.status, r.status) AS status,

@@ -29,8 +29,7 @@ export class TransferRepository<Row extends RailRecordColumns = RailRecordColumn
       `INSERT INTO transfers (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network,
            account_number, bank_code, bank_account_name, created_at, updated_at)
          VALUES (?, ?, ?, 'pending', ?, 'GHS', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.id, row.environment, row.merchantId, row.amount, row.fees, row.channel, row.msisdn, row.network,
-        row.accountNumber, row.bankCode, row.bankAccountName, row.now, row.now],
+      [row.id, row.environment, row.merchantId, row.amount, row.fees, row.channel, row.msisdn, row.network, row.accountNumber, row.bankCode, row.bankAccountName, row.now, row.now],
     );
   }
 }

@@ -100,12 +100,9 @@ export class WebhookDeliveryRepository {
   listEvents(db: Db, filter: { environment: string; merchantId: string; before?: number; type?: string }, limit: number): Promise<OutboxEventRow[]> {
     const where = ['environment = ?', 'merchant_id = ?'];
     const params: (string | number)[] = [filter.environment, filter.merchantId];
-    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
-    if (filter.type !== undefined) (where.push('type = ?'), params.push(filter.type));
-    return db.all<OutboxEventRow>(`SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [
-      ...params,
-      limit,
-    ]);
+    if (filter.before !== undefined) where.push('seq < ?'), params.push(filter.before);
+    if (filter.type !== undefined) where.push('type = ?'), params.push(filter.type);
+    return db.all<OutboxEventRow>(`SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
   }
 
   /** A pending delivery due now; nothing if the event already has one for the endpoint. */
@@ -172,31 +169,24 @@ export class WebhookDeliveryRepository {
   listUndelivered(db: Db, filter: { environment: string; merchantId: string; endpointId: string; from?: number; to?: number }, limit: number): Promise<WebhookDeliveryRow[]> {
     const where = ['environment = ?', 'merchant_id = ?', 'endpoint_id = ?', "(status = 'failed' OR (status = 'pending' AND attempts > 0))"];
     const params: (string | number)[] = [filter.environment, filter.merchantId, filter.endpointId];
-    if (filter.from !== undefined) (where.push('created_at >= ?'), params.push(filter.from));
-    if (filter.to !== undefined) (where.push('created_at <= ?'), params.push(filter.to));
+    if (filter.from !== undefined) where.push('created_at >= ?'), params.push(filter.from);
+    if (filter.to !== undefined) where.push('created_at <= ?'), params.push(filter.to);
     return db.all<WebhookDeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, [...params, limit]);
   }
 
   /** The merchant's deliveries, newest first, below the cursor's seq; `limit` rows at most. */
-  list(
-    db: Db,
-    filter: { environment: string; merchantId: string; before?: number; eventId?: string; endpointId?: string; status?: string },
-    limit: number,
-  ): Promise<WebhookDeliveryRow[]> {
+  list(db: Db, filter: { environment: string; merchantId: string; before?: number; eventId?: string; endpointId?: string; status?: string }, limit: number): Promise<WebhookDeliveryRow[]> {
     const where = ['environment = ?', 'merchant_id = ?'];
     const params: (string | number)[] = [filter.environment, filter.merchantId];
-    if (filter.before !== undefined) (where.push('seq < ?'), params.push(filter.before));
-    if (filter.eventId) (where.push('event_id = ?'), params.push(filter.eventId));
-    if (filter.endpointId) (where.push('endpoint_id = ?'), params.push(filter.endpointId));
-    if (filter.status) (where.push('status = ?'), params.push(filter.status));
+    if (filter.before !== undefined) where.push('seq < ?'), params.push(filter.before);
+    if (filter.eventId) where.push('event_id = ?'), params.push(filter.eventId);
+    if (filter.endpointId) where.push('endpoint_id = ?'), params.push(filter.endpointId);
+    if (filter.status) where.push('status = ?'), params.push(filter.status);
     return db.all<WebhookDeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
   }
 
   /** Numbered in the same transaction that writes it: attempts of one delivery never share a number. */
-  async logAttempt(
-    db: Db,
-    a: { deliveryId: string; trigger: string; at: number; url: string; status: number | null; latencyMs: number; excerpt: string | null; error: string | null },
-  ): Promise<void> {
+  async logAttempt(db: Db, a: { deliveryId: string; trigger: string; at: number; url: string; status: number | null; latencyMs: number; excerpt: string | null; error: string | null }): Promise<void> {
     // The attempt's number is counted in the same statement: one round trip per attempt.
     await db.run(
       'INSERT INTO webhook_attempts (delivery_id, attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error) VALUES (?, (SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?) + 1, ?, ?, ?, ?, ?, ?, ?)',
@@ -205,9 +195,6 @@ export class WebhookDeliveryRepository {
   }
 
   attempts(db: Db, deliveryId: string): Promise<WebhookAttemptRow[]> {
-    return db.all<WebhookAttemptRow>(
-      'SELECT attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq',
-      [deliveryId],
-    );
+    return db.all<WebhookAttemptRow>('SELECT attempt, trigger, at, url, http_status, latency_ms, response_excerpt, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq', [deliveryId]);
   }
 }

@@ -19,10 +19,7 @@ export interface WebhookEndpointRow {
 
 /** Webhook endpoints per merchant and environment: the SQL of the webhook endpoint aggregate. */
 export class WebhookEndpointRepository {
-  async insert(
-    db: Db,
-    row: { id: string; environment: string; merchantId: string; url: string; eventTypes: string | null; enabled: number; secret: string; now: number },
-  ): Promise<void> {
+  async insert(db: Db, row: { id: string; environment: string; merchantId: string; url: string; eventTypes: string | null; enabled: number; secret: string; now: number }): Promise<void> {
     await db.run(
       `INSERT INTO webhook_endpoints (id, environment, merchant_id, url, event_types, enabled, secret, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -46,18 +43,12 @@ export class WebhookEndpointRepository {
 
   /** The merchant's endpoints not deleted, oldest first. */
   listLive(db: Db, environment: string, merchantId: string): Promise<WebhookEndpointRow[]> {
-    return db.all<WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND deleted_at IS NULL ORDER BY seq', [
-      environment,
-      merchantId,
-    ]);
+    return db.all<WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND deleted_at IS NULL ORDER BY seq', [environment, merchantId]);
   }
 
   /** The merchant's endpoints that take new deliveries, oldest first. */
   listEnabled(db: Db, environment: string, merchantId: string): Promise<WebhookEndpointRow[]> {
-    return db.all<WebhookEndpointRow>(
-      'SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND enabled = 1 AND deleted_at IS NULL ORDER BY seq',
-      [environment, merchantId],
-    );
+    return db.all<WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE environment = ? AND merchant_id = ? AND enabled = 1 AND deleted_at IS NULL ORDER BY seq', [environment, merchantId]);
   }
 
   find(db: Db, id: string): Promise<WebhookEndpointRow | undefined> {
@@ -66,11 +57,7 @@ export class WebhookEndpointRepository {
 
   /** The endpoint if the merchant owns it in this environment and it is not deleted. */
   findOwned(db: Db, id: string, environment: string, merchantId: string): Promise<WebhookEndpointRow | undefined> {
-    return db.get<WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ? AND environment = ? AND merchant_id = ? AND deleted_at IS NULL', [
-      id,
-      environment,
-      merchantId,
-    ]);
+    return db.get<WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ? AND environment = ? AND merchant_id = ? AND deleted_at IS NULL', [id, environment, merchantId]);
   }
 
   async markDeleted(db: Db, id: string, now: number): Promise<void> {
@@ -83,13 +70,7 @@ export class WebhookEndpointRepository {
 
   /** A new secret; the old one keeps signing until `previousExpiresAt`. */
   async rotateSecret(db: Db, id: string, secret: string, previousSecret: string, previousExpiresAt: number, now: number): Promise<void> {
-    await db.run('UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_expires_at = ?, updated_at = ? WHERE id = ?', [
-      secret,
-      previousSecret,
-      previousExpiresAt,
-      now,
-      id,
-    ]);
+    await db.run('UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_expires_at = ?, updated_at = ? WHERE id = ?', [secret, previousSecret, previousExpiresAt, now, id]);
   }
 
   /** A delivery got through: the endpoint is no longer failing. */

@@ -118,10 +118,7 @@ async function startHarness(): Promise<Harness> {
   const server = await listen(app);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const adapterWith = (overrides: { baseUrl?: string; clientSecret?: string }) =>
-    new BankRailAdapter(
-      { ...CREDENTIALS, callbackToken: CALLBACK_TOKEN, ...overrides },
-      { selfBaseUrl: () => baseUrl, uuid: () => ids.uuid(), timeoutMs: 300, clock },
-    );
+    new BankRailAdapter({ ...CREDENTIALS, callbackToken: CALLBACK_TOKEN, ...overrides }, { selfBaseUrl: () => baseUrl, uuid: () => ids.uuid(), timeoutMs: 300, clock });
 
   return {
     store,
@@ -166,12 +163,7 @@ async function railError(promise: Promise<unknown>): Promise<RailError> {
 }
 
 /** A direct request to the mock, signed as the wire description says (or deliberately not). */
-async function signedRequest(
-  method: 'GET' | 'POST',
-  path: string,
-  body: unknown,
-  options: { secret?: string; timestamp?: number; headers?: boolean } = {},
-): Promise<{ status: number; body: any }> {
+async function signedRequest(method: 'GET' | 'POST', path: string, body: unknown, options: { secret?: string; timestamp?: number; headers?: boolean } = {}): Promise<{ status: number; body: any }> {
   const fullPath = `/mocks/bank-rail${path}`;
   const raw = body === undefined ? '' : JSON.stringify(body);
   const timestamp = String(options.timestamp ?? Math.floor(h.clock.now() / 1000));
@@ -286,8 +278,14 @@ describe('bank-rail credit transfers', () => {
     const first = await h.adapter.payout(payoutRequest('trf_006'));
 
     const reused = await signedRequest('POST', '/gip/v1/credit-transfers', {
-      sessionId: 'trf_006', amount: 12_550, currency: 'GHS', destinationBankCode: GCB, accountNumber: ACCOUNT,
-      accountName: 'Kwame Asante', narration: 'again', callbackUrl: 'http://127.0.0.1:1/cb',
+      sessionId: 'trf_006',
+      amount: 12_550,
+      currency: 'GHS',
+      destinationBankCode: GCB,
+      accountNumber: ACCOUNT,
+      accountName: 'Kwame Asante',
+      narration: 'again',
+      callbackUrl: 'http://127.0.0.1:1/cb',
     });
     expect(reused).toMatchObject({ status: 409, body: { responseCode: '94' } });
 
@@ -313,9 +311,7 @@ describe('bank-rail credit transfers', () => {
   it('does not collect: the bank channel only pays out', async () => {
     expect(h.adapter.channels).toEqual(['bank']);
     expect(h.adapter.networks).toEqual([]);
-    const err = await railError(
-      h.adapter.collect({ reference: 'chg_1', amount: 100, currency: 'GHS', msisdn: '233241234567', network: 'MTN', description: 'x' }),
-    );
+    const err = await railError(h.adapter.collect({ reference: 'chg_1', amount: 100, currency: 'GHS', msisdn: '233241234567', network: 'MTN', description: 'x' }));
     expect(err.kind).toBe('rejected');
   });
 });

@@ -52,7 +52,9 @@ beforeEach(async () => {
         callbacks.push({ method: r.method, subpath: r.path.replace('/internal/callbacks/bills', '') || '/', headers: r.headers, rawBody: r.body, body: JSON.parse(r.body) });
       }
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, key = API_KEY) {
       const res = await fetch(`${mock.base}/mocks/bills${path}`, {
         method,
@@ -70,11 +72,22 @@ afterEach(async () => {
 let counter = 0;
 const ref = () => `bil_billswire${String(++counter).padStart(8, '0')}`;
 const ecg = (reference: string, meter = '01000000001', amount = 3_000): PayoutRequest => ({
-  reference, amount, currency: 'GHS', channel: 'bills', accountNumber: meter, description: 'wire test',
+  reference,
+  amount,
+  currency: 'GHS',
+  channel: 'bills',
+  accountNumber: meter,
+  description: 'wire test',
   bill: { category: 'electricity', biller: 'ECG', customer: meter },
 });
 const airtime = (reference: string, msisdn = '233201234567'): PayoutRequest => ({
-  reference, amount: 500, currency: 'GHS', channel: 'bills', msisdn, network: 'TELECEL', description: 'wire test',
+  reference,
+  amount: 500,
+  currency: 'GHS',
+  channel: 'bills',
+  msisdn,
+  network: 'TELECEL',
+  description: 'wire test',
   bill: { category: 'airtime', biller: 'TELECEL', customer: msisdn },
 });
 
@@ -86,7 +99,14 @@ describe('the bills mock', () => {
   it('lists its billers with their categories, customer formats and products', async () => {
     const res = await h.call('GET', '/billers');
     expect(res.body.data.map((b: { code: string }) => b.code)).toEqual(['MTN-AIRTIME', 'TELECEL-AIRTIME', 'AT-AIRTIME', 'MTN-DATA', 'TELECEL-DATA', 'AT-DATA', 'ECG-PREPAID', 'GWCL', 'DSTV', 'GOTV']);
-    expect(res.body.data.find((b: { code: string }) => b.code === 'GOTV')).toEqual({ code: 'GOTV', name: 'GOtv', category: 'tv', customer: 'IUC number', network: null, products: ['GOTV-SMALLIE', 'GOTV-MAX'] });
+    expect(res.body.data.find((b: { code: string }) => b.code === 'GOTV')).toEqual({
+      code: 'GOTV',
+      name: 'GOtv',
+      category: 'tv',
+      customer: 'IUC number',
+      network: null,
+      products: ['GOTV-SMALLIE', 'GOTV-MAX'],
+    });
   });
 
   it.each([

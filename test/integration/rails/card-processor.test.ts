@@ -2,7 +2,7 @@ import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CARD_PROCESSOR_TEST_OTP, cardProcessorSignature, createCardProcessorMock } from '../../../src/providers/card-processor/mock.ts';
 import { CardProcessorAdapter } from '../../../src/providers/card-processor/adapter.ts';
-import { RailError, type CardCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
+import type { RailError, CardCollectRequest, InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';
@@ -61,7 +61,9 @@ beforeEach(async () => {
       await world.scheduler.advanceBy(seconds * 1000);
       drain();
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, apiKey = API_KEY) {
       const res = await fetch(`${mock.base}/mocks/card-processor${path}`, {
         method,
@@ -80,7 +82,11 @@ afterEach(async () => {
 let counter = 0;
 const ref = () => `col_cardwire${String(++counter).padStart(10, '0')}`;
 const charge = (reference: string, card: CardCollectRequest['card']): CardCollectRequest => ({ reference, amount: 2_500, currency: 'GHS', channel: 'card', card, description: 'wire test' });
-const railError = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('expected a RailError'), (e: unknown) => e as RailError);
+const railError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('expected a RailError'),
+    (e: unknown) => e as RailError,
+  );
 
 describe('card-processor: authentication', () => {
   it('refuses a wrong API key with 401 invalid_api_key, which the adapter reads as a refusal', async () => {

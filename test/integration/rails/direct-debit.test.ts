@@ -2,7 +2,7 @@ import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDirectDebitMock, directDebitSignature } from '../../../src/providers/direct-debit/mock.ts';
 import { DirectDebitAdapter } from '../../../src/providers/direct-debit/adapter.ts';
-import { RailError, type BankDebitCollectRequest, type InboundCallback } from '../../../src/rails/provider-port.ts';
+import type { RailError, BankDebitCollectRequest, InboundCallback } from '../../../src/rails/provider-port.ts';
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';
@@ -57,7 +57,9 @@ beforeEach(async () => {
       await world.scheduler.advanceBy(seconds * 1000);
       drain();
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, apiKey = API_KEY) {
       const res = await fetch(`${mock.base}/mocks/direct-debit${path}`, {
         method,
@@ -84,7 +86,11 @@ const debit = (reference: string, accountNumber = '2000000001'): BankDebitCollec
   bankCode: '040100',
   description: 'wire test',
 });
-const railError = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('expected a RailError'), (e: unknown) => e as RailError);
+const railError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('expected a RailError'),
+    (e: unknown) => e as RailError,
+  );
 
 describe('direct-debit: the wire', () => {
   it('refuses a wrong API key with 401 UNAUTHORISED', async () => {

@@ -8,13 +8,7 @@ import { IdGenerator, SeededRandom } from '../../../src/kernel/ids.ts';
 import type { Logger } from '../../../src/kernel/logger.ts';
 import { fakeNameFor } from '../../../src/mocks/fake-name.ts';
 import { createHubtelMock, hubtelFailure, type HubtelCredentials } from '../../../src/providers/hubtel/mock.ts';
-import {
-  HUBTEL_PRODUCTION_HOSTS,
-  HubtelAdapter,
-  fromHubtelClientReference,
-  toHubtelClientReference,
-  type HubtelAdapterConfig,
-} from '../../../src/providers/hubtel/adapter.ts';
+import { HUBTEL_PRODUCTION_HOSTS, HubtelAdapter, fromHubtelClientReference, toHubtelClientReference, type HubtelAdapterConfig } from '../../../src/providers/hubtel/adapter.ts';
 import { ProviderHealth } from '../../../src/rails/provider-health.ts';
 import { RailError, type InboundCallback, type MomoCollectRequest } from '../../../src/rails/provider-port.ts';
 import type { Decision, ProviderBehaviour, RailQuery, ScenarioEngine } from '../../../src/scenarios/scenario-types.ts';
@@ -153,7 +147,7 @@ async function railError(promise: Promise<unknown>): Promise<RailError> {
 }
 
 function basic(id: string, secret: string): string {
-  return 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 }
 
 async function mockCall(path: string, init: { method?: string; auth?: string | null; body?: unknown } = {}) {
@@ -213,9 +207,7 @@ describe('Hubtel collect (Direct Receive Money)', () => {
     const req = collectRequest();
     const accepted = await h.adapter.collect(req);
     expect(accepted.providerReference).toMatch(/^[0-9a-f]{32}$/);
-    expect(h.queries).toEqual([
-      { provider: 'hubtel', operation: 'collect', channel: 'momo', msisdn: MTN_NUMBER, network: 'MTN', amount: 1250 },
-    ]);
+    expect(h.queries).toEqual([{ provider: 'hubtel', operation: 'collect', channel: 'momo', msisdn: MTN_NUMBER, network: 'MTN', amount: 1250 }]);
 
     await h.scheduler.advanceBy(29_999);
     expect(h.callbacks).toHaveLength(0);
@@ -466,10 +458,8 @@ describe('Hubtel callbacks', () => {
 });
 
 describe('Hubtel misbehaving: malformed answers, resets, late acceptance, duplicate and extra callbacks', () => {
-  const collectStatus = (reference: string) =>
-    h.adapter.status({ operation: 'collect', reference, providerReference: 'unused' });
-  const payoutStatus = (reference: string) =>
-    h.adapter.status({ operation: 'payout', reference, providerReference: 'unused' });
+  const collectStatus = (reference: string) => h.adapter.status({ operation: 'collect', reference, providerReference: 'unused' });
+  const payoutStatus = (reference: string) => h.adapter.status({ operation: 'payout', reference, providerReference: 'unused' });
 
   it('malformed: receive money answers 200 with an HTML page, a protocol error, and with no callback planned creates nothing', async () => {
     h.behave({ respond: 'malformed' });
@@ -486,10 +476,9 @@ describe('Hubtel misbehaving: malformed answers, resets, late acceptance, duplic
 
   it('malformed: the Verification API answers 200 with an HTML page, a protocol error', async () => {
     h.behave({ respond: 'malformed' });
-    const res = await fetch(
-      `${h.base}/mocks/hubtel/rnv/v2/merchantaccount/merchants/${CREDENTIALS.posSalesId}/mobilemoney/verify?channel=mtn-gh&customerMsisdn=${MTN_NUMBER}`,
-      { headers: { authorization: basic(CREDENTIALS.clientId, CREDENTIALS.clientSecret) } },
-    );
+    const res = await fetch(`${h.base}/mocks/hubtel/rnv/v2/merchantaccount/merchants/${CREDENTIALS.posSalesId}/mobilemoney/verify?channel=mtn-gh&customerMsisdn=${MTN_NUMBER}`, {
+      headers: { authorization: basic(CREDENTIALS.clientId, CREDENTIALS.clientSecret) },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toContain('502 Bad Gateway');

@@ -192,9 +192,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       const accepted = await adapter.collect(collectRequest());
 
       expect(accepted.providerReference).toMatch(UUID);
-      expect(h.queries).toEqual([
-        { provider: 'mtn-momo', operation: 'collect', channel: 'momo', network: 'MTN', msisdn: WALLET, amount: 1050 },
-      ]);
+      expect(h.queries).toEqual([{ provider: 'mtn-momo', operation: 'collect', channel: 'momo', network: 'MTN', msisdn: WALLET, amount: 1050 }]);
       expect(await adapter.status({ operation: 'collect', reference: 'chg_0001', providerReference: accepted.providerReference })).toEqual({
         status: 'pending',
       });
@@ -416,9 +414,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
     });
 
     it('a status poll for a reference MTN never saw is a 404 RESOURCE_NOT_FOUND refusal', async () => {
-      const error = await railError(
-        h.adapter().status({ operation: 'collect', reference: 'chg_x', providerReference: '6f1b0b7e-2c4d-4e8f-9a1b-2c3d4e5f6a7b' }),
-      );
+      const error = await railError(h.adapter().status({ operation: 'collect', reference: 'chg_x', providerReference: '6f1b0b7e-2c4d-4e8f-9a1b-2c3d4e5f6a7b' }));
       expect(error.kind).toBe('rejected');
       expect(error.detail).toEqual({ httpStatus: 404, providerCode: 'RESOURCE_NOT_FOUND' });
     });
@@ -439,12 +435,18 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       h.rule = behave({ respond: 'malformed' });
       const { access_token } = await token('collection');
       const referenceId = h.ids.uuid();
-      const res = await mtn('POST', '/collection/v1_0/requesttopay', access_token, { 'X-Reference-Id': referenceId }, {
-        amount: '5',
-        currency: 'GHS',
-        externalId: 'chg_malformed',
-        payer: { partyIdType: 'MSISDN', partyId: WALLET },
-      });
+      const res = await mtn(
+        'POST',
+        '/collection/v1_0/requesttopay',
+        access_token,
+        { 'X-Reference-Id': referenceId },
+        {
+          amount: '5',
+          currency: 'GHS',
+          externalId: 'chg_malformed',
+          payer: { partyIdType: 'MSISDN', partyId: WALLET },
+        },
+      );
       expect(res.status).toBe(202);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       const text = await res.text();
@@ -457,12 +459,18 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       h.rule = behave({ respond: 'malformed', callback: { after_seconds: 12, status: 'success' } });
       const { access_token } = await token('disbursement');
       const referenceId = h.ids.uuid();
-      const res = await mtn('POST', '/disbursement/v1_0/transfer', access_token, { 'X-Reference-Id': referenceId, 'X-Callback-Url': `${h.base}/internal/callbacks/mtn-momo/${CALLBACK_TOKEN}` }, {
-        amount: '5',
-        currency: 'GHS',
-        externalId: 'trf_malformed',
-        payee: { partyIdType: 'MSISDN', partyId: WALLET },
-      });
+      const res = await mtn(
+        'POST',
+        '/disbursement/v1_0/transfer',
+        access_token,
+        { 'X-Reference-Id': referenceId, 'X-Callback-Url': `${h.base}/internal/callbacks/mtn-momo/${CALLBACK_TOKEN}` },
+        {
+          amount: '5',
+          currency: 'GHS',
+          externalId: 'trf_malformed',
+          payee: { partyIdType: 'MSISDN', partyId: WALLET },
+        },
+      );
       expect(res.status).toBe(202);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await (await mtn('GET', `/disbursement/v1_0/transfer/${referenceId}`, access_token)).json()).toMatchObject({ status: 'PENDING' });
@@ -653,8 +661,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
 
     it('accepts reason as {code, message}, the undocumented CREATED status, and either verb', () => {
       const adapter = h.adapter();
-      const parse = (body: object, method = 'POST') =>
-        adapter.parseCallback({ method, subpath: `/${CALLBACK_TOKEN}`, headers: {}, rawBody: JSON.stringify(body), body });
+      const parse = (body: object, method = 'POST') => adapter.parseCallback({ method, subpath: `/${CALLBACK_TOKEN}`, headers: {}, rawBody: JSON.stringify(body), body });
       expect(parse({ externalId: 'chg_1', payer: { partyIdType: 'MSISDN', partyId: WALLET }, status: 'FAILED', reason: { code: 'EXPIRED', message: 'Expired' } })).toEqual({
         reference: 'chg_1',
         operation: 'collect',
@@ -670,12 +677,18 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
     it('nothing is sent when the request carried no X-Callback-Url, but the status still settles', async () => {
       const { access_token } = await token('collection');
       const referenceId = h.ids.uuid();
-      const post = await mtn('POST', '/collection/v1_0/requesttopay', access_token, { 'X-Reference-Id': referenceId }, {
-        amount: '5',
-        currency: 'GHS',
-        externalId: 'chg_no_cb',
-        payer: { partyIdType: 'MSISDN', partyId: WALLET },
-      });
+      const post = await mtn(
+        'POST',
+        '/collection/v1_0/requesttopay',
+        access_token,
+        { 'X-Reference-Id': referenceId },
+        {
+          amount: '5',
+          currency: 'GHS',
+          externalId: 'chg_no_cb',
+          payer: { partyIdType: 'MSISDN', partyId: WALLET },
+        },
+      );
       expect(post.status).toBe(202);
       await h.scheduler.advanceBy(DEFAULT_CALLBACK_SECONDS * 1000);
       expect(h.callbacks).toHaveLength(0);
@@ -730,8 +743,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
 
     it('requesttopay refuses malformed bodies and headers with 400', async () => {
       const { access_token } = await token('collection');
-      const attempt = (body: unknown, referenceId = h.ids.uuid()) =>
-        mtn('POST', '/collection/v1_0/requesttopay', access_token, { 'X-Reference-Id': referenceId }, body);
+      const attempt = (body: unknown, referenceId = h.ids.uuid()) => mtn('POST', '/collection/v1_0/requesttopay', access_token, { 'X-Reference-Id': referenceId }, body);
       const cases: unknown[] = [
         { ...validBody(), amount: undefined },
         { ...validBody(), amount: 12.5 },
@@ -827,8 +839,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
   });
 
   describe('MTN’s sandbox test numbers when no scenario rule matches', () => {
-    const poll = (adapter: MtnMomoAdapter, operation: 'collect' | 'payout', providerReference: string) =>
-      adapter.status({ operation, reference: 'x', providerReference });
+    const poll = (adapter: MtnMomoAdapter, operation: 'collect' | 'payout', providerReference: string) => adapter.status({ operation, reference: 'x', providerReference });
 
     it.each([
       ['collect', '46733123450', 'INTERNAL_PROCESSING_ERROR'],
@@ -842,8 +853,7 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
       ['payout', '46733123463', 'SERVICE_UNAVAILABLE'],
     ] as const)('%s to %s is accepted and then FAILED with %s', async (operation, msisdn, reason) => {
       const adapter = h.adapter();
-      const { providerReference } =
-        operation === 'collect' ? await adapter.collect(collectRequest(msisdn)) : await adapter.payout(payoutRequest(msisdn));
+      const { providerReference } = operation === 'collect' ? await adapter.collect(collectRequest(msisdn)) : await adapter.payout(payoutRequest(msisdn));
       expect(h.queries[0]).toMatchObject({ msisdn }); // not a Ghana number: passed through as sent
       expect(await poll(adapter, operation, providerReference)).toEqual({ status: 'pending' });
       await h.scheduler.advanceBy(DEFAULT_CALLBACK_SECONDS * 1000);
@@ -946,10 +956,7 @@ describe('MTN MoMo adapter against a scripted upstream (answers the mock never g
   });
 
   const adapter = () =>
-    new MtnMomoAdapter(
-      { ...CREDENTIALS, baseUrl: base, currency: 'EUR', callbackToken: CALLBACK_TOKEN },
-      { selfBaseUrl: () => 'http://127.0.0.1:1', uuid: () => ids.uuid(), timeoutMs: 300, clock },
-    );
+    new MtnMomoAdapter({ ...CREDENTIALS, baseUrl: base, currency: 'EUR', callbackToken: CALLBACK_TOKEN }, { selfBaseUrl: () => 'http://127.0.0.1:1', uuid: () => ids.uuid(), timeoutMs: 300, clock });
   const statusQuery = { operation: 'collect' as const, reference: 'chg_1', providerReference: '6f1b0b7e-2c4d-4e8f-9a1b-2c3d4e5f6a7b' };
 
   it('a 401 on a cached token gets one fresh token and one retry', async () => {

@@ -56,7 +56,9 @@ beforeEach(async () => {
         webhooks.push({ method: r.method, subpath: r.path.replace('/internal/callbacks/paystack', '') || '/', headers: r.headers, rawBody: r.body, body: JSON.parse(r.body) });
       }
     },
-    behave: (next) => void (rule = next),
+    behave: (next) => {
+      rule = next;
+    },
     async call(method, path, body, secret = SECRET) {
       const res = await fetch(`${mock.base}/mocks/paystack${path}`, {
         method,
@@ -79,7 +81,10 @@ const momoPayout = (reference: string, msisdn = '233241110020'): PayoutRequest =
 describe('the Paystack mock', () => {
   it('refuses a call without its secret key, in Paystack words, and the adapter hears a refusal', async () => {
     expect(await h.call('GET', '/bank?currency=GHS', undefined, 'sk_test_wrong')).toEqual({ status: 401, body: { status: false, message: 'Invalid key' } });
-    const error = await h.adapterWith('sk_test_wrong').collect(collect(ref('chg'))).catch((e) => e);
+    const error = await h
+      .adapterWith('sk_test_wrong')
+      .collect(collect(ref('chg')))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RailError);
     expect(error).toMatchObject({ kind: 'rejected', detail: { httpStatus: 401 } });
   });
@@ -87,7 +92,11 @@ describe('the Paystack mock', () => {
   it('answers a charge with pay_offline on MTN and AT, and send_otp (a voucher) on Telecel', async () => {
     const charge = (phone: string, provider: string) =>
       h.call('POST', '/charge', { email: 'ama@example.com', amount: 1000, currency: 'GHS', reference: ref('chg'), mobile_money: { phone, provider } });
-    expect((await charge('0551234987', 'mtn')).body).toMatchObject({ status: true, message: 'Charge attempted', data: { status: 'pay_offline', display_text: expect.stringMatching(/authorization/) } });
+    expect((await charge('0551234987', 'mtn')).body).toMatchObject({
+      status: true,
+      message: 'Charge attempted',
+      data: { status: 'pay_offline', display_text: expect.stringMatching(/authorization/) },
+    });
     expect((await charge('0201234567', 'vod')).body.data).toMatchObject({ status: 'send_otp', display_text: expect.stringMatching(/voucher/) });
     expect((await charge('0271234567', 'atl')).body.data.status).toBe('pay_offline');
   });
@@ -161,7 +170,16 @@ describe('the Paystack adapter against its mock', () => {
     const momo = ref('trf');
     const bank = ref('trf');
     const a = await h.adapter.payout(momoPayout(momo));
-    const b = await h.adapter.payout({ reference: bank, amount: 9_000, currency: 'GHS', channel: 'bank', accountNumber: '1000000012', bankCode: '040100', accountName: 'Ama Owusu', description: 'wire test' });
+    const b = await h.adapter.payout({
+      reference: bank,
+      amount: 9_000,
+      currency: 'GHS',
+      channel: 'bank',
+      accountNumber: '1000000012',
+      bankCode: '040100',
+      accountName: 'Ama Owusu',
+      description: 'wire test',
+    });
     expect(a.providerReference).toMatch(/^TRF_/);
     expect(b.providerReference).toMatch(/^TRF_/);
     await h.advance(3);

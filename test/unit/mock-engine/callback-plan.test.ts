@@ -32,9 +32,7 @@ async function planner(options: { store?: SqliteStore; boot?: number } = {}) {
   plan.addBook('payments', book, PAYMENTS);
   /** Keeps a payment with its plan, as the engine does at acceptance. */
   const accept = (payment: Payment, settle: CallbackPlan | null, extras: CallbackPlan[] = []) =>
-    book.keep(payment.reference, payment, (db) =>
-      plan.schedule(db, { book: 'payments', reference: payment.reference, transaction: payment, acceptedAt: world.clock.now() }, settle, extras),
-    );
+    book.keep(payment.reference, payment, (db) => plan.schedule(db, { book: 'payments', reference: payment.reference, transaction: payment, acceptedAt: world.clock.now() }, settle, extras));
   const bodies = () => sender.sent.map((s) => ({ at: s.at, body: JSON.parse(s.message.body) }));
   return { ...world, sender, plan, book, accept, bodies };
 }

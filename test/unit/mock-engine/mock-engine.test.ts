@@ -129,9 +129,7 @@ describe('the mock engine taking a collect or payout', () => {
   });
 
   it('refuses in the wire’s words on reject and server_error, and keeps nothing', async () => {
-    const a = await acme((q) =>
-      q.msisdn === '233240000001' ? { respond: 'reject', reason: 'E_LIMIT' } : { respond: 'server_error', http_status: 503 },
-    );
+    const a = await acme((q) => (q.msisdn === '233240000001' ? { respond: 'reject', reason: 'E_LIMIT' } : { respond: 'server_error', http_status: 503 }));
     const rejected = await a.order('r1', '233240000001');
     expect(rejected.status).toBe(422);
     expect(await rejected.json()).toEqual({ error: 'E_LIMIT', op: 'collect' });
@@ -175,7 +173,10 @@ describe('the mock engine taking a collect or payout', () => {
     const a = await acme();
     const res = { status: () => res } as unknown as express.Response;
     await expect(
-      a.engine.take({ req: {} as express.Request, res, successStatus: 200 }, { book: 'refunds', reference: 'r', query: { operation: 'payout', channel: 'bank' }, create: () => ({}), duplicate: () => {} }),
+      a.engine.take(
+        { req: {} as express.Request, res, successStatus: 200 },
+        { book: 'refunds', reference: 'r', query: { operation: 'payout', channel: 'bank' }, create: () => ({}), duplicate: () => {} },
+      ),
     ).rejects.toThrow(/no book refunds/);
   });
 });
@@ -213,7 +214,10 @@ describe('the mock engine answering a look-up', () => {
     const timersSet = vi.spyOn(globalThis, 'setTimeout');
     try {
       let answered = false;
-      const answer = getJson(`${a.base}/holders/233240000009`).then((body) => ((answered = true), body));
+      const answer = getJson(`${a.base}/holders/233240000009`).then((body) => {
+        answered = true;
+        return body;
+      });
       // Let the request get as far as the latency's timer.
       while (!timersSet.mock.calls.some(([, ms]) => ms === 120)) await new Promise((turn) => setImmediate(turn));
       await vi.advanceTimersByTimeAsync(119);

@@ -23,11 +23,12 @@ function books(store = new SqliteStore(':memory:')) {
 /** The statements `store` is asked to run, as they go by. */
 function noting(store: Store): { store: Store; statements: string[] } {
   const statements: string[] = [];
-  const note = (db: Db): Db => ({
-    run: (sql: string, params?: SqlValue[]) => (statements.push(sql), db.run(sql, params)),
-    get: (sql: string, params?: SqlValue[]) => (statements.push(sql), db.get(sql, params)),
-    all: (sql: string, params?: SqlValue[]) => (statements.push(sql), db.all(sql, params)),
-  }) as Db;
+  const note = (db: Db): Db =>
+    ({
+      run: (sql: string, params?: SqlValue[]) => (statements.push(sql), db.run(sql, params)),
+      get: (sql: string, params?: SqlValue[]) => (statements.push(sql), db.get(sql, params)),
+      all: (sql: string, params?: SqlValue[]) => (statements.push(sql), db.all(sql, params)),
+    }) as Db;
   return {
     statements,
     store: { ...note(store), kind: store.kind, transaction: (work) => store.transaction((tx) => work(note(tx))), close: () => store.close() } as Store,
@@ -121,14 +122,7 @@ describe('a mock transaction book', () => {
     const { store, statements } = noting(inner);
     await inner.transaction(async (tx) => {
       for (let i = 0; i < 500; i++) {
-        await tx.run('INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
-          'acme',
-          'collection',
-          `old-${i}`,
-          '{}',
-          i,
-          i,
-        ]);
+        await tx.run('INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', ['acme', 'collection', `old-${i}`, '{}', i, i]);
       }
     });
     const all = new MockTransactionBooks(store, new VirtualClock(VIRTUAL_EPOCH));
