@@ -37,10 +37,7 @@ export interface WireErrors {
    * field, e.g. ['card', 'number'], and the body as sent, for an upstream that echoes a field of it).
    */
   invalid(
-    problem:
-      | { kind: 'not_an_object' }
-      | { kind: 'unreadable'; status: number; type?: string }
-      | { kind: 'schema'; message: string; path: readonly PropertyKey[]; input: Record<string, unknown> },
+    problem: { kind: 'not_an_object' } | { kind: 'unreadable'; status: number; type?: string } | { kind: 'schema'; message: string; path: readonly PropertyKey[]; input: Record<string, unknown> },
   ): WireError;
   /**
    * No operation has this method and path. Omitted: such a request leaves the mock (the app
@@ -192,12 +189,12 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
     /** The outage gate and the wire's auth, then the operation's own: false when it has answered. */
     const admit = async (req: Request, res: Response, own: { gate: boolean; auth?: WireAuth<Settings> }): Promise<boolean> => {
       if (own.gate) {
-        if (ctx.health.isDown(definition.provider)) return void fail(res, errors.outage), false;
+        if (ctx.health.isDown(definition.provider)) return (void fail(res, errors.outage), false);
         const refused = await definition.auth?.(req, settings, ctx, instance);
-        if (refused) return void fail(res, refused), false;
+        if (refused) return (void fail(res, refused), false);
       }
       const refused = await own.auth?.(req, settings, ctx, instance);
-      if (refused) return void fail(res, refused), false;
+      if (refused) return (void fail(res, refused), false);
       return true;
     };
     // With a route-not-found answer the gate stands before the routes, for every path; without
@@ -249,10 +246,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
         if (op.kind === 'custom') return void (await op.handle(wireCall));
         const spec = await op.take(wireCall);
         if (!('book' in spec)) return fail(res, spec);
-        const tx = await engine.take(
-          { req, res, successStatus: op.successStatus },
-          { ...spec, duplicate: async () => fail(res, spec.duplicate(await books[spec.book]!.get(spec.reference))) },
-        );
+        const tx = await engine.take({ req, res, successStatus: op.successStatus }, { ...spec, duplicate: async () => fail(res, spec.duplicate(await books[spec.book]!.get(spec.reference))) });
         if (!tx) return;
         const answer = op.answer(tx, wireCall);
         if (answer === undefined) res.status(op.successStatus).end();

@@ -141,20 +141,15 @@ export class HubtelAdapter implements RailProvider {
       throw new RailError('rejected', 'hubtel pays out to mobile money wallets only');
     }
     const clientReference = toHubtelClientReference(req.reference);
-    const body = await this.initiate(
-      'payout',
-      req.reference,
-      this.url('send', `/api/merchants/${encodeURIComponent(this.config.prepaidDepositId)}/send/mobilemoney`),
-      {
-        ...(req.accountName ? { RecipientName: req.accountName } : {}),
-        RecipientMsisdn: req.msisdn,
-        Channel: this.channelFor(req.network, req.msisdn),
-        Amount: Number(toMajorString(req.amount, 'GHS')),
-        PrimaryCallbackURL: this.callbackUrl(),
-        Description: description(req.description, req.reference),
-        ClientReference: clientReference,
-      },
-    );
+    const body = await this.initiate('payout', req.reference, this.url('send', `/api/merchants/${encodeURIComponent(this.config.prepaidDepositId)}/send/mobilemoney`), {
+      ...(req.accountName ? { RecipientName: req.accountName } : {}),
+      RecipientMsisdn: req.msisdn,
+      Channel: this.channelFor(req.network, req.msisdn),
+      Amount: Number(toMajorString(req.amount, 'GHS')),
+      PrimaryCallbackURL: this.callbackUrl(),
+      Description: description(req.description, req.reference),
+      ClientReference: clientReference,
+    });
     return this.accepted(body);
   }
 
@@ -197,13 +192,7 @@ export class HubtelAdapter implements RailProvider {
           throw new RailError('protocol', `hubtel status check gave an unknown status ${JSON.stringify(data.status)}`);
       }
     }
-    const body = await this.call(
-      'GET',
-      this.url(
-        'sendStatus',
-        `/api/merchants/${encodeURIComponent(this.config.prepaidDepositId)}/transactions/status?clientReference=${clientReference}`,
-      ),
-    );
+    const body = await this.call('GET', this.url('sendStatus', `/api/merchants/${encodeURIComponent(this.config.prepaidDepositId)}/transactions/status?clientReference=${clientReference}`));
     const data = body.Data;
     if (!isObject(data)) throw new RailError('protocol', 'hubtel send status check answered without Data');
     switch (text(data.transactionStatus)?.toLowerCase()) {
@@ -221,7 +210,7 @@ export class HubtelAdapter implements RailProvider {
 
   verifyCallback(callback: InboundCallback): boolean {
     // Hubtel signs nothing: the secret token in our callback URL is the only proof.
-    return safeEqual(callback.subpath, '/' + this.config.callbackToken);
+    return safeEqual(callback.subpath, `/${this.config.callbackToken}`);
   }
 
   parseCallback(callback: InboundCallback): ParsedCallback {
@@ -240,8 +229,7 @@ export class HubtelAdapter implements RailProvider {
       throw new RailError('protocol', 'hubtel callback lacks ResponseCode or Data.ClientReference');
     }
     const reference = fromHubtelClientReference(text(data.ClientReference)!);
-    const outcome: RailOutcome =
-      code === '0000' ? { status: 'success' } : code === '0001' ? { status: 'pending' } : { status: 'failed', reason: code };
+    const outcome: RailOutcome = code === '0000' ? { status: 'success' } : code === '0001' ? { status: 'pending' } : { status: 'failed', reason: code };
     const operation = operationOf(reference, data);
     const providerReference = text(data.TransactionId);
     return {
@@ -375,4 +363,3 @@ function operationOf(reference: string, data: Json): 'collect' | 'payout' | unde
 function pathOf(url: string): string {
   return URL.canParse(url) ? new URL(url).pathname : url;
 }
-

@@ -7,10 +7,7 @@ import { hubtelWire } from './recorder.ts';
 export const hubtel = defineProvider({
   options: hubtelOptions,
   adapter: (o, ctx, { callbackToken }) =>
-    new HubtelAdapter(
-      { hosts: o.hosts, clientId: o.client_id, clientSecret: o.client_secret, posSalesId: o.pos_sales_id, prepaidDepositId: o.prepaid_deposit_id, callbackToken },
-      ctx,
-    ),
+    new HubtelAdapter({ hosts: o.hosts, clientId: o.client_id, clientSecret: o.client_secret, posSalesId: o.pos_sales_id, prepaidDepositId: o.prepaid_deposit_id, callbackToken }, ctx),
   mock: hubtelMock,
   recorder: hubtelWire,
   examples: {

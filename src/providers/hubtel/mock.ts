@@ -32,10 +32,7 @@ export interface HubtelCredentials {
   prepaidDepositId: string;
 }
 
-export const HUBTEL_CHANNELS = { 'mtn-gh': 'MTN', 'vodafone-gh': 'TELECEL', 'tigo-gh': 'AT' } as const satisfies Record<
-  string,
-  Network
->;
+export const HUBTEL_CHANNELS = { 'mtn-gh': 'MTN', 'vodafone-gh': 'TELECEL', 'tigo-gh': 'AT' } as const satisfies Record<string, Network>;
 export type HubtelChannel = keyof typeof HUBTEL_CHANNELS;
 
 // Receive (rmp) and send (smp, smrsc) answer in PascalCase; the status check and the
@@ -98,18 +95,14 @@ export function hubtelFailure(reason: string | undefined, operation: 'collect' |
     case 'INSUFFICIENT_FUNDS':
     case 'INSUFFICIENT_BALANCE':
     case 'INTERNAL_PROCESSING_ERROR':
-      return collect
-        ? failed('2001', 'Insufficient funds in the mobile money wallet.')
-        : failed('4075', 'Insufficient prepaid balance.');
+      return collect ? failed('2001', 'Insufficient funds in the mobile money wallet.') : failed('4075', 'Insufficient prepaid balance.');
     case 'PAYER_NOT_FOUND':
     case 'PAYEE_NOT_FOUND':
     case 'ACCOUNT_NOT_FOUND':
     case 'NOT_FOUND':
     case 'NOT_REGISTERED':
     case 'INVALID_MSISDN':
-      return collect
-        ? failed('2001', 'Account holder not found. Ensure the number matches the selected channel.')
-        : failed('3050', 'Number not registered for mobile money.');
+      return collect ? failed('2001', 'Account holder not found. Ensure the number matches the selected channel.') : failed('3050', 'Number not registered for mobile money.');
     case 'APPROVAL_REJECTED':
     case 'WRONG_PIN':
     case 'INVALID_PIN':
@@ -208,12 +201,9 @@ export const hubtelMock = defineMock({
       { name: 'POS Sales ID', where: 'path segment of /rmp receive, /txnstatus and /rnv verify', value: c.posSalesId, secret: false },
       { name: 'Prepaid Deposit ID', where: 'path segment of /smp send and /smrsc status', value: c.prepaidDepositId, secret: false },
     ],
-    notes: [
-      "Hubtel's hosts are path prefixes: /rmp (rmp.hubtel.com), /txnstatus (api-txnstatus.hubtel.com), /smp (smp.hubtel.com), /smrsc (smrsc.hubtel.com), /rnv (rnv.hubtel.com).",
-    ],
+    notes: ["Hubtel's hosts are path prefixes: /rmp (rmp.hubtel.com), /txnstatus (api-txnstatus.hubtel.com), /smp (smp.hubtel.com), /smrsc (smrsc.hubtel.com), /rnv (rnv.hubtel.com)."],
   }),
 });
-
 
 /** An error on the Hubtel host the request went to: PascalCase or camelCase, as that host answers. */
 function sendError(res: Response, error: WireError): void {
@@ -226,8 +216,7 @@ const hubtelError = (status: number, code: string, message: string): WireError =
 
 function reject(res: Response, behaviour: ProviderBehaviour, query: MockQuery): void {
   const failure = hubtelFailure(behaviour.reason ?? '4000', query.operation === 'payout' ? 'payout' : 'collect');
-  const status =
-    behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500 ? behaviour.http_status : refusalStatus(failure.code);
+  const status = behaviour.http_status && behaviour.http_status >= 400 && behaviour.http_status < 500 ? behaviour.http_status : refusalStatus(failure.code);
   sendError(res, hubtelError(status, failure.code, failure.message));
 }
 
@@ -311,7 +300,7 @@ function ids(credentials: HubtelCredentials, clientReference: string, operation:
   const hash = sha256Hex(`hubtel:${operation}:${credentials.posSalesId}:${clientReference}`);
   return {
     transactionId: hash.slice(0, 32),
-    externalTransactionId: String(BigInt('0x' + hash.slice(32, 48)) % 10_000_000_000n).padStart(10, '0'),
+    externalTransactionId: String(BigInt(`0x${hash.slice(32, 48)}`) % 10_000_000_000n).padStart(10, '0'),
   };
 }
 
@@ -531,10 +520,7 @@ export const createHubtelMock = defineWire<HubtelCredentials>({
         if (!msisdn || !/^233\d{9}$/.test(msisdn)) problems.push('customerMsisdn must be 233 followed by 9 digits');
         if (problems.length) return fail(hubtelError(400, '4000', `Validation errors: ${problems.join('; ')}`));
         const normalised = normaliseMsisdn(msisdn!) ?? msisdn!;
-        const looked = await lookup(
-          { req, res, successStatus: 200 },
-          { operation: 'resolve', channel: 'momo', msisdn: normalised, network: HUBTEL_CHANNELS[channel as HubtelChannel] },
-        );
+        const looked = await lookup({ req, res, successStatus: 200 }, { operation: 'resolve', channel: 'momo', msisdn: normalised, network: HUBTEL_CHANNELS[channel as HubtelChannel] });
         if (!looked) return;
         const behaviour = looked.behaviour;
         if (behaviour?.resolves === false) {

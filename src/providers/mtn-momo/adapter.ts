@@ -90,9 +90,7 @@ export class MtnMomoAdapter implements RailProvider {
   async status(query: StatusQuery): Promise<RailOutcome> {
     const id = encodeURIComponent(query.providerReference);
     const res =
-      query.operation === 'collect'
-        ? await this.call('collection', 'GET', `/collection/v1_0/requesttopay/${id}`)
-        : await this.call('disbursement', 'GET', `/disbursement/v1_0/transfer/${id}`);
+      query.operation === 'collect' ? await this.call('collection', 'GET', `/collection/v1_0/requesttopay/${id}`) : await this.call('disbursement', 'GET', `/disbursement/v1_0/transfer/${id}`);
     // 200 even when the transaction failed: the outcome is in the body.
     if (res.status !== 200) throw failure(res);
     return outcomeOf(parseObject(res.text));
@@ -128,13 +126,7 @@ export class MtnMomoAdapter implements RailProvider {
 
   // ---- internals ----
 
-  private async initiate(
-    product: Product,
-    path: string,
-    partyField: 'payer' | 'payee',
-    msisdn: string,
-    req: { reference: string; amount: number; description: string },
-  ): Promise<RailAccepted> {
+  private async initiate(product: Product, path: string, partyField: 'payer' | 'payee', msisdn: string, req: { reference: string; amount: number; description: string }): Promise<RailAccepted> {
     const referenceId = mtnReferenceId(req.reference);
     const note = mtnNote(req.description);
     const res = await this.call(product, 'POST', path, {
@@ -165,12 +157,7 @@ export class MtnMomoAdapter implements RailProvider {
   }
 
   /** A product call with a bearer token; a 401 on a cached token gets one fresh token and one retry. */
-  private async call(
-    product: Product,
-    method: 'GET' | 'POST',
-    path: string,
-    options: { headers?: Record<string, string>; body?: unknown } = {},
-  ): Promise<UpstreamResponse> {
+  private async call(product: Product, method: 'GET' | 'POST', path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<UpstreamResponse> {
     const send = (token: string) =>
       this.send(`${this.baseUrl()}${path}`, {
         method,
@@ -314,5 +301,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** payerMessage/payeeNote: at most 160 characters and no apostrophes, or MTN answers 400. */
 function mtnNote(text: string): string {
-  return Array.from(text.replace(/['\u2018\u2019]/g, '')).slice(0, 160).join('');
+  return Array.from(text.replace(/['\u2018\u2019]/g, ''))
+    .slice(0, 160)
+    .join('');
 }

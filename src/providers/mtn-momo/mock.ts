@@ -181,8 +181,8 @@ export const mtnMomoMock = defineMock({
     ],
     notes: [
       'Or provision your own API user, as on MTN\'s sandbox: POST /v1_0/apiuser with X-Reference-Id: <a new UUID>, a subscription key and {"providerCallbackHost":"<host>"}; then POST /v1_0/apiuser/<uuid>/apikey for its key (kept until railyard restarts).',
-      'POST /{collection,disbursement}/token with Basic <API user>:<API key> and the product\'s subscription key gives a bearer token for an hour.',
-      'MTN\'s sandbox numbers 46733123450 to 46733123463 behave as MTN documents when no scenario rule matches; any other number succeeds.',
+      "POST /{collection,disbursement}/token with Basic <API user>:<API key> and the product's subscription key gives a bearer token for an hour.",
+      "MTN's sandbox numbers 46733123450 to 46733123463 behave as MTN documents when no scenario rule matches; any other number succeeds.",
     ],
   }),
 });
@@ -204,8 +204,7 @@ const oauthError = (message: string): WireError => ({ status: 401, code: OAUTH, 
 const INVALID_SUBSCRIPTION_KEY = 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.';
 const referenceHeader = { header: 'x-reference-id', valid: (id: string) => UUID.test(id), invalid: badRequest('X-Reference-Id must be a UUID.') };
 
-const subscriptionKey = (credentials: MtnMomoCredentials, product: Product) =>
-  product === 'collection' ? credentials.collectionSubscriptionKey : credentials.disbursementSubscriptionKey;
+const subscriptionKey = (credentials: MtnMomoCredentials, product: Product) => (product === 'collection' ? credentials.collectionSubscriptionKey : credentials.disbursementSubscriptionKey);
 
 /** Either product's subscription key (sandbox provisioning takes both). */
 const anySubscriptionKey: WireAuth<MtnMomoCredentials> = (req, credentials) => {
@@ -389,7 +388,6 @@ function transactionOperations(product: Product, resource: string, partyField: '
   ];
 }
 
-
 /** A call on MTN is a momo call on the MTN network. */
 function query(call: Pick<MockQuery, 'operation' | 'msisdn' | 'amount'>): MockQuery {
   return { channel: 'momo', network: 'MTN', ...call };
@@ -404,9 +402,7 @@ function reject(res: Response, behaviour: ProviderBehaviour): void {
   // MTN's own status codes: 400 by default (a refusal on the merits, no failover); 409 and 404
   // for their codes; its NOT_ALLOWED family with a 500, which fails over.
   const code = behaviour.reason ?? 'BAD_REQUEST';
-  const status =
-    behaviour.http_status ??
-    (code === 'RESOURCE_ALREADY_EXIST' ? 409 : code === 'RESOURCE_NOT_FOUND' ? 404 : REFUSALS_SENT_AS_500.has(code) ? 500 : 400);
+  const status = behaviour.http_status ?? (code === 'RESOURCE_ALREADY_EXIST' ? 409 : code === 'RESOURCE_NOT_FOUND' ? 404 : REFUSALS_SENT_AS_500.has(code) ? 500 : 400);
   mtnError(res, status, code);
 }
 
@@ -472,7 +468,10 @@ function parseTransferBody(raw: unknown, partyField: 'payer' | 'payee'): Transfe
   } else {
     return `${partyField}.partyIdType must be MSISDN, EMAIL or PARTY_CODE.`;
   }
-  for (const [field, value] of [['payerMessage', payerMessage], ['payeeNote', payeeNote]] as const) {
+  for (const [field, value] of [
+    ['payerMessage', payerMessage],
+    ['payeeNote', payeeNote],
+  ] as const) {
     if (value === undefined) continue;
     if (typeof value !== 'string') return `${field} must be a string.`;
     if (value.length > 160) return `${field} must be at most 160 characters.`;
@@ -506,7 +505,7 @@ function statusObject(tx: MockTransaction): Record<string, unknown> {
 /** A stable numeric id per transaction, like MTN's financialTransactionId. */
 function financialTransactionId(referenceId: string): string {
   const digest = createHash('sha256').update(referenceId).digest();
-  return String(digest.readUInt32BE(0) % 900_000_000 + 100_000_000);
+  return String((digest.readUInt32BE(0) % 900_000_000) + 100_000_000);
 }
 
 function basicUserInfo(identifier: string, name: string) {

@@ -1,5 +1,17 @@
 import { callbackToken, type Config } from '../../config/config.ts';
-import { jsonBodyOutcomes, isJsonText, parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile, type WireRequest } from '../wire-profile.ts';
+import {
+  jsonBodyOutcomes,
+  isJsonText,
+  parseJsonObject,
+  refusalOf,
+  textField,
+  type AnsweredBehaviour,
+  type ClassifiedCall,
+  type RecordedOperation,
+  type ReportedOutcome,
+  type WireProfile,
+  type WireRequest,
+} from '../wire-profile.ts';
 
 // MTN MoMo Open API (reference/upstream-providers.md §1): the callback URL travels in the
 // X-Callback-Url header; callbacks and status polls carry externalId, our reference.

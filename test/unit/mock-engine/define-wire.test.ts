@@ -164,7 +164,16 @@ const boltWire = defineWire<{ key: string }>({
       }),
       answer: () => undefined,
     }),
-    read({ method: 'get', path: '/orders/:id', auth: (req) => (req.get('x-reader') ? null : { status: 403, code: 'READER', message: 'readers only' }), book: 'orders', param: 'id', by: 'reference', missing: () => ({ status: 404, code: 'NONE', message: 'none' }), answer: (o: Order) => o }),
+    read({
+      method: 'get',
+      path: '/orders/:id',
+      auth: (req) => (req.get('x-reader') ? null : { status: 403, code: 'READER', message: 'readers only' }),
+      book: 'orders',
+      param: 'id',
+      by: 'reference',
+      missing: () => ({ status: 404, code: 'NONE', message: 'none' }),
+      answer: (o: Order) => o,
+    }),
   ],
 });
 
