@@ -360,8 +360,14 @@ async function dumpTables(dbUrl: string, file: string): Promise<void> {
  * is up; with `pendingCharges`, also until no charge waits for its provider (whose callback comes
  * in real time when nothing advances the clock).
  */
-export async function settleWebhooks(dbUrl: string, maxMs: number, o: { pendingCharges?: boolean; pollMs?: number } = {}): Promise<void> {
-  const charges = o.pendingCharges ? " + (SELECT COUNT(*) FROM charges WHERE status = 'pending_provider')" : '';
+export async function settleWebhooks(dbUrl: string, maxMs: number, o: { pendingCharges?: boolean; unsettled?: boolean; pollMs?: number } = {}): Promise<void> {
+  // `unsettled`: on the system clock, also every charge and transfer still waiting for its callback
+  // and every key still in flight, so that what the API says next is what the database will hold.
+  const charges = o.unsettled
+    ? " + (SELECT COUNT(*) FROM charges WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM transfers WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM idempotency_keys WHERE state = 'in_flight')"
+    : o.pendingCharges
+      ? " + (SELECT COUNT(*) FROM charges WHERE status = 'pending_provider')"
+      : '';
   const store = await openStore(dbUrl);
   try {
     const until = Date.now() + maxMs;

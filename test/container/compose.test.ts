@@ -204,9 +204,10 @@ describe('deploy/compose.yaml, run', () => {
     );
     for (const op of sample) await untilAnswered(op, 'replay-sample', Date.now() + 60_000);
 
-    // Real time: the mocks call back after seconds; let the fleet deliver what it emitted.
+    // Real time: the mocks call back after seconds; let the fleet settle every charge and transfer
+    // and deliver what it emitted, so the API's wallet and the records are read at rest.
     const pg = `postgres://railyard:railyard@${stack.address('postgres')}:5432/railyard`;
-    await settleWebhooks(pg, 60_000, { pendingCharges: true, pollMs: 500 });
+    await settleWebhooks(pg, 60_000, { unsettled: true, pollMs: 500 });
     const api = await checkViaApi(lbPort, SANDBOX_KEY, ops, findings);
     const after = await apiRequestsPerInstance();
     fleet.sendsPerInstance = after.map((n, i) => n - before[i]!);
