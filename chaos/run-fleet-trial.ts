@@ -357,23 +357,20 @@ async function dumpTables(dbUrl: string, file: string): Promise<void> {
 
 /**
  * Waits (real time) until no delivery is pending and every event has been dispatched, or the time
- * is up; with `pendingCharges`, also until no charge waits for its provider (whose callback comes
- * in real time when nothing advances the clock).
+ * is up; with `unsettled`, also until every charge and transfer has settled and no key is in
+ * flight (on the system clock callbacks come seconds later), so that what the API says next is
+ * what the database will hold.
  */
-export async function settleWebhooks(dbUrl: string, maxMs: number, o: { pendingCharges?: boolean; unsettled?: boolean; pollMs?: number } = {}): Promise<void> {
-  // `unsettled`: on the system clock, also every charge and transfer still waiting for its callback
-  // and every key still in flight, so that what the API says next is what the database will hold.
-  const charges = o.unsettled
+export async function settleWebhooks(dbUrl: string, maxMs: number, o: { unsettled?: boolean; pollMs?: number } = {}): Promise<void> {
+  const unsettled = o.unsettled
     ? " + (SELECT COUNT(*) FROM charges WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM transfers WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM idempotency_keys WHERE state = 'in_flight')"
-    : o.pendingCharges
-      ? " + (SELECT COUNT(*) FROM charges WHERE status = 'pending_provider')"
-      : '';
+    : '';
   const store = await openStore(dbUrl);
   try {
     const until = Date.now() + maxMs;
     while (Date.now() < until) {
       const row = await store.get<{ n: number }>(
-        `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_events WHERE dispatched_at IS NULL)${charges} AS n`,
+        `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_events WHERE dispatched_at IS NULL)${unsettled} AS n`,
       );
       if (!row || Number(row.n) === 0) return;
       await sleep(o.pollMs ?? 250);

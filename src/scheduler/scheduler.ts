@@ -294,8 +294,14 @@ export class Scheduler {
    */
   start(intervalMs = 50): void {
     if (this.timer) return;
+    // A look still running (a long round) is not queued behind: the next tick after it looks again.
+    let looking = false;
     this.timer = setInterval(() => {
-      this.runDue().catch((err) => this.deps.logger.error('scheduler tick failed', { error: String(err) }));
+      if (looking) return;
+      looking = true;
+      this.runDue()
+        .catch((err) => this.deps.logger.error('scheduler tick failed', { error: String(err) }))
+        .finally(() => (looking = false));
     }, intervalMs);
     this.timer.unref();
   }
