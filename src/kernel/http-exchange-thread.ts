@@ -25,17 +25,13 @@ type Answer =
  * The body of the thread, sent to it as source (it imports nothing of ours, so it needs no loader
  * and runs the same from src/ under tsx and from dist/). It does what httpExchange does: kept-alive
  * connections, the answer read whole, one deadline for the whole exchange, no redirect followed.
- * It sends with undici (half the CPU of node:http per exchange); a URL that carries credentials
- * goes through node:http, which turns them into basic auth as httpExchange does.
+ * It sends with undici (half the CPU of node:http per exchange).
  */
 function threadMain(): void {
   const req = require as (id: string) => unknown;
   const { parentPort, workerData } = req('node:worker_threads') as typeof import('node:worker_threads');
-  const http = req('node:http') as typeof import('node:http');
-  const https = req('node:https') as typeof import('node:https');
   const undici = req((workerData as { undici: string }).undici) as typeof import('undici');
   const dispatcher = new undici.Agent({ connections: 256 });
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   // Answers go back in batches: one message per turn of the thread's loop, not one per exchange.
   let answers: Answer[] = [];
   const answer = (a: Answer) => {
@@ -58,8 +54,18 @@ function threadMain(): void {
       answer({ id: ask.id, ok: false, kind: 'connection', message: (err as Error).message, code: (err as NodeJS.ErrnoException).code });
       return;
     }
-    if ((target.protocol === 'http:' || target.protocol === 'https:') && !target.username && !target.password) viaUndici(ask, target);
-    else viaNode(ask, target);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      answer({ id: ask.id, ok: false, kind: 'connection', message: `protocol ${target.protocol} is not supported`, code: 'ERR_INVALID_PROTOCOL' });
+      return;
+    }
+    // Credentials in the URL become basic auth, as node:http (httpExchange) makes them.
+    const headers = { ...ask.headers };
+    if (target.username || target.password) {
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+      target.username = '';
+      target.password = '';
+    }
+    viaUndici({ ...ask, headers }, target);
   }
   function viaUndici(ask: Ask, target: URL): void {
     const controller = new AbortController();
@@ -82,37 +88,6 @@ function threadMain(): void {
         answer({ id: ask.id, ok: true, status: res.statusCode, headers: res.headers, text });
       })
       .catch(failed);
-  }
-  function viaNode(ask: Ask, target: URL): void {
-    let settled = false;
-    const finish = (a: Answer) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      answer(a);
-    };
-    const failed = (err: Error) => finish({ id: ask.id, ok: false, kind: 'connection', message: err.message, code: (err as NodeJS.ErrnoException).code });
-    let request: import('node:http').ClientRequest | undefined;
-    const deadline = setTimeout(() => {
-      finish({ id: ask.id, ok: false, kind: 'timeout', message: `timed out after ${ask.timeoutMs} ms`, code: undefined });
-      request?.destroy();
-    }, ask.timeoutMs);
-    try {
-      const secure = target.protocol === 'https:';
-      const headers = { ...ask.headers };
-      if (ask.body !== undefined) headers['content-length'] = String(Buffer.byteLength(ask.body));
-      request = (secure ? https.request : http.request)(target, { method: ask.method, headers, agent: secure ? agents.https : agents.http }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.once('end', () => finish({ id: ask.id, ok: true, status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', failed);
-      });
-    } catch (err) {
-      failed(err as Error);
-      return;
-    }
-    request.on('error', failed);
-    request.end(ask.body);
   }
 }
 
