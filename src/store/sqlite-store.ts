@@ -5,6 +5,7 @@ import { boundToCaller, inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { inTransactionWork, reentrantCall } from './transaction-scope.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 type Statement = { kind: 'run' | 'get' | 'all'; sql: string; params: SqlValue[] };
 type Op = (Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }) & {
@@ -16,8 +17,8 @@ type Outcome = { op: Op; ok: true; value: unknown } | { op: Op; ok: false; error
 /** At most this many operations share one commit, so the first of them never waits long. */
 const MAX_BATCH = 256;
 
-/** WAL pages (4 KiB each) between automatic checkpoints: about 40 MB of WAL at most, in normal running. */
-export const WAL_CHECKPOINT_PAGES = 10_000;
+/** What the WAL file is cut back to when it restarts after a checkpoint (it would otherwise keep its largest size). */
+export const WAL_KEEP_BYTES = 16 * 1024 * 1024;
 
 /**
  * The embedded store: node:sqlite in WAL mode, one connection, operations run one at a time in
@@ -36,6 +37,7 @@ export class SqliteStore implements Store {
   private pumping: Promise<void> | undefined;
   private closed = false;
   private commits = 0;
+  private readonly checkpointer: WalCheckpointer | undefined;
   // Repositories send a small, fixed set of SQL strings: each is prepared once.
   private readonly statements = new Map<string, StatementSync>();
   /** The batch's own statements, run for every transaction: prepared once rather than parsed by exec each time. */
@@ -45,11 +47,13 @@ export class SqliteStore implements Store {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
-    // Checkpoint the WAL every WAL_CHECKPOINT_PAGES rather than SQLite's 1,000: a busy advance
-    // rewrites the same hot pages (index ends, balances) in commit after commit, and each
-    // checkpoint copies them into the database and syncs it. Commits are as durable either way:
-    // a commit is in the WAL, which a restart replays; only the copying is done less often.
-    this.db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+    // The WAL is checkpointed on a thread of its own (WalCheckpointer), not inside the commit that
+    // crosses SQLite's limit, which copies pages and syncs the database file on the writer's
+    // thread. Commits are as durable either way: a commit is in the WAL, which a restart replays.
+    if (path !== ':memory:') {
+      this.db.exec(`PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = ${WAL_KEEP_BYTES}`);
+      this.checkpointer = new WalCheckpointer(path, () => this.db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
+    }
     // Each transaction of a batch runs in a savepoint, which copies every page it changes that the
     // batch already changed (the hot index ends) to a sub-journal. Past 64 KiB SQLite spills that
     // journal to a temporary file, created and written for nearly every job of an advance; in memory
@@ -197,6 +201,7 @@ export class SqliteStore implements Store {
       try {
         this.control.commit.run();
         this.commits++;
+        this.checkpointer?.committed();
       } catch (error) {
         lost = error;
         if (this.db.isTransaction) this.db.exec('ROLLBACK');
@@ -224,6 +229,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     while (this.pumping) await this.pumping;
+    await this.checkpointer?.close();
     if (!this.db.isOpen) return;
     this.db.close();
   }

@@ -1,11 +1,12 @@
 // Group commit in the SQLite adapter: what the port contract cannot see (it holds for any
 // adapter), but the embedded store promises on top of it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore, WAL_CHECKPOINT_PAGES } from '../../src/store/sqlite-store.ts';
+import { SqliteStore, WAL_KEEP_BYTES } from '../../src/store/sqlite-store.ts';
+import { CHECKPOINT_EVERY_COMMITS } from '../../src/store/wal-checkpointer.ts';
 
 let dir: string;
 let store: SqliteStore;
@@ -65,11 +66,31 @@ describe('SqliteStore group commit', () => {
 });
 
 describe('SqliteStore journal', () => {
-  it('keeps a write-ahead log, synced at checkpoints, and checkpoints it every WAL_CHECKPOINT_PAGES pages rather than every 1,000', async () => {
+  it('keeps a write-ahead log, synced at checkpoints, which the writer never checkpoints inside a commit', async () => {
     expect(await store.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' });
     expect(await store.get('PRAGMA synchronous')).toEqual({ synchronous: 1 }); // NORMAL
-    expect(await store.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: WAL_CHECKPOINT_PAGES });
-    expect(WAL_CHECKPOINT_PAGES).toBeGreaterThan(1_000);
+    expect(await store.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 0 });
+    expect(await store.get('PRAGMA journal_size_limit')).toEqual({ journal_size_limit: WAL_KEEP_BYTES });
+  });
+
+  it('checkpoints the log on a thread of its own as commits accumulate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'railyard-wal-'));
+    const path = join(dir, 'wal.sqlite');
+    const own = new SqliteStore(path);
+    try {
+      await own.run('CREATE TABLE pages (id INTEGER PRIMARY KEY, filler TEXT NOT NULL)');
+      const before = statSync(path).size;
+      // Each commit a separate batch: 4 KiB rows, so the copied pages show in the database file.
+      for (let i = 0; i < CHECKPOINT_EVERY_COMMITS * 3; i++) await own.run('INSERT INTO pages (filler) VALUES (?)', ['x'.repeat(4_000)]);
+      const deadline = Date.now() + 10_000;
+      while (statSync(path).size <= before && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+      // The database file grew: committed pages were copied out of the log, and not by this thread.
+      expect(statSync(path).size).toBeGreaterThan(before);
+      expect(await own.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 0 });
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("keeps a batch's savepoint journals in memory rather than spilling them to temporary files", async () => {
