@@ -10,6 +10,7 @@ import { EventOutbox } from './events/event-outbox.ts';
 import { failure } from './http/envelope.ts';
 import { errorHandler, toErrorResponse } from './http/error-mapper.ts';
 import { buildOpenApi } from './http/openapi.ts';
+import { ownMocksExchange } from './http/in-process-exchange.ts';
 import { mountRoutes, type RouteSpec } from './http/route.ts';
 import { IdempotencyService } from './idempotency/idempotency-service.ts';
 import { SystemClock, VirtualClock, VIRTUAL_EPOCH, type Clock } from './kernel/clock.ts';
@@ -215,7 +216,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
 
-  // Provider rails: adapters talk HTTP to the mocks mounted below, or to real upstreams.
+  // Provider rails: adapters talk HTTP to real upstreams, or hand their calls to the mocks mounted
+  // below in process (the same requests and answers, without a socket to this process).
+  const ownMocks = ownMocksExchange((req, res) => app(req, res), baseUrl);
   // The timeout is read at each call: a sandbox tuning (PUT /api/v1/sandbox/rails) may override it.
   const railCtx = (timeoutMs?: number): RailAdapterContext => ({
     selfBaseUrl: baseUrl,
@@ -224,6 +227,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       return router.timeoutOverrideMs ?? timeoutMs ?? config.rails.timeout_ms;
     },
     clock,
+    exchange: ownMocks,
     ...(options.upstreamTap ? { tap: options.upstreamTap } : {}),
   });
   // One adapter per registered provider, each with its own timeout, priority and switch.

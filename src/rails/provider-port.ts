@@ -1,4 +1,5 @@
 import type { UpstreamTap } from './upstream-tap.ts';
+import type { HttpExchange } from '../kernel/http-exchange-thread.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Network } from '../kernel/msisdn.ts';
 
@@ -196,6 +197,8 @@ export interface RailAdapterContext {
   clock: Clock;
   /** Sees each upstream call (contracts); absent in normal runs. */
   tap?: UpstreamTap;
+  /** How a call is carried: railyard's own mocks in process (ownMocksExchange); over HTTP when absent. */
+  exchange?: HttpExchange;
 }
 
 /** Where an adapter sends its calls: the configured upstream, or the in-process mock of that provider. */

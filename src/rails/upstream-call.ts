@@ -1,6 +1,6 @@
 import { httpExchange, HttpConnectionError, HttpTimeoutError } from '../kernel/http-exchange.ts';
-import { RailError } from './provider-port.ts';
-import type { UpstreamRequest, UpstreamTap } from './upstream-tap.ts';
+import { RailError, type RailAdapterContext } from './provider-port.ts';
+import type { UpstreamRequest } from './upstream-tap.ts';
 
 export interface UpstreamResponse {
   status: number;
@@ -19,13 +19,14 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
  * One HTTP call to an upstream with a real-time timeout. Transport failures become the
  * RailErrors the router fails over on: timeout, or connection (refused, reset, DNS).
  */
-export async function callUpstream(provider: string, url: string, init: RequestInit, timeoutMs: number, tap?: UpstreamTap): Promise<UpstreamResponse> {
+export async function callUpstream(provider: string, url: string, init: RequestInit, ctx: Pick<RailAdapterContext, 'timeoutMs' | 'tap' | 'exchange'>): Promise<UpstreamResponse> {
+  const { timeoutMs, tap } = ctx;
   const method = init.method ?? 'GET';
   const what = `${method} ${new URL(url).pathname}`;
   const request: UpstreamRequest = { provider, method, url, headers: headerRecord(init.headers), body: typeof init.body === 'string' ? init.body : undefined };
   if (tap) tap.beforeCall?.(request);
   try {
-    const response = await httpExchange(url, { method, headers: request.headers, body: request.body, timeoutMs });
+    const response = await (ctx.exchange ?? httpExchange)(url, { method, headers: request.headers, body: request.body, timeoutMs });
     const answer = { status: response.status, text: response.text };
     if (tap) tap.answered?.(request, { ...answer, contentType: response.headers['content-type'] ?? null });
     return answer;

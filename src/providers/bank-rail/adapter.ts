@@ -222,7 +222,7 @@ export class BankRailAdapter implements RailProvider {
     };
     if (payload !== undefined) headers['content-type'] = 'application/json';
 
-    const res = await callUpstream('bank-rail', url, { method, headers, ...(payload === undefined ? {} : { body: rawBody }) }, this.ctx.timeoutMs, this.ctx.tap);
+    const res = await callUpstream('bank-rail', url, { method, headers, ...(payload === undefined ? {} : { body: rawBody }) }, this.ctx);
     const text = res.text;
 
     let body: unknown;

@@ -138,8 +138,7 @@ export class BillsAdapter implements RailProvider {
         },
         ...(payload ? { body: JSON.stringify(payload) } : {}),
       },
-      this.ctx.timeoutMs,
-      this.ctx.tap,
+      this.ctx,
     );
     let parsed: unknown;
     try {

@@ -156,8 +156,7 @@ export class CardProcessorAdapter implements RailProvider {
         headers: { authorization: `Bearer ${this.config.apiKey}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
         ...(payload ? { body: JSON.stringify(payload) } : {}),
       },
-      this.ctx.timeoutMs,
-      this.ctx.tap,
+      this.ctx,
     );
     let json: Json | undefined;
     try {

@@ -129,8 +129,7 @@ export class DirectDebitAdapter implements RailProvider {
         headers: { 'x-api-key': this.config.apiKey, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
         ...(payload ? { body: JSON.stringify(payload) } : {}),
       },
-      this.ctx.timeoutMs,
-      this.ctx.tap,
+      this.ctx,
     );
     let json: Json | undefined;
     try {

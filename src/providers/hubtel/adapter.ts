@@ -323,8 +323,7 @@ export class HubtelAdapter implements RailProvider {
         },
         ...(body ? { body: JSON.stringify(body) } : {}),
       },
-      this.ctx.timeoutMs,
-      this.ctx.tap,
+      this.ctx,
     );
     let parsed: unknown;
     try {

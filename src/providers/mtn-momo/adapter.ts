@@ -212,7 +212,7 @@ export class MtnMomoAdapter implements RailProvider {
   }
 
   private send(url: string, init: RequestInit): Promise<UpstreamResponse> {
-    return callUpstream(PROVIDER, url, init, this.ctx.timeoutMs, this.ctx.tap);
+    return callUpstream(PROVIDER, url, init, this.ctx);
   }
 }
 

@@ -249,8 +249,7 @@ export class PaystackAdapter implements RailProvider {
         },
         ...(payload ? { body: JSON.stringify(payload) } : {}),
       },
-      this.ctx.timeoutMs,
-      this.ctx.tap,
+      this.ctx,
     );
     let parsed: unknown;
     try {
