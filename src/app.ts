@@ -5,7 +5,8 @@ import { ApiKeyService } from './auth/api-key-service.ts';
 import { ServiceLadder } from './auth/service-ladder.ts';
 import { RequestSignatureVerifier } from './auth/request-signature.ts';
 import { SCOPES } from './auth/scopes.ts';
-import { configuredSecrets, type Config } from './config/config.ts';
+import { configuredSecrets } from './config/config.ts';
+import type { RailyardConfig } from './railyard-config.ts';
 import { EventOutbox } from './events/event-outbox.ts';
 import { failure } from './http/envelope.ts';
 import { errorHandler, toErrorResponse } from './http/error-mapper.ts';
@@ -112,7 +113,7 @@ export interface Railyard {
   app: Express;
   /** This start's number on its database: 1 on a fresh one. */
   boot: number;
-  config: Config;
+  config: RailyardConfig;
   clock: Clock;
   wallClock: Clock;
   store: Store;
@@ -144,7 +145,7 @@ export interface Railyard {
  * A virtual clock starts at virtual_start (or 2026-01-01), or where the last process on this
  * database left it when that is later: a restart never moves business time backwards.
  */
-async function resumeVirtualClock(store: Store, config: Config): Promise<VirtualClock> {
+async function resumeVirtualClock(store: Store, config: RailyardConfig): Promise<VirtualClock> {
   const start = config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH;
   const last = await lastVirtualTime(store);
   return new VirtualClock(last !== null && last > start ? last : start);
@@ -187,7 +188,7 @@ function localCallbackReceiver(settlement: RailSettlement, deps: { scheduler: Sc
 }
 
 /** The composition root: config in, a wired express app out. It never listens. */
-export async function createApp(config: Config, options: AppOptions = {}): Promise<Railyard> {
+export async function createApp(config: RailyardConfig, options: AppOptions = {}): Promise<Railyard> {
   // Every line any part of railyard logs passes the redactor: no configured credential, callback
   // token, issued key or webhook secret reaches the log, even inside a path or an error message.
   const redactor = new Redactor(configuredSecrets(config));

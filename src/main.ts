@@ -6,17 +6,19 @@ import { createApp, VERSION } from './app.ts';
 import { describeStore } from './store/open-store.ts';
 import { answerClientError } from './http/error-mapper.ts';
 import { GracefulDrain } from './http/graceful-drain.ts';
-import { ConfigError, loadConfig } from './config/config.ts';
+import { ConfigError } from './config/config.ts';
 import { displayPath } from './kernel/display-path.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
 import { YamlSourceError } from './kernel/yaml-source.ts';
 import { mockBannerLines } from './mocks/mock-definition.ts';
 import { PROVIDERS } from './providers/index.ts';
 import { usage } from './cli/usage.ts';
-import { loadScenarios, ruleSources } from './scenarios/scenario-loader.ts';
+import { ruleSources } from './scenarios/scenario-loader.ts';
 import { formatLintProblem, type LintProblem } from './scenarios/scenario-lint.ts';
 import { watchScenarios } from './scenarios/scenario-watcher.ts';
 import { SandboxReplays } from './replay/sandbox-replays.ts';
+import { loadConfig } from './railyard-config.ts';
+import { loadScenarios, SCENARIO_SCHEMA } from './railyard-scenarios.ts';
 
 const USAGE = usage(VERSION, PROVIDERS);
 
@@ -252,6 +254,7 @@ async function serve(): Promise<void> {
   // Edits to scenario files take effect at once; a broken edit is reported and the last good
   // rules stay in force.
   const watcher = watchScenarios(
+    SCENARIO_SCHEMA,
     scenarioPaths,
     (loaded) => {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));

@@ -1,15 +1,15 @@
 import type { Router } from 'express';
-import { callbackToken, type Config } from './config/config.ts';
+import { callbackToken } from './config/config.ts';
 import type { MockContext } from './mocks/engine/mock-context.ts';
 import { mockAccessView, type MockAccessView, type MockDefinition } from './mocks/mock-definition.ts';
 import type { ProviderDefinition } from './providers/define-provider.ts';
-import { PROVIDERS as DEFINITIONS } from './providers/index.ts';
-import type { ProviderId } from './providers/provider-catalog.ts';
+import { PROVIDERS as DEFINITIONS, type ProviderId } from './providers/index.ts';
 import type { RailAdapterContext, RailProvider } from './rails/provider-port.ts';
+import type { RailyardConfig as Config } from './railyard-config.ts';
 
 // The providers as the composition root wires them: a view over src/providers/index.ts that
 // reads each one's block of the configuration. Adding a provider is a folder under
-// src/providers/ and its line in the lists there; nothing here changes. See docs/providers.md.
+// src/providers/ and its line in the list there; nothing here changes. See docs/providers.md.
 
 export type ProviderName = ProviderId;
 

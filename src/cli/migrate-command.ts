@@ -1,6 +1,6 @@
-import { loadConfig } from '../config/config.ts';
 import { describeStore, openStore, schemaVersion } from '../store/open-store.ts';
 import { usageError } from './cli-support.ts';
+import { loadConfig } from '../railyard-config.ts';
 
 /**
  * `railyard migrate`: brings the configured store (RAILYARD_DB / db) up to date and exits. serve

@@ -1,7 +1,6 @@
 import express from 'express';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../config/config.ts';
 import { SystemClock, type Clock } from '../kernel/clock.ts';
 import { CryptoRandom, IdGenerator } from '../kernel/ids.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
@@ -11,12 +10,13 @@ import { createMock, describeMock, PROVIDERS, type ProviderName } from '../provi
 import { MockTransactionBooks } from '../mocks/engine/mock-transaction-book.ts';
 import { ProviderHealth } from '../rails/provider-health.ts';
 import { RuleEngine } from '../scenarios/rule-engine.ts';
-import { loadScenarios } from '../scenarios/scenario-loader.ts';
 import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 import { nextBoot } from '../store/runtime-state.ts';
 import { openStore } from '../store/open-store.ts';
 import { configuredScenarioPaths, isPort, parseCommandArgs, stopSignal, usageError } from './cli-support.ts';
+import { loadConfig, type RailyardConfig } from '../railyard-config.ts';
+import { loadScenarios } from '../railyard-scenarios.ts';
 
 // `railyard mock <provider>`: one provider mock on its own port, with its own store, scheduler and
 // scenario rules, as a stand-in upstream (for `railyard record`, or an SDK under test). The mock
@@ -30,13 +30,13 @@ export function isMockProvider(name: string): name is MockProvider {
 }
 
 /** What a client of the mock served at `baseUrl` needs to know: the registry's view, at the root. */
-export function mockCredentialLines(provider: MockProvider, baseUrl: string, config: Config): string[] {
+export function mockCredentialLines(provider: MockProvider, baseUrl: string, config: RailyardConfig): string[] {
   const view = describeMock(provider, config, { baseUrl, realUpstream: false });
   return mockBannerLines([{ ...view, base_url: baseUrl }], '');
 }
 
 export interface MockOptions {
-  config: Config;
+  config: RailyardConfig;
   rules: readonly ScenarioRule[];
   wallets?: readonly Wallet[];
   port?: number;

@@ -3,7 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { createApp, type Railyard } from '../app.ts';
-import { buildConfig, loadConfig, type Config } from '../config/config.ts';
 import { answerClientError } from '../http/error-mapper.ts';
 import { iso, SystemClock, type Clock } from '../kernel/clock.ts';
 import { jsonLogger, silentLogger, type Logger } from '../kernel/logger.ts';
@@ -11,9 +10,10 @@ import { buildRecordedScenario, type RecordedScenario } from '../recorder/record
 import { RecordingProxy } from '../recorder/recording-proxy.ts';
 import { Redactor } from '../kernel/redactor.ts';
 import { WIRE_PROFILES, wireProfileFor } from '../recorder/wire-profiles.ts';
-import { loadScenarios } from '../scenarios/scenario-loader.ts';
 import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
 import { configuredScenarioPaths, isHttpUrl, isPort, parseCommandArgs, stopSignal, usageError } from './cli-support.ts';
+import { buildConfig, loadConfig, type RailyardConfig } from '../railyard-config.ts';
+import { loadScenarios } from '../railyard-scenarios.ts';
 
 // `railyard record`: railyard served as by `railyard serve`, with one provider's adapter pointed
 // at a recording proxy in front of a real upstream; on stop, what crossed becomes a scenario file.
@@ -22,7 +22,7 @@ export interface RecordOptions {
   provider: string;
   upstream: string;
   out: string;
-  config: Config;
+  config: RailyardConfig;
   rules: readonly ScenarioRule[];
   wallets?: readonly Wallet[];
   /** The proxy's port; default any free one. */
@@ -51,7 +51,7 @@ export interface Recording {
 }
 
 /** The configuration railyard records with: the provider served by the proxy, and first in line. */
-function recordingConfig(options: RecordOptions, proxyBase: string, callbackOrigin: string): Config {
+function recordingConfig(options: RecordOptions, proxyBase: string, callbackOrigin: string): RailyardConfig {
   const profile = wireProfileFor(options.provider);
   const providers: Record<string, unknown> = {};
   for (const [name, provider] of Object.entries(options.config.providers)) {

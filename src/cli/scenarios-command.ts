@@ -1,7 +1,7 @@
-import { loadConfig } from '../config/config.ts';
-import { lintScenarioFiles } from '../scenarios/scenario-loader.ts';
 import { formatLintProblem, type LintProblem } from '../scenarios/scenario-lint.ts';
 import { configuredScenarioPaths, parseCommandArgs, usageError } from './cli-support.ts';
+import { loadConfig } from '../railyard-config.ts';
+import { lintScenarioFiles } from '../railyard-scenarios.ts';
 
 interface Io {
   stdout: { write(text: string): unknown };

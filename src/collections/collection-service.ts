@@ -13,7 +13,8 @@ import { CollectionRepository } from '../store/repositories/collection-repositor
 import { feeFor } from '../settlement/fees.ts';
 import { SettlementMachine } from '../settlement/settlement-machine.ts';
 import type { SettlementDeps } from '../settlement/settlement-deps.ts';
-import { cardBrand, CARD_TOKEN, type Collection, type CollectionInput } from './collections.schemas.ts';
+import { cardBrand } from '../kernel/card-number.ts';
+import { CARD_TOKEN, type Collection, type CollectionInput } from './collections.schemas.ts';
 
 export type { CollectionInput } from './collections.schemas.ts';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isGhipssCode } from '../kernel/banks.ts';
+import { passesLuhn } from '../kernel/card-number.ts';
 import { NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
 import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 
@@ -7,28 +8,6 @@ import { majorAmountSchema, v1Currency } from '../http/major-amount-schema.ts';
 // `channel` asks for. Validation names the precise field (`customer`, `customer.bank_code`).
 
 export const CARD_TOKEN = /^tok_[A-Za-z0-9_]{1,64}$/;
-
-/** Luhn's check digit: catches a mistyped card number before any processor sees it. */
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-/** The card brand from the number's leading digits (IIN ranges), for display only. */
-export function cardBrand(digits: string): 'visa' | 'mastercard' | 'verve' | 'unknown' {
-  if (/^4/.test(digits)) return 'visa';
-  if (/^(5[1-5]|2[2-7])/.test(digits)) return 'mastercard';
-  if (/^(506[01]|5078|6500)/.test(digits)) return 'verve';
-  return 'unknown';
-}
 
 const description = z.string({ error: 'description must be a string' }).trim().min(1, 'description must not be empty').max(200, 'description must be at most 200 characters');
 

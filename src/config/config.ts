@@ -3,7 +3,6 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { hmacSha256Hex } from '../kernel/secrets.ts';
 import { parseYamlWith, YamlSourceError } from '../kernel/yaml-source.ts';
-import { PROVIDER_CATALOG, providerBlocksSchema } from '../providers/provider-catalog.ts';
 
 const feeRule = z.strictObject({
   bps: z.number().int().min(0).max(10_000).default(0).describe('Percentage in basis points (100 = 1%), rounded up'),
@@ -66,7 +65,40 @@ const trading = z
   .prefault({});
 export type TradingConfig = z.infer<typeof trading>;
 
-export const configSchema = z.strictObject({
+/** The fields every provider's block under `providers` has, whatever else it holds (its credentials). */
+export interface ProviderBlock {
+  enabled: boolean;
+  priority: number;
+  base_url?: string | undefined;
+  timeout_ms?: number | undefined;
+  callback_token?: string | undefined;
+}
+
+/** The zod schema of one provider's block, defaults included (an absent block is `{}`). */
+export type ProviderBlockSchema = z.ZodType<ProviderBlock, unknown>;
+
+/**
+ * What the configuration needs of each provider: its id (the key of its block) and its block's
+ * schema. The composition root hands the providers down (src/railyard-config.ts): config/ sits
+ * below them and never imports one.
+ */
+export interface ProviderBlockSource {
+  readonly id: string;
+  readonly schema: ProviderBlockSchema;
+}
+
+/** The `providers` section's shape for these providers: each one's block, keyed by its id. */
+type ProviderBlocks<Providers extends readonly ProviderBlockSource[]> = { [P in Providers[number] as P['id']]: P['schema'] };
+
+/** The `providers` section: a strict object of each provider's block, keyed by its id. */
+function providerBlocksSchema<const Providers extends readonly ProviderBlockSource[]>(providers: Providers) {
+  const blocks = Object.fromEntries(providers.map((p) => [p.id, p.schema])) as ProviderBlocks<Providers>;
+  // Every block has its defaults, so an absent section is `{}` (the cast: zod cannot see that through the generic).
+  return z.strictObject(blocks).prefault({} as never);
+}
+
+/** Every setting; its `providers` section gets its blocks in configSchemaFor. */
+const settingsSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(4010),
   host: z.string().default('0.0.0.0'),
   base_url: z.url().optional().describe('Public URL of this sandbox, used in callback URLs; default http://127.0.0.1:<port>'),
@@ -123,7 +155,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   // One block per provider, from the providers' own options (src/providers/<id>/options.ts).
-  providers: providerBlocksSchema(PROVIDER_CATALOG),
+  providers: providerBlocksSchema([]),
   trading,
   webhooks: z
     .strictObject({
@@ -160,8 +192,20 @@ export const configSchema = z.strictObject({
     .prefault({}),
 });
 
-export type Config = z.infer<typeof configSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
+/**
+ * The configuration schema for these providers, in their order: railyard's own is
+ * src/railyard-config.ts's, built from src/providers/index.ts.
+ */
+export function configSchemaFor<const Providers extends readonly ProviderBlockSource[]>(providers: Providers) {
+  // extend keeps the section where it stands (so the parsed config's keys keep their order).
+  return settingsSchema.extend({ providers: providerBlocksSchema(providers) });
+}
+
+/** The schema for any providers; railyard's own (src/railyard-config.ts) types each provider's block too. */
+export type ConfigSchema = ReturnType<typeof configSchemaFor<readonly ProviderBlockSource[]>>;
+/** A configuration, whatever its providers: `providers` holds a block per provider, each with at least the common fields. */
+export type Config = z.infer<ConfigSchema>;
+export type ConfigInput = z.input<ConfigSchema>;
 
 export class ConfigError extends Error {}
 
@@ -170,7 +214,6 @@ const ENV_NUMBER = (name: string, value: string): number => {
   return Number(value);
 };
 
-/** Defaults, then railyard.yaml, then environment variables. */
 /**
  * RAILYARD_JOB_CONCURRENCY: jobs in flight at once, for `serve` and for replays and contract
  * generation alike (1 runs them one at a time, to rule the scheduler out while debugging).
@@ -179,7 +222,8 @@ export function jobConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): num
   return env.RAILYARD_JOB_CONCURRENCY ? ENV_NUMBER('RAILYARD_JOB_CONCURRENCY', env.RAILYARD_JOB_CONCURRENCY) : undefined;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+/** Defaults, then railyard.yaml, then environment variables, validated by `configSchema`. */
+export function loadConfigWith<Schema extends ConfigSchema>(configSchema: Schema, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): z.infer<Schema> {
   const file = env.RAILYARD_CONFIG ?? `${cwd}/railyard.yaml`;
   let fromFile: Record<string, any> = {};
   if (env.RAILYARD_CONFIG && !existsSync(file)) throw new ConfigError(`RAILYARD_CONFIG names ${file}, which does not exist`);
@@ -225,21 +269,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     set(['server', 'trust_proxy'], v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v);
   }
   if (env.RAILYARD_LOG_REQUESTS) set(['log_requests'], env.RAILYARD_LOG_REQUESTS !== 'false');
-  return buildConfig(merged);
+  return buildConfigWith(configSchema, merged);
 }
 
-/** Validates a config object (tests and the replay engine build configs in code). */
-export function buildConfig(input: ConfigInput | Record<string, unknown> = {}): Config {
+/** Validates a config object with `configSchema` (tests and the replay engine build configs in code). */
+export function buildConfigWith<Schema extends ConfigSchema>(configSchema: Schema, input: ConfigInput | Record<string, unknown> = {}): z.infer<Schema> {
   const result = configSchema.safeParse(input);
   if (!result.success) {
     throw new ConfigError(`Invalid configuration:\n${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`);
   }
-  return Object.freeze(result.data) as Config;
+  return Object.freeze(result.data) as z.infer<Schema>;
 }
 
 /** Stable per-provider callback tokens derived from the sandbox signing secret unless configured. */
-export function callbackToken(config: Config, provider: keyof Config['providers']): string {
-  return config.providers[provider].callback_token ?? `cbt_${hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32)}`;
+export function callbackToken(config: Config, provider: string): string {
+  return config.providers[provider]?.callback_token ?? `cbt_${hmacSha256Hex(config.sandbox.signing_secret, `callback:${provider}`).slice(0, 32)}`;
 }
 
 /**
@@ -249,8 +293,8 @@ export function callbackToken(config: Config, provider: keyof Config['providers'
  */
 export function configuredSecrets(config: Config): string[] {
   const secrets = [config.sandbox.key, config.sandbox.signing_secret];
-  for (const name of Object.keys(config.providers) as (keyof Config['providers'])[]) {
-    const fields = config.providers[name] as Record<string, unknown>;
+  for (const [name, block] of Object.entries(config.providers)) {
+    const fields = block as unknown as Record<string, unknown>;
     secrets.push(callbackToken(config, name));
     for (const [field, value] of Object.entries(fields)) {
       if (typeof value === 'string' && /(key|secret|token|api_user|client_id)$/.test(field)) secrets.push(value);

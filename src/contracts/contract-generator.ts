@@ -12,15 +12,15 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { MatchersV3 as M, PactV4 } from '@pact-foundation/pact';
-import { PROVIDER_IDS } from '../providers/provider-catalog.ts';
+import { PROVIDERS } from '../providers/index.ts';
 import { partialMatch, type ScenarioSource } from '../replay/replay-api.ts';
 import { bodyMatchers, redactSecrets, requestBody, stateExpression, REDACTED, references } from './body-matchers.ts';
 import { loadScenarioSource, recordScenario, type RecordedStep, type ScenarioRecording, type UpstreamExchange } from './scenario-recording.ts';
 
 export const MERCHANT = 'merchant';
 export const RAILYARD = 'railyard';
-/** One railyard -> provider Pact file per provider of the catalog. */
-export const UPSTREAM_PROVIDERS = PROVIDER_IDS;
+/** One railyard -> provider Pact file per provider of the list (src/providers/index.ts). */
+export const UPSTREAM_PROVIDERS = PROVIDERS.map((p) => p.id);
 
 /** Request headers that carry credentials: the pact holds a placeholder, the verifier sets the real one. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'ocp-apim-subscription-key', 'x-signature', 'x-api-key']);

@@ -10,12 +10,12 @@
 // the state's merchant's events API.
 
 import type { RequestHandler } from 'express';
-import { configSchema } from '../config/config.ts';
 import type { RouteSpec } from '../http/route.ts';
 import { ApiClient, rawBodyOf } from '../kernel/api-client.ts';
 import { interpolate, replayConfig, type ScenarioSource } from '../replay/replay-api.ts';
 import type { StateParams } from './contract-generator.ts';
 import { authorise, contractHeaders, type MerchantCredentials } from './authorise-request.ts';
+import { configSchema } from '../railyard-config.ts';
 
 interface RouteFlags {
   method: string;

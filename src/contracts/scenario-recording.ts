@@ -4,10 +4,10 @@
 
 import { readFileSync } from 'node:fs';
 import { REDACTED } from './body-matchers.ts';
-import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScriptStep } from '../scenarios/script-schema.ts';
 import type { UpstreamRequest } from '../rails/upstream-tap.ts';
 import { ScenarioSession, stepLabel, type RecordedExchange, type ScenarioSource } from '../replay/replay-api.ts';
+import { parseScenario } from '../railyard-scenarios.ts';
 
 /** One call railyard made to an upstream, answered. */
 export interface UpstreamExchange {

@@ -27,9 +27,9 @@ export interface ProviderExamples {
   resolve?: ResolveRequest;
 }
 
-export interface ProviderDefinition<Id extends string = string, Options = any> {
+export interface ProviderDefinition<Id extends string = string, Options = any, Schema extends ProviderOptionsSchema = ProviderOptionsSchema> {
   id: Id;
-  options: ProviderOptions<Id>;
+  options: ProviderOptions<Id, Schema>;
   /** The adapter, configured from its block `providers.<id>`; ctx carries its timeout. */
   adapter(options: Options, ctx: RailAdapterContext, wiring: ProviderWiring): RailProvider;
   mock: MockDefinition<Options>;
@@ -45,7 +45,7 @@ export function defineProvider<const Id extends string, Schema extends ProviderO
   mock: MockDefinition<z.output<Schema>>;
   recorder?: WireProfile;
   examples: ProviderExamples;
-}): ProviderDefinition<Id, z.output<Schema>> {
+}): ProviderDefinition<Id, z.output<Schema>, Schema> {
   if (parts.mock.name !== parts.options.id) throw new Error(`provider ${parts.options.id}: its mock is named ${parts.mock.name}`);
   if (parts.recorder && parts.recorder.provider !== parts.options.id) throw new Error(`provider ${parts.options.id}: its wire profile is for ${parts.recorder.provider}`);
   return { id: parts.options.id, ...parts };

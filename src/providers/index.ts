@@ -1,23 +1,19 @@
 import { bankRail } from './bank-rail/index.ts';
 import { bills } from './bills/index.ts';
 import { cardProcessor } from './card-processor/index.ts';
-import type { ProviderDefinition } from './define-provider.ts';
 import { directDebit } from './direct-debit/index.ts';
 import { hubtel } from './hubtel/index.ts';
 import { mtnMomo } from './mtn-momo/index.ts';
 import { paystack } from './paystack/index.ts';
-import type { PROVIDER_CATALOG } from './provider-catalog.ts';
-import type { ProviderOptions } from './provider-options.ts';
 
-// Every provider railyard knows, in the order their mocks are mounted: app.ts builds each one's
-// adapter and mounts its mock, the recorder takes its wire profile, the contract suites run its
-// examples. The type holds this list to the catalog's (provider-catalog.ts, which the config
-// schema and the scenario language read): the same providers, in the same order.
-/** A list of definitions with the ids of a catalog, position by position. */
-type DefinitionsOf<Catalog extends readonly ProviderOptions[]> = { readonly [K in keyof Catalog]: Catalog[K] extends { id: infer Id extends string } ? ProviderDefinition<Id> : never };
+// Every provider railyard knows, in the order their mocks are mounted: the one list. The
+// composition root hands it down (src/railyard-config.ts: the configuration schema's blocks;
+// src/railyard-scenarios.ts: the scenario language's provider names), builds each one's adapter
+// and mounts its mock (src/provider-registry.ts); the recorder takes its wire profile, the CLI
+// help its summary, the contract generator and both contract suites its id and examples.
 
 // biome-ignore format: one provider a line, so adding one adds a line (test/integration/adding-a-provider.test.ts)
-export const PROVIDERS: DefinitionsOf<typeof PROVIDER_CATALOG> = [
+export const PROVIDERS = [
   mtnMomo,
   hubtel,
   bankRail,
@@ -25,4 +21,7 @@ export const PROVIDERS: DefinitionsOf<typeof PROVIDER_CATALOG> = [
   cardProcessor,
   directDebit,
   bills,
-];
+] as const;
+
+/** A provider's id: `mtn-momo`, `hubtel`, ... */
+export type ProviderId = (typeof PROVIDERS)[number]['id'];

@@ -1,11 +1,11 @@
 import { stringify } from 'yaml';
 import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
 import type { CallbackPlan } from '../scenarios/scenario-types.ts';
-import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import type { RecordedCallback, RecordedExchange } from './recording-proxy.ts';
 import type { Redactor } from '../kernel/redactor.ts';
 import type { AnsweredBehaviour, RecordedKey, RecordedOperation, ReportedOutcome, WireProfile } from '../providers/wire-profile.ts';
+import { parseScenario } from '../railyard-scenarios.ts';
 
 // Turns what the proxy saw into scenario rules: one rule per number or account, saying for each
 // operation what the upstream did, call by call. References, timestamps and the upstream's ids are

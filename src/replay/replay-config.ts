@@ -1,10 +1,11 @@
 // The configuration a replay's sandbox runs with.
 
 import { readFileSync } from 'node:fs';
-import { configSchema, jobConcurrencyFromEnv, type Config } from '../config/config.ts';
+import { jobConcurrencyFromEnv } from '../config/config.ts';
 import { parseYamlSource, YamlSourceError } from '../kernel/yaml-source.ts';
 import { isPlainObject } from './partial-match.ts';
 import type { ScenarioSource } from './scenario-source.ts';
+import { configSchema, type RailyardConfig } from '../railyard-config.ts';
 
 /** Objects merge key by key, recursively; anything else (lists included) replaces. */
 export function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
@@ -23,7 +24,7 @@ export function deepMerge(base: Record<string, unknown>, override: Record<string
  * at once (the bytes are the same either way). Problems name the file, and its line and column
  * when the file can be read.
  */
-export function replayConfig(file: ScenarioSource, seed: number, env: NodeJS.ProcessEnv = process.env): Config {
+export function replayConfig(file: ScenarioSource, seed: number, env: NodeJS.ProcessEnv = process.env): RailyardConfig {
   const base = {
     log_requests: false,
     rails: { timeout_ms: 500, max_hold_ms: 2_000 },
@@ -32,7 +33,7 @@ export function replayConfig(file: ScenarioSource, seed: number, env: NodeJS.Pro
   const own = { db: ':memory:', clock: 'virtual', seed, log_requests: false, ...(concurrency !== undefined ? { scheduler: { concurrency } } : {}) };
   const merged = deepMerge(deepMerge(base, file.scenario.replay?.config ?? {}), own);
   const parsed = configSchema.safeParse(merged);
-  if (parsed.success) return Object.freeze(parsed.data) as Config;
+  if (parsed.success) return Object.freeze(parsed.data) as RailyardConfig;
   let locate: ((path: PropertyKey[]) => { line: number; col: number }) | undefined;
   try {
     const source = parseYamlSource(file.text ?? readFileSync(file.path, 'utf8'), file.path);

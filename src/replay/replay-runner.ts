@@ -19,13 +19,13 @@ import { displayPath } from '../kernel/display-path.ts';
 import { VIRTUAL_EPOCH } from '../kernel/clock.ts';
 import { RecordingTimeline } from '../kernel/timeline.ts';
 import { YamlSourceError } from '../kernel/yaml-source.ts';
-import { parseScenario } from '../scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import { formatOffset } from './replay-report.ts';
 import type { ReplayResult } from './replay-result.ts';
 import { ScenarioSession } from './scenario-session.ts';
 import type { ScenarioSource } from './scenario-source.ts';
 import { stepKind, stepLabel } from './step-label.ts';
+import { parseScenario } from '../railyard-scenarios.ts';
 
 export interface RunOptions {
   /** Overrides the file's `replay.seed` (default 1). */

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { behaviourSchema, identifierPredicateSchema, matchSchema, predicateSchema, ruleSchema, scenarioFileSchema } from './scenario-schema.ts';
+import { behaviourOrSequence, behaviourSchema, identifierPredicateSchema, matchSchema, predicateSchema, type ScenarioSchema } from './scenario-schema.ts';
 
 // A JSON Schema (2020-12) of scenario files, generated from the zod schema that validates them,
 // for editors: with `# yaml-language-server: $schema=./scenario.schema.json` as a file's first
@@ -28,7 +27,7 @@ function replaceWith(json: Json, next: Json): void {
  * file write shorthands: a bare string or number for a predicate (equals), and one behaviour
  * where a sequence is expected. Widen those two so every file railyard loads also validates.
  */
-function widenShorthands(sequence: unknown, ctx: { zodSchema: unknown; jsonSchema: Json }): void {
+function widenShorthands(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
   const { zodSchema, jsonSchema } = ctx;
   // zod writes `format: starts_with` beside the equivalent `pattern`; no validator knows that format.
   if (jsonSchema.format === 'starts_with' && typeof jsonSchema.pattern === 'string') delete jsonSchema.format;
@@ -43,7 +42,7 @@ function widenShorthands(sequence: unknown, ctx: { zodSchema: unknown; jsonSchem
     });
     return;
   }
-  if (zodSchema === sequence && jsonSchema.type === 'array' && jsonSchema.items !== undefined) {
+  if (zodSchema === behaviourOrSequence && jsonSchema.type === 'array' && jsonSchema.items !== undefined) {
     const { id, description, ...asList } = jsonSchema;
     replaceWith(jsonSchema, {
       ...(id !== undefined ? { id } : {}),
@@ -55,18 +54,14 @@ function widenShorthands(sequence: unknown, ctx: { zodSchema: unknown; jsonSchem
 
 /**
  * The parts used in many places go once under $defs, by name: a predicate (7 match fields), a
- * match block (recursive), a provider's behaviours (4 providers x 3 operations) and a callback.
+ * match block (recursive), a provider's behaviours (each provider x 3 operations) and a callback.
  */
-const perProvider = ruleSchema.shape.collect.unwrap();
-/** One behaviour or a list of them (a z.preprocess that wraps a single one into a list). */
-const behaviourOrSequence = perProvider.shape.any.unwrap();
-
-function namedParts(): Map<unknown, string> {
+function namedParts(schema: ScenarioSchema): Map<unknown, string> {
   return new Map<unknown, string>([
     [predicateSchema, 'predicate'],
     [identifierPredicateSchema, 'identifier_predicate'],
     [matchSchema, 'match'],
-    [perProvider, 'per_provider'],
+    [schema.perProvider, 'per_provider'],
     [behaviourOrSequence, 'behaviours'],
     [behaviourSchema, 'behaviour'],
     [behaviourSchema.shape.callback.unwrap(), 'callback'],
@@ -74,8 +69,8 @@ function namedParts(): Map<unknown, string> {
 }
 
 /** zod's global registry (descriptions, defaults), plus a $defs name for the named parts. */
-function metadataWithNames(): typeof z.globalRegistry {
-  const names = namedParts();
+function metadataWithNames(schema: ScenarioSchema): typeof z.globalRegistry {
+  const names = namedParts(schema);
   const registry = Object.create(z.globalRegistry) as typeof z.globalRegistry;
   registry.get = ((schema: Parameters<typeof z.globalRegistry.get>[0]) => {
     const meta = z.globalRegistry.get(schema);
@@ -85,14 +80,15 @@ function metadataWithNames(): typeof z.globalRegistry {
   return registry;
 }
 
-export function scenarioJsonSchema(): Json {
+/** The JSON Schema of files in the scenario language `schema` (railyard's own: src/railyard-scenarios.ts). */
+export function scenarioJsonSchema(schema: ScenarioSchema): Json {
   // io: 'input' describes what a file may contain: defaults make fields optional.
-  const generated = z.toJSONSchema(scenarioFileSchema, {
+  const generated = z.toJSONSchema(schema.file, {
     target: 'draft-2020-12',
     io: 'input',
     unrepresentable: 'any',
-    metadata: metadataWithNames(),
-    override: (ctx) => widenShorthands(behaviourOrSequence, ctx),
+    metadata: metadataWithNames(schema),
+    override: (ctx) => widenShorthands(ctx),
   }) as Json;
   const { $schema, ...rest } = generated;
   return {
@@ -106,16 +102,11 @@ export function scenarioJsonSchema(): Json {
 }
 
 /** The file's text: stable key order from the generator, two-space indent, trailing newline. */
-export function scenarioJsonSchemaText(): string {
-  return `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
+export function scenarioJsonSchemaText(schema: ScenarioSchema): string {
+  return `${JSON.stringify(scenarioJsonSchema(schema), null, 2)}\n`;
 }
 
-export function writeScenarioJsonSchema(path = SCENARIO_SCHEMA_PATH): string {
-  writeFileSync(path, scenarioJsonSchemaText());
+export function writeScenarioJsonSchema(schema: ScenarioSchema, path = SCENARIO_SCHEMA_PATH): string {
+  writeFileSync(path, scenarioJsonSchemaText(schema));
   return path;
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const written = writeScenarioJsonSchema(process.argv[2] ? resolve(process.argv[2]) : SCENARIO_SCHEMA_PATH);
-  process.stdout.write(`wrote ${written}\n`);
 }

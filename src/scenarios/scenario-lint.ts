@@ -5,7 +5,7 @@
 
 import { isGhipssCode } from '../kernel/banks.ts';
 import { inferNetwork, NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
-import { SCENARIO_PROVIDERS, type Behaviour, type MatchBlock, type Predicate, type ScenarioFile, type ScenarioRule } from './scenario-schema.ts';
+import type { Behaviour, MatchBlock, Predicate, ScenarioFile, ScenarioRule, ScenarioSchema } from './scenario-schema.ts';
 
 export type LintSeverity = 'error' | 'warning';
 /** invalid: the file does not load; the others are about a file that does. */
@@ -31,7 +31,6 @@ export type Locate = (path: Path) => { line: number; col: number };
 
 const CHANNELS = ['momo', 'bank', 'card', 'bank_debit', 'bills'] as const;
 const OPERATIONS = ['collect', 'payout', 'resolve'] as const;
-const PROVIDER_NAMES: readonly string[] = SCENARIO_PROVIDERS.filter((p) => p !== 'any');
 
 /** The values an equals or one_of predicate names; undefined for prefix, regex and range. */
 function listed(p: Predicate): (string | number)[] | undefined {
@@ -137,12 +136,13 @@ function speaksFor(rule: ScenarioRule): { op: (typeof OPERATIONS)[number]; provi
   );
 }
 
-function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, context: Context): Finding[] {
+/** `names`: the providers a `provider` predicate may list. */
+function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, context: Context, names: readonly string[]): Finding[] {
   const out: Finding[] = [];
   if (block.msisdn) out.push(...msisdnFindings(block.msisdn, [...path, 'msisdn'], context));
   if (block.network) out.push(...valuesFindings(block.network, [...path, 'network'], context, 'network', NETWORKS));
   if (block.channel) out.push(...valuesFindings(block.channel, [...path, 'channel'], context, 'channel', CHANNELS));
-  if (block.provider) out.push(...valuesFindings(block.provider, [...path, 'provider'], context, 'provider', PROVIDER_NAMES));
+  if (block.provider) out.push(...valuesFindings(block.provider, [...path, 'provider'], context, 'provider', names));
   if (block.bank_code) {
     const codes = listed(block.bank_code);
     for (const [i, code] of (codes ?? []).entries()) {
@@ -185,9 +185,9 @@ function matchFindings(rule: ScenarioRule, block: MatchBlock, path: Path, contex
       out.push(neverHolds(context, [...path, 'provider'], `the rule matches provider ${providers.join(', ')} but answers only for ${[...new Set(answered.map((s) => s.provider))].join(', ')}`));
     }
   }
-  for (const [i, b] of (block.all ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'all', i], context));
-  for (const [i, b] of (block.any ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'any', i], context === 'all' ? 'any' : context));
-  if (block.not) out.push(...matchFindings(rule, block.not, [...path, 'not'], context === 'not' ? 'all' : 'not'));
+  for (const [i, b] of (block.all ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'all', i], context, names));
+  for (const [i, b] of (block.any ?? []).entries()) out.push(...matchFindings(rule, b, [...path, 'any', i], context === 'all' ? 'any' : context, names));
+  if (block.not) out.push(...matchFindings(rule, block.not, [...path, 'not'], context === 'not' ? 'all' : 'not', names));
   return out;
 }
 
@@ -265,12 +265,13 @@ function shadowFindings(rules: readonly ScenarioRule[], j: number, locate: Locat
   return [];
 }
 
-/** Pure: every problem in one parsed scenario file, located through `locate`. */
-export function lintScenario(scenario: ScenarioFile, file: string, locate: Locate): LintProblem[] {
+/** Pure: every problem in one parsed scenario file of the language `schema`, located through `locate`. */
+export function lintScenario(schema: ScenarioSchema, scenario: ScenarioFile, file: string, locate: Locate): LintProblem[] {
+  const providers = schema.providers.filter((p) => p !== 'any');
   const out: LintProblem[] = [];
   scenario.rules.forEach((rule, index) => {
     const findings: Finding[] = [];
-    if (rule.match) findings.push(...matchFindings(rule, rule.match, ['rules', index, 'match'], 'all'));
+    if (rule.match) findings.push(...matchFindings(rule, rule.match, ['rules', index, 'match'], 'all', providers));
     for (const op of OPERATIONS) {
       for (const [provider, sequence] of Object.entries(rule[op] ?? {})) {
         for (const [k, b] of (sequence ?? []).entries()) findings.push(...behaviourFindings(op, b, ['rules', index, op, provider, k]));

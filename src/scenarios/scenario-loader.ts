@@ -5,7 +5,7 @@ import { parseYamlSource, parseYamlWith, pathText, YamlSourceError, type Located
 import { lintScenario, type LintProblem } from './scenario-lint.ts';
 import { tagRuleSource } from './rule-source.ts';
 import type { RuleSource } from './rule-engine.ts';
-import { IDENTIFIER_FIELDS, scenarioFileSchema, type ScenarioFile, type ScenarioRule, type Wallet } from './scenario-schema.ts';
+import { IDENTIFIER_FIELDS, type ScenarioFile, type ScenarioRule, type ScenarioSchema, type Wallet } from './scenario-schema.ts';
 
 export interface LoadedScenarios {
   /** Each file, with what `railyard scenarios lint` says of it (load time shows them as warnings). */
@@ -32,8 +32,11 @@ export function expandScenarioPaths(paths: readonly string[], cwd = process.cwd(
   return out;
 }
 
-export function parseScenario(text: string, file: string): ScenarioFile {
-  return parseYamlWith(scenarioFileSchema, text, file, unquotedIdentifiers);
+// Each function takes the scenario language it reads (scenario-schema.ts's scenarioSchema, for the
+// providers the composition root hands down): railyard's own is src/railyard-scenarios.ts's.
+
+export function parseScenario(schema: ScenarioSchema, text: string, file: string): ScenarioFile {
+  return parseYamlWith(schema.file, text, file, unquotedIdentifiers);
 }
 
 const IDENTIFIERS = new Set<string | number>(IDENTIFIER_FIELDS);
@@ -80,12 +83,12 @@ function unquotedIdentifiers(source: Located): SourceProblem[] {
 }
 
 /** Loads every file; a bad file throws YamlSourceError naming file:line:column. */
-export function loadScenarios(paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
+export function loadScenarios(schema: ScenarioSchema, paths: readonly string[], cwd = process.cwd()): LoadedScenarios {
   const files = expandScenarioPaths(paths, cwd).map((path) => {
     const text = readFileSync(path, 'utf8');
     const shown = displayPath(path, cwd);
-    const scenario = parseScenario(text, shown);
-    return { path, scenario, problems: lintLoaded(scenario, text, shown) };
+    const scenario = parseScenario(schema, text, shown);
+    return { path, scenario, problems: lintLoaded(schema, scenario, text, shown) };
   });
   // Each rule remembers its file and place, so the requests inspector can name it.
   for (const { path, scenario } of files) {
@@ -94,21 +97,21 @@ export function loadScenarios(paths: readonly string[], cwd = process.cwd()): Lo
   return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
 }
 
-function lintLoaded(scenario: ScenarioFile, text: string, file: string): LintProblem[] {
+function lintLoaded(schema: ScenarioSchema, scenario: ScenarioFile, text: string, file: string): LintProblem[] {
   const source = parseYamlSource(text, file);
-  return lintScenario(scenario, file, (path) => source.locate(path));
+  return lintScenario(schema, scenario, file, (path) => source.locate(path));
 }
 
 /**
  * `railyard scenarios lint`: each file's problems, a file that does not load giving one error per
  * load problem (file:line:column as the loader reports it).
  */
-export function lintScenarioFiles(paths: readonly string[], cwd = process.cwd()): { file: string; problems: LintProblem[] }[] {
+export function lintScenarioFiles(schema: ScenarioSchema, paths: readonly string[], cwd = process.cwd()): { file: string; problems: LintProblem[] }[] {
   return expandScenarioPaths(paths, cwd).map((path) => {
     const file = displayPath(path, cwd);
     const text = readFileSync(path, 'utf8');
     try {
-      return { file, problems: lintLoaded(parseScenario(text, file), text, file) };
+      return { file, problems: lintLoaded(schema, parseScenario(schema, text, file), text, file) };
     } catch (err) {
       if (!(err instanceof YamlSourceError)) throw err;
       const problems = err.problems.map((problem): LintProblem => {

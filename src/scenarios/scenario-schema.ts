@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { NETWORKS } from '../kernel/msisdn.ts';
-import { PROVIDER_IDS } from '../providers/provider-catalog.ts';
 import { replaySettingsSchema, scriptStepSchema } from './script-schema.ts';
 
 const callback = z.strictObject({
@@ -28,16 +27,16 @@ export const behaviourSchema = z.strictObject({
   name: z.string().min(1).optional().describe('resolve only: the account holder name'),
 });
 
-/** The providers a rule names behaviours for: every provider of the catalog, and `any` for those not named. */
-export const SCENARIO_PROVIDERS = [...PROVIDER_IDS, 'any'] as const;
-
 /** One behaviour, or a sequence: the first call gets the first, and so on; the last repeats. */
-const behaviourOrSequence = z.preprocess((v) => (Array.isArray(v) ? v : v === undefined ? v : [v]), z.array(behaviourSchema).min(1, 'a sequence needs at least one behaviour'));
+export const behaviourOrSequence = z.preprocess((v) => (Array.isArray(v) ? v : v === undefined ? v : [v]), z.array(behaviourSchema).min(1, 'a sequence needs at least one behaviour'));
 
 /** Behaviour per provider; `any` covers providers not named. */
-const perProvider = z
-  .strictObject(Object.fromEntries(SCENARIO_PROVIDERS.map((p) => [p, behaviourOrSequence.optional()])) as Record<(typeof SCENARIO_PROVIDERS)[number], z.ZodOptional<typeof behaviourOrSequence>>)
-  .refine((v) => Object.values(v).some(Boolean), `name at least one provider (${PROVIDER_IDS.join(', ')}) or any`);
+function perProviderSchema(providerIds: readonly string[]) {
+  const names = [...providerIds, 'any'];
+  return z
+    .strictObject(Object.fromEntries(names.map((p) => [p, behaviourOrSequence.optional()])) as Record<string, z.ZodOptional<typeof behaviourOrSequence>>)
+    .refine((v) => Object.values(v).some(Boolean), `name at least one provider (${providerIds.join(', ')}) or any`);
+}
 
 function compiles(source: string): boolean {
   try {
@@ -136,42 +135,52 @@ const stateSchema = z.strictObject({
   sets: z.string().min(1).optional().describe('The state after the rule matches'),
 });
 
-export const ruleSchema = z
-  .strictObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    match: matchSchema.optional(),
-    default: z.boolean().optional().describe('Matches every call: put it last'),
-    state: stateSchema.optional(),
-    collect: perProvider.optional(),
-    payout: perProvider.optional(),
-    resolve: perProvider.optional(),
-  })
-  .refine((r) => (r.match !== undefined) !== (r.default === true), { message: 'give match, or default: true', path: ['match'] });
+/** A rule's fields but its behaviours per provider (collect, payout, resolve), which scenarioSchema adds. */
+const ruleFields = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  match: matchSchema.optional(),
+  default: z.boolean().optional().describe('Matches every call: put it last'),
+  state: stateSchema.optional(),
+});
 
 export const walletSchema = z.strictObject({
   msisdn: z.string({ error: IDENTIFIER }).min(1),
   balance: z.number().int().min(0).describe('Pesewas: a charge above it fails with NOT_ENOUGH_FUNDS'),
 });
 
-export const scenarioFileSchema = z.strictObject({
+/** A scenario file's sections; scenarioSchema replaces `rules` by its rules (and keeps it in its place). */
+const scenarioFileSections = z.strictObject({
   version: z.literal(1),
   name: z.string().min(1),
   description: z.string().optional(),
   wallets: z.array(walletSchema).default([]).describe("Simulated customers' mobile-money balances"),
-  rules: z.array(ruleSchema).default([]),
+  rules: z.array(ruleFields).default([]),
   replay: replaySettingsSchema.optional().describe('How `railyard replay` sets up the sandbox for the script'),
   script: z.array(scriptStepSchema).optional().describe('Steps `railyard replay` runs and checks'),
 });
 
-export type ScenarioRule = z.infer<typeof ruleSchema>;
-export type ScenarioFile = z.infer<typeof scenarioFileSchema>;
+/**
+ * The scenario language for these providers: a rule names behaviours per provider (each of them,
+ * and `any` for those not named). railyard's own is src/railyard-scenarios.ts's, built from
+ * src/providers/index.ts; scenarios/ sits below the providers and is handed their ids.
+ */
+export function scenarioSchema(providerIds: readonly string[]) {
+  const perProvider = perProviderSchema(providerIds);
+  const rule = ruleFields
+    .extend({ collect: perProvider.optional(), payout: perProvider.optional(), resolve: perProvider.optional() })
+    .refine((r) => (r.match !== undefined) !== (r.default === true), { message: 'give match, or default: true', path: ['match'] });
+  // extend keeps a replaced field where it stands, so the JSON Schema lists the sections in this order.
+  const file = scenarioFileSections.extend({ rules: z.array(rule).default([]) });
+  /** The providers a rule names behaviours for: every provider given, and `any` for those not named. */
+  const providers: readonly string[] = [...providerIds, 'any'];
+  return { providers, perProvider, rule, file };
+}
+
+export type ScenarioSchema = ReturnType<typeof scenarioSchema>;
+export type ScenarioRule = z.infer<ScenarioSchema['rule']>;
+export type ScenarioFile = z.infer<ScenarioSchema['file']>;
 export type Behaviour = z.infer<typeof behaviourSchema>;
 export type Wallet = z.infer<typeof walletSchema>;
 
-export type ScenarioRuleInput = z.input<typeof ruleSchema>;
-
-/** A rule written as in YAML (bare values, single behaviours) to its normalised form. */
-export function parseRule(input: ScenarioRuleInput): ScenarioRule {
-  return ruleSchema.parse(input);
-}
+export type ScenarioRuleInput = z.input<ScenarioSchema['rule']>;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:
 import { basename, dirname, resolve } from 'node:path';
 import { YamlSourceError } from '../kernel/yaml-source.ts';
 import { expandScenarioPaths, loadScenarios, type LoadedScenarios } from './scenario-loader.ts';
+import type { ScenarioSchema } from './scenario-schema.ts';
 
 export interface ScenarioWatcher {
   close(): void;
@@ -26,7 +27,7 @@ const SCENARIO_FILE = /\.ya?ml$/;
  * (a touch, a second event for the same save) reloads nothing, so rule state is not reset for
  * nothing.
  */
-export function watchScenarios(paths: string[], onChange: (loaded: LoadedScenarios) => void, onError: (message: string) => void, options: WatchOptions = {}): ScenarioWatcher {
+export function watchScenarios(schema: ScenarioSchema, paths: string[], onChange: (loaded: LoadedScenarios) => void, onError: (message: string) => void, options: WatchOptions = {}): ScenarioWatcher {
   const cwd = options.cwd ?? process.cwd();
   const debounceMs = options.debounceMs ?? 100;
   let closed = false;
@@ -41,7 +42,7 @@ export function watchScenarios(paths: string[], onChange: (loaded: LoadedScenari
     lastSeen = seen;
     let loaded: LoadedScenarios;
     try {
-      loaded = loadScenarios(paths, cwd);
+      loaded = loadScenarios(schema, paths, cwd);
     } catch (err) {
       onError(describe(err));
       return;

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { formatVerification } from '../../src/cli/contracts-command.ts';
-import { configSchema } from '../../src/config/config.ts';
 import { verifyContracts, type PactVerification } from '../../src/contracts/contract-verifier.ts';
 import { loadScenarioSource } from '../../src/contracts/scenario-recording.ts';
+import { configSchema } from '../../src/railyard-config.ts';
 
 // The Pact verifier itself runs here, against in-process railyard, on the committed contracts.
 // It prints its own report to stdout as it goes.

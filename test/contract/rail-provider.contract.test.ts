@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RailProvider } from '../../src/rails/provider-port.ts';
 import { RailError } from '../../src/rails/provider-port.ts';
-import { parseRule, type Behaviour } from '../../src/scenarios/scenario-schema.ts';
+import type { Behaviour } from '../../src/scenarios/scenario-schema.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 import { railContractCases } from '../support/provider-contract-cases.ts';
+import { parseRule } from '../../src/railyard-scenarios.ts';
 
 // One contract for every adapter of the provider port, each run against its own HTTP mock: one
 // case per provider of src/providers/index.ts, from the example calls its folder declares.

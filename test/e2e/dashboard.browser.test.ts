@@ -12,9 +12,10 @@ import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
-import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
+import { ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 import { launchChromium, screenshotDir, type LaunchedChromium } from '../support/chromium.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 const IMG = screenshotDir();
 

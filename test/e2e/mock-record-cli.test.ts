@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseScenario } from '../../src/scenarios/scenario-loader.ts';
 import { ROOT, runCli } from '../support/run-cli.ts';
 import { freePort } from '../support/serve-process.ts';
+import { parseScenario } from '../../src/railyard-scenarios.ts';
 
 // `railyard mock` and `railyard record` as processes: what a developer types.
 

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
-import { buildConfig } from '../../src/config/config.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { PAYSTACK_WEBHOOK_PATH } from '../../src/providers/paystack/recorder.ts';
-import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
 import { merchant, secondOnBothClocks, settled, type Merchant } from '../support/recording-merchant.ts';
 import { freePort } from '../support/serve-process.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
+import { loadScenarios, parseScenario } from '../../src/railyard-scenarios.ts';
 
 // Recording Paystack: no callback URL travels with its calls; its signed webhooks go to the one
 // URL its dashboard holds, here the standalone mock's providers.paystack.webhook_url, set to the

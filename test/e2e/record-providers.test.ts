@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMock, type MockProvider } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
-import { buildConfig } from '../../src/config/config.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
 import { merchant, secondOnBothClocks, settled, type Merchant } from '../support/recording-merchant.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 // Recording the two other wires: Hubtel (five hosts behind one proxy, the callback URL in the
 // body) and the bank rail (a signed body, re-signed after the callback URL is rewritten, and a

@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
-import { buildConfig, callbackToken } from '../../src/config/config.ts';
+import { callbackToken } from '../../src/config/config.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { mtnReferenceId } from '../../src/providers/mtn-momo/adapter.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { SCENARIO_SCHEMA_PATH } from '../../src/scenarios/scenario-json-schema.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox } from '../support/test-sandbox.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 type Ajv2020Class = typeof import('ajv/dist/2020.js').default;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: Ajv2020Class }).default ?? Ajv2020Module) as Ajv2020Class;

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, type Dirent, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // docs/providers.md#adding-a-provider, done to a copy of railyard: one folder (a throwaway
-// provider, test/fixtures/provider-acme/) and its entry in the two lists of src/providers/. Then
-// everything that lists providers must list it, with nothing else edited.
+// provider, test/fixtures/provider-acme/) and one line, its entry in the list of
+// src/providers/index.ts (and that entry's import). Then everything that lists providers must
+// list it, with nothing else edited.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -24,10 +25,10 @@ function addLine(file: string, after: RegExp, line: string): void {
 }
 
 const PROBE = `
-import { buildConfig } from './src/config/config.ts';
 import { UPSTREAM_PROVIDERS } from './src/contracts/contract-generator.ts';
 import { registration } from './src/provider-registry.ts';
-import { parseRule, SCENARIO_PROVIDERS } from './src/scenarios/scenario-schema.ts';
+import { buildConfig } from './src/railyard-config.ts';
+import { parseRule, parseScenario, SCENARIO_PROVIDERS, scenarioJsonSchema } from './src/railyard-scenarios.ts';
 import { mockContractCases, railContractCases } from './test/support/provider-contract-cases.ts';
 const refused = (f: () => unknown) => { try { f(); return false; } catch { return true; } };
 const config = buildConfig({ providers: { acme: { api_key: 'acme_live_key' } } });
@@ -37,6 +38,9 @@ console.log(JSON.stringify({
   strict: refused(() => buildConfig({ providers: { acme: { no_such_field: 1 } } })),
   scenarioProviders: SCENARIO_PROVIDERS,
   rule: parseRule({ name: 'acme declines', match: { msisdn: '0240000001' }, collect: { acme: { respond: 'reject', reason: 'declined' } } }).collect,
+  file: parseScenario(['version: 1', 'name: acme', 'rules:', '  - name: acme times out', '    default: true', '    payout:', '      acme: { respond: timeout }'].join(String.fromCharCode(10)), 'acme.yaml').rules[0]?.payout,
+  unknown: refused(() => parseRule({ name: 'nobody', default: true, collect: { acme2: { respond: 'accept' } } } as never)),
+  jsonSchema: Object.keys((scenarioJsonSchema() as any).$defs.per_provider.properties),
   upstreams: UPSTREAM_PROVIDERS,
   adapter: registration('acme').adapter(config, { selfBaseUrl: () => 'http://127.0.0.1:4010', uuid: () => 'u', timeoutMs: 100, clock: { now: () => 0 } as never }).baseUrl(),
   railContract: railContractCases().map((c) => c.name),
@@ -48,11 +52,8 @@ beforeAll(async () => {
   copy = mkdtempSync(join(tmpdir(), 'railyard-acme-'));
   for (const part of ['src', 'test/support', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-  // The documented way: the folder, then its options in the catalog and its definition in the list.
+  // The documented way: the folder, then its line in the list (and the import that line names).
   cpSync(join(ROOT, 'test/fixtures/provider-acme'), join(copy, 'src/providers/acme'), { recursive: true });
-  addLine('src/providers/provider-catalog.ts', /^import /, "import { acmeOptions } from './acme/options.ts';");
-  const catalog = join(copy, 'src/providers/provider-catalog.ts');
-  writeFileSync(catalog, readFileSync(catalog, 'utf8').replace(/(export const PROVIDER_CATALOG = \[[^\]]*)\]/, '$1, acmeOptions]'));
   addLine('src/providers/index.ts', /^import /, "import { acme } from './acme/index.ts';");
   addLine('src/providers/index.ts', /^  bills,$/, '  acme,');
   writeFileSync(join(copy, 'probe.ts'), PROBE);
@@ -62,13 +63,29 @@ afterAll(() => {
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
-describe('adding a provider: one folder and its entry in the lists of src/providers/', () => {
-  it('type-checks: the folder and its two entries are all the compiler asks for', async () => {
+describe('adding a provider: one folder and its line in the list of src/providers/index.ts', () => {
+  it('changes nothing else: the copy of src/ differs by the folder and the line (with its import) in the list', () => {
+    const files = (dir: string) => (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((f) => f.isFile()).map((f) => relative(dir, join(f.parentPath, f.name)));
+    const before = new Set(files(join(ROOT, 'src')));
+    const after = files(join(copy, 'src'));
+    expect(after.filter((f) => !before.has(f)).every((f) => f.startsWith('providers/acme/'))).toBe(true);
+    expect([...before].filter((f) => !after.includes(f))).toEqual([]);
+    const edited = [...before].filter((f) => readFileSync(join(ROOT, 'src', f), 'utf8') !== readFileSync(join(copy, 'src', f), 'utf8'));
+    expect(edited).toEqual(['providers/index.ts']);
+    const lines = new Set(readFileSync(join(ROOT, 'src/providers/index.ts'), 'utf8').split('\n'));
+    expect(
+      readFileSync(join(copy, 'src/providers/index.ts'), 'utf8')
+        .split('\n')
+        .filter((l) => !lines.has(l)),
+    ).toEqual(["import { acme } from './acme/index.ts';", '  acme,']);
+  });
+
+  it('type-checks: the folder and its line are all the compiler asks for', async () => {
     writeFileSync(join(copy, 'tsconfig.check.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src', 'probe.ts', 'test/support/provider-contract-cases.ts'], exclude: [] }));
     await expect(run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.check.json'], { cwd: copy })).resolves.toBeDefined();
   }, 120_000);
 
-  it('is in the configuration schema, the scenario language, the contract generator and both contract suites', async () => {
+  it('is in the configuration schema, the scenario language (and its JSON Schema), the contract generator and both contract suites', async () => {
     const { stdout } = await run('npx', ['tsx', 'probe.ts'], { cwd: copy });
     const found = JSON.parse(stdout);
     expect(found.block).toEqual({ enabled: true, priority: 5, api_key: 'acme_live_key' });
@@ -76,6 +93,9 @@ describe('adding a provider: one folder and its entry in the lists of src/provid
     expect(found.strict).toBe(true);
     expect(found.scenarioProviders).toEqual(['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'acme', 'any']);
     expect(found.rule).toEqual({ acme: [expect.objectContaining({ respond: 'reject', reason: 'declined' })] });
+    expect(found.file).toEqual({ acme: [expect.objectContaining({ respond: 'timeout' })] });
+    expect(found.unknown).toBe(true);
+    expect(found.jsonSchema).toEqual(['mtn-momo', 'hubtel', 'bank-rail', 'paystack', 'card-processor', 'direct-debit', 'bills', 'acme', 'any']);
     expect(found.upstreams).toContain('acme');
     expect(found.adapter).toBe('http://127.0.0.1:4010/mocks/acme');
     expect(found.railContract).toContain('acme');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
+import { parseRule } from '../../src/railyard-scenarios.ts';
 
 let sb: TestSandbox;
 beforeEach(async () => {

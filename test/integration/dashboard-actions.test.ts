@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 let sb: TestSandbox;
 const ROOT = resolve(import.meta.dirname, '../..');

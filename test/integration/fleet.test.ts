@@ -9,13 +9,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp, type Railyard } from '../../src/app.ts';
-import { buildConfig } from '../../src/config/config.ts';
 import { VirtualClock } from '../../src/kernel/clock.ts';
 import { JOB_LEASE_MS } from '../../src/scheduler/scheduler.ts';
 import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 let cluster: Promise<PostgresCluster> | undefined;
 const postgres = () => (cluster ??= startPostgresCluster());

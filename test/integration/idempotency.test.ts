@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios, parseRule } from '../../src/railyard-scenarios.ts';
 
 // A number whose provider answers slowly, so a second request can arrive while the first is in flight.
 const slow = parseRule({

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiKeyService } from '../../src/auth/api-key-service.ts';
 import { RequestSignatureVerifier } from '../../src/auth/request-signature.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
-import { buildConfig, type Config } from '../../src/config/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import { failure } from '../../src/http/envelope.ts';
 import { errorHandler } from '../../src/http/error-mapper.ts';
 import { buildOpenApi } from '../../src/http/openapi.ts';
@@ -18,6 +18,7 @@ import { silentLogger } from '../../src/kernel/logger.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { marketRoutes } from '../../src/trading/market.routes.ts';
 import { PriceFeed } from '../../src/trading/price-feed.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
 
 const KEY = 'sk_test_market_routes_0000000000000000';
 const MERCHANT = 'mch_market';

@@ -4,7 +4,7 @@ import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ruleSchema } from '../../src/scenarios/scenario-schema.ts';
+import { SCENARIO_SCHEMA } from '../../src/railyard-scenarios.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 interface Entry {
@@ -195,7 +195,7 @@ describe('the timeline of other objects', () => {
 
 describe('a charge whose callback never comes', () => {
   it('shows the status poll that settled it', async () => {
-    const dropped = ruleSchema.parse({
+    const dropped = SCENARIO_SCHEMA.rule.parse({
       name: 'callback dropped',
       match: { msisdn: '0551234991' },
       collect: { any: { respond: 'accept', callback: { after_seconds: 5, status: 'success', drop: true } } },

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hmacSha512Hex } from '../../src/kernel/secrets.ts';
-import { parseRule, type ScenarioRuleInput } from '../../src/scenarios/scenario-schema.ts';
+import type { ScenarioRuleInput } from '../../src/scenarios/scenario-schema.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { parseRule } from '../../src/railyard-scenarios.ts';
 
 // Paystack through the whole service: its adapter, its mock on the engine, its signed webhooks,
 // the router's failover in both directions, and the ledger.

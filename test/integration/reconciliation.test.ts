@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { expectBalanced, SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios, parseRule } from '../../src/railyard-scenarios.ts';
 
 // 0551234990 (scenarios/sandbox.yaml): mtn-momo times out but takes the request anyway and
 // reports success 10 s later; hubtel serves it, success at 5 s.

@@ -4,7 +4,7 @@ import { interpolate, partialMatch } from '../../src/replay/partial-match.ts';
 import { formatJson, formatOffset, formatReport, formatResult } from '../../src/replay/replay-report.ts';
 import type { ReplayResult } from '../../src/replay/replay-result.ts';
 import { replayFile, runScenario } from '../../src/replay/replay-runner.ts';
-import { parseScenario } from '../../src/scenarios/scenario-loader.ts';
+import { parseScenario } from '../../src/railyard-scenarios.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = 'test/fixtures/replay';

@@ -3,9 +3,8 @@
 // scenario rule that decided the call, or the nearest rule and the condition it failed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../src/inspector/request-log.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios, parseRule } from '../../src/railyard-scenarios.ts';
 
 // What the API answers: the log's entry, with a match report read loosely.
 type Entry = Omit<RequestLogEntry, 'match'> & { match: Record<string, any> | null };

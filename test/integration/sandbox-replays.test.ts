@@ -6,9 +6,10 @@ import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxReplays } from '../../src/replay/sandbox-replays.ts';
 import { ruleSource } from '../../src/scenarios/rule-source.ts';
-import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
+import { ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import type { ReplayRun, ScenarioReplays } from '../../src/sandbox/scenario-replays.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = ['pass/charge-success.yaml', 'pass/no-script.yaml', 'fail/wrong-expectation.yaml'].map((f) => resolve(ROOT, 'test/fixtures/replay', f));

@@ -3,8 +3,9 @@
 import { resolve } from 'node:path';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadScenarios, ruleSources } from '../../src/scenarios/scenario-loader.ts';
+import { ruleSources } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 let sb: TestSandbox;
 

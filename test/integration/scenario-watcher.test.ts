@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { watchScenarios, type ScenarioWatcher } from '../../src/scenarios/scenario-watcher.ts';
+import { SCENARIO_SCHEMA } from '../../src/railyard-scenarios.ts';
 
 // Serve mode's reload, against real files: write, watch, change, break, fix, close.
 
@@ -78,7 +79,7 @@ afterEach(() => {
 });
 
 const start = (paths: string[]) => {
-  watcher = watchScenarios(paths, changes.push, errors.push, { debounceMs: 50 });
+  watcher = watchScenarios(SCENARIO_SCHEMA, paths, changes.push, errors.push, { debounceMs: 50 });
 };
 
 describe('watchScenarios', () => {

@@ -6,9 +6,10 @@ import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callbackToken, type Config } from '../../src/config/config.ts';
+import { callbackToken } from '../../src/config/config.ts';
 import { jsonLogger } from '../../src/kernel/logger.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import type { RailyardConfig } from '../../src/railyard-config.ts';
 
 let sb: TestSandbox;
 let receiver: Server;
@@ -52,7 +53,7 @@ afterAll(async () => {
 });
 
 /** Every secret this configuration holds, with the Basic credentials the adapters send. */
-function configuredSecrets(config: Config): string[] {
+function configuredSecrets(config: RailyardConfig): string[] {
   const p = config.providers;
   const basic = (user: string, password: string) => Buffer.from(`${user}:${password}`).toString('base64');
   return [

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/kernel/sign-request.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 /** Real time, which the test moves on: the retry comes minutes after the original, without the wait. */
 class LaterClock implements Clock {

@@ -10,13 +10,13 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp, type Railyard } from '../../src/app.ts';
 import { signRequest } from '../../src/kernel/sign-request.ts';
-import { buildConfig } from '../../src/config/config.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import type { Store } from '../../src/store/db.ts';
 import { StatementCounter, type RequestStatements, type Statement } from '../support/statement-counter.ts';
 import { SANDBOX_SCENARIOS } from '../support/test-sandbox.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 let cluster: Promise<PostgresCluster> | undefined;
 const postgres = () => (cluster ??= startPostgresCluster());

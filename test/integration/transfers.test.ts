@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { expectBalanced, SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios, parseRule } from '../../src/railyard-scenarios.ts';
 
 const dropped = parseRule({
   name: 'callback dropped',

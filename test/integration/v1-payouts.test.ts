@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { postForm } from '../support/signed-form.ts';
 import { expectBalanced, SANDBOX_SCENARIOS, startTestSandbox, type PostOptions, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios, parseRule } from '../../src/railyard-scenarios.ts';
 
 const refused = parseRule({
   name: 'refused outright',

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 // GET /v1/collections, /v1/payouts and /v1/bills: a merchant's records of one kind, newest first,
 // keyset-paged like every list, filtered by status.

@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { loadConfig } from '../../src/config/config.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+import { loadConfig } from '../../src/railyard-config.ts';
 
 // ---------------------------------------------------------------------------------------------
 // A receiver: records every request (headers and raw body) and answers from a programmable plan.

@@ -5,10 +5,10 @@ import supertest from 'supertest';
 import { createApp, type AppOptions, type Railyard } from '../../src/app.ts';
 import { merchantHeaders } from '../../src/kernel/api-client.ts';
 import { answerClientError } from '../../src/http/error-mapper.ts';
-import { buildConfig } from '../../src/config/config.ts';
 import type { ScenarioRule, Wallet } from '../../src/scenarios/scenario-schema.ts';
-import { loadScenarios } from '../../src/scenarios/scenario-loader.ts';
 import { processPostgresCluster } from './postgres-cluster.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
+import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
 export const SANDBOX_SCENARIOS = resolve(import.meta.dirname, '../../scenarios/sandbox.yaml');
 

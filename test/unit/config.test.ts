@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { ConfigError } from '../../src/config/config.ts';
+import { loadConfig } from '../../src/railyard-config.ts';
 
 function dirWith(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'railyard-config-'));

@@ -75,11 +75,12 @@ interface Layer {
 }
 
 const KERNEL = ['kernel'];
-/** `provider-catalog`: providers/provider-catalog.ts, provider-options.ts and each provider's options.ts (memberOf). */
-const FOUNDATIONS = ['config', 'store', 'provider-catalog'];
+const FOUNDATIONS = ['config', 'store'];
 const BUILDING_BLOCKS = ['ledger', 'scheduler', 'idempotency', 'events', 'scenarios', 'auth'];
 const ROUTE_KIT = ['http'];
 const FEATURES = ['wallet', 'collections', 'payouts', 'bills', 'payment-links', 'reports', 'trading', 'webhooks', 'sandbox', 'access', 'inspector'];
+/** The composition root, and the provider list it hands down to config/ and scenarios/ (railyard-config.ts, railyard-scenarios.ts). */
+const WIRING = ['railyard-config.ts', 'railyard-scenarios.ts', 'provider-registry.ts', 'app.ts'];
 const DRIVERS = ['main.ts', 'cli', 'replay', 'contracts', 'recorder', 'dashboard'];
 const BELOW_RAILS = [...KERNEL, ...FOUNDATIONS, ...BUILDING_BLOCKS];
 const BELOW_FEATURES = [...BELOW_RAILS, ...ROUTE_KIT, 'rails'];
@@ -94,14 +95,12 @@ const LAYERS: readonly Layer[] = [
   { layer: 'providers', members: ['providers'], imports: [...BELOW_RAILS, 'rails', 'mocks'] },
   { layer: 'settlement', members: ['settlement'], imports: BELOW_FEATURES },
   { layer: 'features', members: FEATURES, imports: [...BELOW_FEATURES, 'settlement'] },
-  { layer: 'wiring', members: ['provider-registry.ts', 'app.ts'], imports: [...BELOW_FEATURES, 'mocks', 'providers', 'settlement', ...FEATURES, 'provider-registry.ts'] },
-  { layer: 'drivers', members: DRIVERS, imports: [...BELOW_FEATURES, 'mocks', 'providers', 'settlement', ...FEATURES, 'provider-registry.ts', 'app.ts'] },
+  { layer: 'wiring', members: WIRING, imports: [...BELOW_FEATURES, 'mocks', 'providers', 'settlement', ...FEATURES, ...WIRING] },
+  { layer: 'drivers', members: DRIVERS, imports: [...BELOW_FEATURES, 'mocks', 'providers', 'settlement', ...FEATURES, ...WIRING] },
 ];
 
 /** Imports across a row, or out of the rule, each for a reason the architecture doc gives. */
 const EXCEPTIONS: Readonly<Record<string, readonly string[]>> = {
-  // The configuration schema has one block per provider of the catalog.
-  config: ['provider-catalog'],
   // The hosted checkout takes its payments as /v1 collections.
   'payment-links': ['collections'],
   // The sandbox's wallet funding answers with the wallet's own schema.
@@ -119,8 +118,7 @@ const EXCEPTIONS: Readonly<Record<string, readonly string[]>> = {
 const graph = importGraph();
 const importsOf = (folder: string) => [...graph].filter(([file]) => file.startsWith(`${folder}/`));
 /** The folder (or root file) a file of src/ belongs to: `rails` for `rails/adapters/x.ts`, `app.ts` for `app.ts`. */
-const memberOf = (file: string) =>
-  file === 'providers/provider-catalog.ts' || file === 'providers/provider-options.ts' || /^providers\/[^/]+\/options\.ts$/.test(file) ? 'provider-catalog' : file.split('/')[0]!;
+const memberOf = (file: string) => file.split('/')[0]!;
 const allowed = new Map(LAYERS.flatMap((l) => l.members.map((m) => [m, new Set([m, ...l.imports, ...(EXCEPTIONS[m] ?? [])])] as const)));
 const layerOf = new Map(LAYERS.flatMap((l) => l.members.map((m) => [m, l.layer] as const)));
 
@@ -153,7 +151,7 @@ describe('import graph of src/', () => {
   });
 
   it.each(['rails', 'mocks'])('%s/ imports no feature, no settlement machine and no driver', (folder) => {
-    const forbidden = new Set([...FEATURES, 'settlement', ...DRIVERS, 'app.ts', 'provider-registry.ts']);
+    const forbidden = new Set([...FEATURES, 'settlement', ...DRIVERS, ...WIRING]);
     const reach = importsOf(folder).flatMap(([file, deps]) => deps.filter((d) => forbidden.has(memberOf(d))).map((d) => `${file} -> ${d}`));
     expect(importsOf(folder).length).toBeGreaterThan(0);
     expect(reach).toEqual([]);
@@ -185,11 +183,10 @@ describe('import graph of src/', () => {
     expect(upward).toEqual([]);
   });
 
-  it("the provider catalog (names and config blocks) imports only kernel/ and the providers' options files, so config/ and scenarios/ can read it", () => {
-    const light = (file: string) => file === 'providers/provider-catalog.ts' || file === 'providers/provider-options.ts' || /^providers\/[^/]+\/options\.ts$/.test(file);
-    const catalog = [...graph].filter(([file]) => light(file));
-    expect(catalog.length).toBeGreaterThan(2);
-    const reach = catalog.flatMap(([file, deps]) => deps.filter((d) => !light(d) && !d.startsWith('kernel/')).map((d) => `${file} -> ${d}`));
+  it('nothing below providers/ imports it: the composition root hands the provider list down to config/ and scenarios/', () => {
+    const below = new Set([...BELOW_RAILS, ...ROUTE_KIT, 'rails', 'mocks']);
+    const reach = [...graph].flatMap(([file, deps]) => (below.has(memberOf(file)) ? deps.filter((d) => memberOf(d) === 'providers').map((d) => `${file} -> ${d}`) : []));
+    expect(importsOf('config').length + importsOf('scenarios').length).toBeGreaterThan(5);
     expect(reach).toEqual([]);
   });
 

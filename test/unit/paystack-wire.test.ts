@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildConfig } from '../../src/config/config.ts';
 import { buildRecordedScenario } from '../../src/recorder/recorded-scenario.ts';
 import type { RecordedCallback, RecordedExchange } from '../../src/recorder/recording-proxy.ts';
 import { Redactor } from '../../src/kernel/redactor.ts';
 import { paystackWire } from '../../src/providers/paystack/recorder.ts';
 import { wireProfileFor } from '../../src/recorder/wire-profiles.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
 
 // Paystack's wire read back into scenario terms: charges keyed on the phone, transfers on the
 // recipient's account (the transfer itself names only a recipient code), webhooks by event, and

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildConfig, type TradingConfig } from '../../src/config/config.ts';
+import type { TradingConfig } from '../../src/config/config.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { legAgeSeconds, PriceFeed, type Asset } from '../../src/trading/price-feed.ts';
 import { mulRates, parseRate, RATE_SCALE } from '../../src/trading/rate-math.ts';
+import { buildConfig } from '../../src/railyard-config.ts';
 
 const DAY = 24 * 3600 * 1000;
 const INTERVAL = 10_000; // the default interval_seconds, in ms

@@ -1,8 +1,8 @@
 // How often each scenario rule answered, grouped by the file it came from (GET /api/v1/sandbox/scenarios).
 import { describe, expect, it } from 'vitest';
 import { RuleEngine } from '../../src/scenarios/rule-engine.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import type { RailQuery } from '../../src/scenarios/scenario-types.ts';
+import { parseRule } from '../../src/railyard-scenarios.ts';
 
 const accept = { respond: 'accept' as const, callback: { after_seconds: 1, status: 'success' as const } };
 const rule = (name: string, msisdn: string) => parseRule({ name, match: { msisdn }, collect: { any: accept } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchHolds, RuleEngine } from '../../src/scenarios/rule-engine.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import type { RailQuery } from '../../src/scenarios/scenario-types.ts';
+import { parseRule } from '../../src/railyard-scenarios.ts';
 
 const q = (over: Partial<RailQuery> = {}): RailQuery => ({ provider: 'mtn-momo', operation: 'collect', channel: 'momo', msisdn: '233241234567', network: 'MTN', amount: 5_000, ...over });
 const accept = { respond: 'accept' as const, callback: { after_seconds: 1, status: 'success' as const } };

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { RuleEngine } from '../../src/scenarios/rule-engine.ts';
 import { describePredicateFailure, explainMiss, reportMatch } from '../../src/scenarios/rule-explanation.ts';
 import { tagRuleSource } from '../../src/scenarios/rule-source.ts';
-import { parseRule, type ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
+import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
 import type { RailQuery } from '../../src/scenarios/scenario-types.ts';
+import { parseRule } from '../../src/railyard-scenarios.ts';
 
 // Why a provider call matched no scenario rule: the nearest rule (most conditions satisfied, the
 // earliest on a tie) and the first condition it failed, in words.

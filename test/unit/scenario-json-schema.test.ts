@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseScenario } from '../../src/scenarios/scenario-loader.ts';
-import { SCENARIO_SCHEMA_PATH, scenarioJsonSchema, scenarioJsonSchemaText } from '../../src/scenarios/scenario-json-schema.ts';
+import { SCENARIO_SCHEMA_PATH } from '../../src/scenarios/scenario-json-schema.ts';
+import { parseScenario, scenarioJsonSchema, scenarioJsonSchemaText } from '../../src/railyard-scenarios.ts';
 
 // ajv is CommonJS with `exports.default`; under NodeNext the default import is the module.
 type Ajv2020Class = typeof import('ajv/dist/2020.js').default;

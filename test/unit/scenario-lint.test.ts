@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseYamlSource } from '../../src/kernel/yaml-source.ts';
 import { runLint } from '../../src/cli/scenarios-command.ts';
-import { formatLintProblem, lintScenario, type LintProblem } from '../../src/scenarios/scenario-lint.ts';
-import { parseScenario } from '../../src/scenarios/scenario-loader.ts';
+import { formatLintProblem, type LintProblem } from '../../src/scenarios/scenario-lint.ts';
+import { lintScenario, parseScenario } from '../../src/railyard-scenarios.ts';
 
 // `railyard scenarios lint` (issue 20, defect 6): a rule that can never match, a rule an earlier
 // one always answers first, a field that does nothing, each named at file:line.

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/scenarios/rule-engine.ts';
-import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
-import { parseRule } from '../../src/scenarios/scenario-schema.ts';
 import { YamlSourceError } from '../../src/kernel/yaml-source.ts';
 import { SANDBOX_SCENARIOS } from '../support/test-sandbox.ts';
+import { loadScenarios, parseScenario, parseRule } from '../../src/railyard-scenarios.ts';
 
 function problems(text: string): string[] {
   try {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { scenarioJsonSchema } from '../../src/scenarios/scenario-json-schema.ts';
+import { scenarioJsonSchema } from '../../src/railyard-scenarios.ts';
 
 // docs/scenarios.md's field reference is the QA's manual: every field the loader's zod schema
 // accepts (read through the JSON Schema generated from it) must be named there.

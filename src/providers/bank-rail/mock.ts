@@ -75,6 +75,7 @@ import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
 import { custom, defineWire, read, take, type WireError, type WireErrors } from '../../mocks/engine/define-wire.ts';
 import { fakeNameFor } from '../../mocks/fake-name.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
+import { reasonWord } from '../../mocks/engine/reason-word.ts';
 
 export interface BankRailCredentials {
   clientId: string;
@@ -142,11 +143,7 @@ export function bankResponseCodeFor(reason: string | undefined): string {
   if (!reason) return '05';
   const trimmed = reason.trim();
   if (/^\d{2}$/.test(trimmed)) return trimmed;
-  const word = trimmed
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return REASON_CODES[word] ?? '05';
+  return REASON_CODES[reasonWord(trimmed)] ?? '05';
 }
 
 function messageFor(code: string): string {

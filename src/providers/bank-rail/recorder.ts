@@ -1,4 +1,6 @@
 import { callbackToken, type Config } from '../../config/config.ts';
+import { providerBlock } from '../provider-options.ts';
+import { bankRailOptions } from './options.ts';
 import { hmacSha256Hex } from '../../kernel/secrets.ts';
 import {
   jsonBodyOutcomes,
@@ -36,7 +38,7 @@ export const bankRailWire: WireProfile = {
   provider: 'bank-rail',
 
   pointAt(config: Config, proxyBase: string) {
-    return { ...config.providers['bank-rail'], base_url: proxyBase };
+    return { ...providerBlock(bankRailOptions, config), base_url: proxyBase };
   },
 
   rewriteCallback(request, rewrite, config) {
@@ -44,7 +46,7 @@ export const bankRailWire: WireProfile = {
     if (!body || typeof body.callbackUrl !== 'string') return request;
     const raw = JSON.stringify({ ...body, callbackUrl: rewrite(body.callbackUrl) });
     const timestamp = request.headers['x-timestamp'] ?? '';
-    const signature = hmacSha256Hex(config.providers['bank-rail'].client_secret, `${timestamp}.${request.method.toUpperCase()}.${request.path}.${raw}`);
+    const signature = hmacSha256Hex(providerBlock(bankRailOptions, config).client_secret, `${timestamp}.${request.method.toUpperCase()}.${request.path}.${raw}`);
     return { ...request, body: raw, headers: { ...request.headers, 'x-signature': signature } };
   },
 
@@ -82,7 +84,7 @@ export const bankRailWire: WireProfile = {
   ...jsonBodyOutcomes(outcomeOf),
 
   secrets(config) {
-    const p = config.providers['bank-rail'];
+    const p = providerBlock(bankRailOptions, config);
     return [p.client_id, p.client_secret, callbackToken(config, 'bank-rail')];
   },
 };

@@ -35,12 +35,14 @@ import { iso } from '../../kernel/clock.ts';
 import { textField } from '../../kernel/json-object.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
-import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import { hmacSha256Hex, sha256Hex } from '../../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
 import { jsonCallback } from '../../mocks/engine/callback-sender.ts';
 import { custom, defineWire, read, take } from '../../mocks/engine/define-wire.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
+import { bearerKey } from '../../mocks/engine/api-key-auth.ts';
+import { reasonWord } from '../../mocks/engine/reason-word.ts';
 
 export interface BillsMockSettings {
   apiKey: string;
@@ -129,12 +131,7 @@ function unitsFor(amount: number): string {
 
 /** A scenario's reason as the aggregator's failure code: VEND_FAILED unless it names one. */
 function failureCode(reason: string | undefined): string {
-  const word = (reason ?? '')
-    .trim()
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return word || 'VEND_FAILED';
+  return reasonWord(reason).toUpperCase() || 'VEND_FAILED';
 }
 
 const VENDS: TransactionWire<MockVend> = {
@@ -235,10 +232,7 @@ export const createBillsMock = defineWire<BillsMockSettings>({
     internal: { status: 500, code: 'SYSTEM_ERROR', message: 'An error occurred while processing your request' },
   },
   refusals: { reject, serverError },
-  auth: (req, settings) => {
-    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    return match && safeEqual(match[1]!, settings.apiKey) ? null : { status: 401, code: 'UNAUTHORIZED', message: 'Invalid API key' };
-  },
+  auth: bearerKey((settings) => settings.apiKey, { status: 401, code: 'UNAUTHORIZED', message: 'Invalid API key' }),
   sign: (settings) => (message) => ({ 'x-bills-signature': hmacSha256Hex(settings.signingSecret, message.body) }),
   books: { vends: { wire: VENDS } },
   operations: [

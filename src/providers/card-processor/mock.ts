@@ -43,6 +43,9 @@ import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.
 import { jsonCallback, type CallbackMessage } from '../../mocks/engine/callback-sender.ts';
 import { custom, defineWire, read, take, type WireError, type WireErrors } from '../../mocks/engine/define-wire.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
+import { cardBrand, passesLuhn } from '../../kernel/card-number.ts';
+import { bearerKey } from '../../mocks/engine/api-key-auth.ts';
+import { reasonWord } from '../../mocks/engine/reason-word.ts';
 
 export interface CardProcessorMockSettings {
   apiKey: string;
@@ -95,26 +98,6 @@ interface MockCardCharge {
   updatedAt: string;
 }
 
-function brandOf(number: string): string {
-  if (/^4/.test(number)) return 'visa';
-  if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
-  if (/^(506[01]|5078|6500)/.test(number)) return 'verve';
-  return 'unknown';
-}
-
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 function chargeData(c: MockCardCharge) {
   return {
     id: c.id,
@@ -138,11 +121,7 @@ function fail(res: express.Response, httpStatus: number, type: string, code: str
 
 /** A scenario's or a test card's failure reason as the processor's decline code. */
 export function declineCode(reason: string | undefined): string {
-  const word = (reason ?? '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+  const word = reasonWord(reason);
   return word === 'not_enough_funds' || word === '51' ? 'insufficient_funds' : word || 'generic_decline';
 }
 
@@ -233,7 +212,7 @@ const chargeRequest = (() => {
           check.addIssue({ code: 'custom', message: `No such token: '${token}'`, path: ['token'] });
           return z.NEVER;
         }
-        if (!number || !/^\d{12,19}$/.test(number) || !luhn(number)) {
+        if (!number || !/^\d{12,19}$/.test(number) || !passesLuhn(number)) {
           check.addIssue({ code: 'custom', message: 'card.number is not a valid card number', path: ['number'] });
           return z.NEVER;
         }
@@ -264,10 +243,7 @@ export const createCardProcessorMock = defineWire<CardProcessorMockSettings>({
     internal: { status: 500, code: 'internal_error', message: 'An error occurred on our side' },
   },
   refusals: { reject, serverError },
-  auth: (req, settings) => {
-    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    return match && safeEqual(match[1]!, settings.apiKey) ? null : { status: 401, code: 'invalid_api_key', message: 'Invalid API key provided' };
-  },
+  auth: bearerKey((settings) => settings.apiKey, { status: 401, code: 'invalid_api_key', message: 'Invalid API key provided' }),
   sign: (settings, ctx) => (message) => ({
     'card-processor-signature': cardProcessorSignature(settings.webhookSecret, Math.floor(ctx.clock.now() / 1000), message.body),
   }),
@@ -296,7 +272,7 @@ export const createCardProcessorMock = defineWire<CardProcessorMockSettings>({
             merchantReference: reference,
             amount,
             description: body.description ?? '',
-            brand: brandOf(number),
+            brand: cardBrand(number),
             last4: number.slice(-4),
             status: kind === 'otp' ? 'requires_otp' : 'processing',
             failureCode: null,

@@ -34,12 +34,14 @@ import { isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
 import { textField } from '../../kernel/json-object.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
-import { hmacSha256Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import { hmacSha256Hex, sha256Hex } from '../../kernel/secrets.ts';
 import type { CallbackPlan, ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
 import { jsonCallback, type CallbackMessage } from '../../mocks/engine/callback-sender.ts';
 import { custom, defineWire, read, take } from '../../mocks/engine/define-wire.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
+import { headerKey } from '../../mocks/engine/api-key-auth.ts';
+import { reasonWord } from '../../mocks/engine/reason-word.ts';
 
 export interface DirectDebitMockSettings {
   apiKey: string;
@@ -95,10 +97,7 @@ function fail(res: express.Response, httpStatus: number, code: string, message: 
 
 /** A scenario's failure reason in the service's codes. */
 export function directDebitReason(reason: string | undefined): string {
-  const word = (reason ?? '')
-    .trim()
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, '_');
+  const word = reasonWord(reason).toUpperCase();
   if (word === 'NOT_ENOUGH_FUNDS' || word === '51') return 'INSUFFICIENT_FUNDS';
   if (word === 'DECLINED' || word === 'DECLINED_BY_CUSTOMER' || word === 'APPROVAL_REJECTED') return 'MANDATE_DECLINED';
   return word || 'FAILED';
@@ -201,10 +200,7 @@ export const createDirectDebitMock = defineWire<DirectDebitMockSettings>({
     internal: { status: 500, code: 'SYSTEM_ERROR', message: 'System error, try again later' },
   },
   refusals: { reject, serverError },
-  auth: (req, settings) => {
-    const key = req.get('x-api-key');
-    return key && safeEqual(key, settings.apiKey) ? null : { status: 401, code: 'UNAUTHORISED', message: 'A valid X-Api-Key is required' };
-  },
+  auth: headerKey('x-api-key', (settings) => settings.apiKey, { status: 401, code: 'UNAUTHORISED', message: 'A valid X-Api-Key is required' }),
   sign: (settings) => (message) => ({ 'x-dd-signature': directDebitSignature(settings.signingSecret, message.body) }),
   // A debit is also found by the rail's own id (the sandbox's approve and decline name it).
   books: { debits: { wire: DEBITS, lookupKeys: (d: MockDebit) => [d.debitId] } },

@@ -1,4 +1,6 @@
 import { callbackToken, type Config } from '../../config/config.ts';
+import { providerBlock } from '../provider-options.ts';
+import { hubtelOptions } from './options.ts';
 import { fromHubtelClientReference } from './adapter.ts';
 import { parseJsonObject, refusalOf, textField, type AnsweredBehaviour, type ClassifiedCall, type RecordedOperation, type ReportedOutcome, type WireProfile } from '../wire-profile.ts';
 
@@ -31,7 +33,7 @@ export const hubtelWire: WireProfile = {
 
   pointAt(config: Config, proxyBase: string) {
     const hosts = Object.fromEntries(Object.entries(HOST_PREFIXES).map(([host, prefix]) => [host, `${proxyBase}/${prefix}`]));
-    return { ...config.providers.hubtel, hosts };
+    return { ...providerBlock(hubtelOptions, config), hosts };
   },
 
   rewriteCallback(request, rewrite) {
@@ -105,7 +107,7 @@ export const hubtelWire: WireProfile = {
   },
 
   secrets(config) {
-    const p = config.providers.hubtel;
+    const p = providerBlock(hubtelOptions, config);
     return [p.client_id, p.client_secret, callbackToken(config, 'hubtel')];
   },
 };

@@ -1,4 +1,6 @@
 import { callbackToken, type Config } from '../../config/config.ts';
+import { providerBlock } from '../provider-options.ts';
+import { mtnMomoOptions } from './options.ts';
 import {
   jsonBodyOutcomes,
   isJsonText,
@@ -38,7 +40,7 @@ export const mtnMomoWire: WireProfile = {
   provider: 'mtn-momo',
 
   pointAt(config: Config, proxyBase: string) {
-    return { ...config.providers['mtn-momo'], base_url: proxyBase };
+    return { ...providerBlock(mtnMomoOptions, config), base_url: proxyBase };
   },
 
   rewriteCallback(request, rewrite) {
@@ -96,7 +98,7 @@ export const mtnMomoWire: WireProfile = {
   ...jsonBodyOutcomes(outcomeOf),
 
   secrets(config) {
-    const p = config.providers['mtn-momo'];
+    const p = providerBlock(mtnMomoOptions, config);
     return [p.api_user, p.api_key, p.collection_subscription_key, p.disbursement_subscription_key, callbackToken(config, 'mtn-momo')];
   },
 };

@@ -45,7 +45,7 @@ import { bankName, GHIPSS_BANKS, isGhipssCode } from '../../kernel/banks.ts';
 import { iso } from '../../kernel/clock.ts';
 import { isMinorAmount } from '../../kernel/money.ts';
 import { normaliseMsisdn, type Network } from '../../kernel/msisdn.ts';
-import { hmacSha512Hex, safeEqual, sha256Hex } from '../../kernel/secrets.ts';
+import { hmacSha512Hex, sha256Hex } from '../../kernel/secrets.ts';
 import type { ProviderBehaviour } from '../../scenarios/scenario-types.ts';
 import type { MockQuery } from '../../mocks/engine/behaviour.ts';
 import type { Outcome, TransactionWire } from '../../mocks/engine/callback-plan.ts';
@@ -55,6 +55,8 @@ import type { MockContext } from '../../mocks/engine/mock-context.ts';
 import type { MockTransactionBook } from '../../mocks/engine/mock-transaction-book.ts';
 import { fakeNameFor } from '../../mocks/fake-name.ts';
 import { defineMock } from '../../mocks/mock-definition.ts';
+import { bearerKey } from '../../mocks/engine/api-key-auth.ts';
+import { reasonWord } from '../../mocks/engine/reason-word.ts';
 
 export interface PaystackMockSettings {
   secretKey: string;
@@ -92,12 +94,7 @@ const GATEWAY_RESPONSES: Readonly<Record<string, string>> = {
 
 /** Paystack's gateway_response for a scenario's failure reason; "Declined" for anything else. */
 export function paystackGatewayResponse(reason: string | undefined): string {
-  const word = (reason ?? '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return GATEWAY_RESPONSES[word] ?? 'Declined';
+  return GATEWAY_RESPONSES[reasonWord(reason)] ?? 'Declined';
 }
 
 type ChargeStatus = 'pending' | 'success' | 'failed';
@@ -364,10 +361,7 @@ export const createPaystackMock = defineWire<PaystackMockSettings>({
     internal: failure(500, 'An error occurred while processing your request'),
   },
   refusals: { reject, serverError },
-  auth: (req, settings) => {
-    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    return match && safeEqual(match[1]!, settings.secretKey) ? null : failure(401, 'Invalid key');
-  },
+  auth: bearerKey((settings) => settings.secretKey, failure(401, 'Invalid key')),
   sign: (settings) => (message) => ({ 'x-paystack-signature': hmacSha512Hex(settings.secretKey, message.body) }),
   books: { charges: { wire: CHARGES }, transfers: { wire: TRANSFERS } },
   instance: (ctx): PaystackInstance => ({ recipients: ctx.books.open<MockRecipient>(PROVIDER, 'recipients'), generated: 0 }),

@@ -1,4 +1,6 @@
 import { callbackToken, type Config } from '../../config/config.ts';
+import { providerBlock } from '../provider-options.ts';
+import { paystackOptions } from './options.ts';
 import { PAYSTACK_MOMO_BANK_CODES } from './adapter.ts';
 import {
   parseJsonObject,
@@ -65,7 +67,7 @@ export const paystackWire: WireProfile = {
   // webhook_url is the mock's stand-in for the dashboard setting: it matters when the upstream
   // is railyard's own in-process mock; any other upstream is told the URL by its operator.
   pointAt(config: Config, proxyBase: string, callbackOrigin: string) {
-    return { ...config.providers.paystack, base_url: proxyBase, webhook_url: `${callbackOrigin}${PAYSTACK_WEBHOOK_PATH}` };
+    return { ...providerBlock(paystackOptions, config), base_url: proxyBase, webhook_url: `${callbackOrigin}${PAYSTACK_WEBHOOK_PATH}` };
   },
 
   rewriteCallback(request) {
@@ -128,6 +130,6 @@ export const paystackWire: WireProfile = {
   },
 
   secrets(config) {
-    return [config.providers.paystack.secret_key, callbackToken(config, 'paystack')];
+    return [providerBlock(paystackOptions, config).secret_key, callbackToken(config, 'paystack')];
   },
 };

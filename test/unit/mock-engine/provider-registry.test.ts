@@ -1,12 +1,12 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildConfig } from '../../../src/config/config.ts';
 import { mockAccessView, mockBannerLines, mockPath } from '../../../src/mocks/mock-definition.ts';
 import { createMock, describeMock, PROVIDERS, registration, UnknownProviderError } from '../../../src/provider-registry.ts';
 import type { RailAdapterContext } from '../../../src/rails/provider-port.ts';
 import { NoWireProfileError, wireProfileFor } from '../../../src/recorder/wire-profiles.ts';
 import { VirtualClock, VIRTUAL_EPOCH } from '../../../src/kernel/clock.ts';
 import { engineWorld, serve } from './engine-fixture.ts';
+import { buildConfig } from '../../../src/railyard-config.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
