@@ -1,0 +1,6 @@
+// railyard as a library: the composition root and its listener, for embedding the sandbox in a
+// process of your own. railyard/testing (docs/testing.md) and railyard/client are the usual doors.
+export { createApp, VERSION, type AppOptions, type Railyard } from './app.ts';
+export { buildConfig, loadConfig, ConfigError, type Config, type ConfigInput } from './config/config.ts';
+export { listenRailyard, type ListeningRailyard } from './listen-railyard.ts';
+export { loadScenarios } from './scenarios/scenario-loader.ts';
