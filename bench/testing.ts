@@ -9,9 +9,8 @@
 // Run on demand, never in CI tests: the machine is shared, so the figures vary from run to run.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -59,14 +58,7 @@ async function main(): Promise<void> {
   await sandbox.stop();
 
   // The example suite against dist/, as an installed package runs it.
-  const config = join(tmpdir(), `railyard-bench-vitest-${process.pid}.config.mjs`);
-  writeFileSync(
-    config,
-    `import { mergeConfig } from 'vitest/config';
-import example from ${JSON.stringify(resolve(ROOT, 'examples/vitest/vitest.config.ts'))};
-export default mergeConfig(example, { root: ${JSON.stringify(resolve(ROOT, 'examples/vitest'))}, resolve: { alias: { 'railyard/testing': ${JSON.stringify(TESTING)} } } });
-`,
-  );
+  const config = resolve(ROOT, 'bench/testing-example.config.ts');
   const suites: { wallMs: number; testsMs: number }[] = [];
   for (let i = 0; i < Math.min(runs, 3); i++) {
     const t0 = performance.now();

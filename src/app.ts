@@ -324,7 +324,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
   routes.push(...accessRoutes({ apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
   routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
-  const openapi = buildOpenApi(routes, { version: VERSION });
+  // Built on first request: converting every schema takes ~100 ms, which a start (a test suite's
+  // startRailyard() above all) need not wait for.
+  let openapi: Record<string, unknown> | undefined;
 
   const app = express();
   app.disable('x-powered-by');
@@ -353,7 +355,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.json({ status: 'ok', version: VERSION, clock: clock.kind });
   });
   app.get('/openapi.json', (_req, res) => {
-    res.json(openapi);
+    res.json((openapi ??= buildOpenApi(routes, { version: VERSION })));
   });
 
   const mockCtx: MockContext = {
