@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { installedVersion, installPackedRailyard, ROOT, run } from '../support/packed-project.ts';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,39 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Vitest example run there against the installed package, never against this checkout. It packs
 // the dist/ that `npm run build` (and so `npm ci`) made.
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const version = (name: string) => (JSON.parse(readFileSync(resolve(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-
 const tmp = mkdtempSync(join(tmpdir(), 'railyard-packed-'));
-const project = join(tmp, 'merchant-suite');
-let tarball = '';
-
-/** The environment without the outer npm's settings (npm test sets npm_config_*), which would steer the inner npm. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
-  for (const [name, value] of Object.entries(process.env)) if (!/^(npm_|VITEST)/i.test(name) && name !== 'NODE_ENV') env[name] = value;
-  return env;
-}
-
-function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout: 300_000 });
-  return { code: result.status, output: `${result.stdout}${result.stderr}${result.error ? String(result.error) : ''}` };
-}
+let project = '';
 
 beforeAll(() => {
-  if (!existsSync(resolve(ROOT, 'dist/testing/index.js'))) throw new Error('dist/ is missing: npm run build');
-  // --ignore-scripts: pack the built dist/ as it is (prepare would build it again).
-  const packed = run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tmp], ROOT);
-  expect(packed.code, packed.output).toBe(0);
-  tarball = join(tmp, readdirSync(tmp).find((f) => f.endsWith('.tgz'))!);
+  project = installPackedRailyard(tmp, [`vitest@${installedVersion('vitest')}`, `@types/node@${installedVersion('@types/node')}`]);
   cpSync(resolve(ROOT, 'examples/vitest'), project, { recursive: true });
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'merchant-suite', private: true, type: 'module' }, null, 2)}\n`);
-  const installed = run(
-    'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `vitest@${version('vitest')}`, `@types/node@${version('@types/node')}`],
-    project,
-  );
-  expect(installed.code, installed.output).toBe(0);
 }, 320_000);
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
