@@ -355,7 +355,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.json({ status: 'ok', version: VERSION, clock: clock.kind });
   });
   app.get('/openapi.json', (_req, res) => {
-    res.json((openapi ??= buildOpenApi(routes, { version: VERSION })));
+    openapi ??= buildOpenApi(routes, { version: VERSION });
+    res.json(openapi);
   });
 
   const mockCtx: MockContext = {
