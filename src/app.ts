@@ -329,7 +329,9 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
   routes.push(...accessRoutes({ apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
   routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
-  const openapi = buildOpenApi(routes, { version: VERSION });
+  // Built on first request: converting every schema takes ~100 ms, which a start (a test suite's
+  // startRailyard() above all) need not wait for.
+  let openapi: Record<string, unknown> | undefined;
 
   const app = express();
   app.disable('x-powered-by');
@@ -358,6 +360,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     res.json({ status: 'ok', version: VERSION, clock: clock.kind });
   });
   app.get('/openapi.json', (_req, res) => {
+    openapi ??= buildOpenApi(routes, { version: VERSION });
     res.json(openapi);
   });
 

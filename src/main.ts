@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
+import { listenRailyard } from './listen-railyard.ts';
 import { describeStore } from './store/open-store.ts';
-import { answerClientError } from './http/error-mapper.ts';
-import { GracefulDrain } from './http/graceful-drain.ts';
 import { ConfigError } from './config/config.ts';
 import { displayPath } from './kernel/display-path.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
@@ -233,22 +231,9 @@ async function serve(): Promise<void> {
   let scenarioFiles = scenarios.files;
   const replays = new SandboxReplays(() => scenarioFiles);
   const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios), replays });
-  const drain = new GracefulDrain();
-  const server = createServer(drain.wrap(railyard.app));
-  // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
-  server.on('clientError', answerClientError);
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(config.port, config.host, () => done());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  railyard.setBaseUrl(`http://127.0.0.1:${port}`);
-  railyard.scheduler.start();
-  // Initiations a stopped process left in flight are finished now that the mocks can be reached;
-  // a retry that arrives first waits for the same recovery.
-  railyard
-    .recoverInterrupted()
+  const listening = await listenRailyard(railyard, { port: config.port, host: config.host });
+  const { port } = listening;
+  listening.recovery
     .then((n) => n && process.stdout.write(`recovered ${n} initiation(s) interrupted by the last stop\n`))
     .catch((err) => process.stderr.write(`recovery of interrupted initiations failed: ${err instanceof Error ? err.message : String(err)}\n`));
   // Edits to scenario files take effect at once; a broken edit is reported and the last good
@@ -296,19 +281,12 @@ async function serve(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     watcher.close();
-    railyard.stream.close(); // end open event streams (railyard listen reconnects)
     // Merchant requests in flight finish (their providers, the in-process mocks, stay up), then
     // the running job; only then does the listener close.
-    void (async () => {
-      await drain.drain();
-      await railyard.scheduler.stop();
-      server.close(async () => {
-        await railyard.close();
-        process.stdout.write('railyard stopped\n');
-        process.exit(0);
-      });
-      server.closeAllConnections();
-    })();
+    void listening.stop().then(() => {
+      process.stdout.write('railyard stopped\n');
+      process.exit(0);
+    });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -16,7 +16,7 @@
 // that is not on disk.
 
 import { fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,7 @@ import { MissingScenarioError, type PactVerification, type VerifyOptions } from 
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import type { CommandIo } from './listen-command.ts';
 import { ansiFilter, colourWanted } from './terminal-colour.ts';
-import { jsonDocument, junitXml, type ReporterName, type TestCase, type TestRun } from './test-reporter.ts';
+import { jsonDocument, junitXml, writeReportFile, type ReporterName, type TestCase, type TestRun } from './test-reporter.ts';
 
 export interface GenerateCommandOptions {
   dir: string;
@@ -217,7 +217,7 @@ export async function runVerify(options: VerifyCommandOptions, io: CommandIo, cw
     const pacts = results.map(({ report: _report, ...pact }) => ({ ...pact, file: shownPath(pact.file, cwd) }));
     const document = reporter === 'junit' ? junitXml(run) : jsonDocument(run, { pacts });
     if (output === undefined) io.stdout.write(document);
-    else writeFileSync(resolve(cwd, output), document);
+    else writeReportFile(resolve(cwd, output), document);
   }
   return results.every((r) => r.passed) ? 0 : 1;
 }

@@ -14,7 +14,6 @@
 // Exit codes: 0 every script passed, 1 any failed (or a file is invalid), 2 usage errors, or no
 // file held a script (nothing was tested, as a test runner that finds no test).
 
-import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
 import { formatResult, formatSummary, summarise } from '../replay/replay-report.ts';
@@ -22,7 +21,7 @@ import type { ReplayResult } from '../replay/replay-result.ts';
 import { displayPath } from '../kernel/display-path.ts';
 import { replayFile } from '../replay/replay-runner.ts';
 import type { CommandIo } from './listen-command.ts';
-import { jsonDocument, junitXml, type ReporterName, type TestCase, type TestRun } from './test-reporter.ts';
+import { jsonDocument, junitXml, writeReportFile, type ReporterName, type TestCase, type TestRun } from './test-reporter.ts';
 
 export interface ReplayCommandOptions {
   /** default: the readable report; junit or json: one document for a CI system. */
@@ -84,7 +83,7 @@ export async function runReplay(paths: readonly string[], options: ReplayCommand
     const run = replayTestRun(results, times);
     const document = reporter === 'junit' ? junitXml(run) : jsonDocument(run, { files: results });
     if (options.output === undefined) io.stdout.write(document);
-    else writeFileSync(resolve(cwd, options.output), document);
+    else writeReportFile(resolve(cwd, options.output), document);
   }
   const summary = summarise(results);
   if (summary.passed + summary.failed === 0) {

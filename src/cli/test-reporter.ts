@@ -2,6 +2,8 @@
 // run (suites of test cases), written as JUnit XML (`--reporter junit`) or as one JSON document
 // (`--reporter json`, documented in docs/contracts.md#reporters-for-ci). Each command turns its own
 // results into the model; this module knows nothing of scenarios or pacts.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export const REPORTERS = ['default', 'junit', 'json'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
@@ -124,4 +126,10 @@ export function jsonDocument(run: TestRun, detail: Record<string, unknown>): str
     tests: s.cases.map((c) => ({ name: c.name, classname: c.classname, status: c.status, message: c.message ?? null, details: c.details ?? null })),
   }));
   return `${JSON.stringify({ summary: summariseRun(run), suites, ...detail }, null, 2)}\n`;
+}
+
+/** Writes a --output report, making its folders first: a pipeline names reports/x.xml in a fresh checkout. */
+export function writeReportFile(path: string, document: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, document);
 }

@@ -29,7 +29,16 @@ describe("calls to railyard's own mocks", () => {
 
   it('are still recorded by the requests inspector as mock calls, linked to the charge', async () => {
     const charged = await sb.charge({ amount: 2_500, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
-    const requests = (await sb.get('/api/v1/requests?page_size=50')).body.data as { kind: string; provider: string | null; method: string; path: string; status: number | null; object_id: string | null }[];
-    expect(requests).toContainEqual(expect.objectContaining({ kind: 'mock', provider: 'mtn-momo', method: 'POST', path: '/mocks/mtn-momo/collection/v1_0/requesttopay', status: 202, object_id: charged.body.data.id }));
+    const requests = (await sb.get('/api/v1/requests?page_size=50')).body.data as {
+      kind: string;
+      provider: string | null;
+      method: string;
+      path: string;
+      status: number | null;
+      object_id: string | null;
+    }[];
+    expect(requests).toContainEqual(
+      expect.objectContaining({ kind: 'mock', provider: 'mtn-momo', method: 'POST', path: '/mocks/mtn-momo/collection/v1_0/requesttopay', status: 202, object_id: charged.body.data.id }),
+    );
   });
 });

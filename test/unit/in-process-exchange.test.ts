@@ -30,7 +30,12 @@ describe('inProcessExchange', () => {
     const { app, seen } = echoApp();
     const exchange = inProcessExchange(app);
     const body = JSON.stringify({ amount: 100 });
-    const res = await exchange(new URL('http://127.0.0.1:4010/mocks/echo/a1?x=1'), { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer t' }, body, timeoutMs: 1_000 });
+    const res = await exchange(new URL('http://127.0.0.1:4010/mocks/echo/a1?x=1'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer t' },
+      body,
+      timeoutMs: 1_000,
+    });
     expect(res.status).toBe(201);
     expect(res.headers['x-echo']).toBe('yes');
     expect(res.headers['content-type']).toMatch(/application\/json/);
