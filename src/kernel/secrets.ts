@@ -1,7 +1,7 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export function hmacSha256Hex(secret: string, text: string): string {
@@ -15,7 +15,7 @@ export function hmacSha512Hex(secret: string, text: string): string {
 /** Constant-time equality for secrets, signatures and tokens of any length. */
 export function safeEqual(a: string, b: string): boolean {
   // Hashing first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
+  const ha = hash('sha256', a, 'buffer');
+  const hb = hash('sha256', b, 'buffer');
   return timingSafeEqual(ha, hb) && a.length === b.length;
 }
