@@ -60,6 +60,36 @@ describe('railyard mock', () => {
     }
   }, 60_000);
 
+  it("--as-real-sandbox: the MTN mock refuses what MTN's real sandbox refuses, and says so in its banner", async () => {
+    const port = await freePort();
+    const mock = startCli(['mock', 'mtn-momo', '--as-real-sandbox', '--port', String(port)], 'listening on');
+    try {
+      await mock.started;
+      expect(mock.output()).toContain('as the real sandbox');
+      expect(mock.output()).toContain('a currency other than EUR: 500 INVALID_CURRENCY');
+      const base = `http://127.0.0.1:${port}`;
+      const key = { 'Ocp-Apim-Subscription-Key': 'railyard-mtn-collection-key' };
+      const basic = Buffer.from('railyard-mtn-api-user:railyard-mtn-api-key').toString('base64');
+      const { access_token: token } = (await (await fetch(`${base}/collection/token/`, { method: 'POST', headers: { ...key, Authorization: `Basic ${basic}` } })).json()) as { access_token: string };
+      const pay = await fetch(`${base}/collection/v1_0/requesttopay`, {
+        method: 'POST',
+        headers: { ...key, Authorization: `Bearer ${token}`, 'X-Target-Environment': 'sandbox', 'X-Reference-Id': crypto.randomUUID(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ amount: '25.00', currency: 'GHS', externalId: 'x', payer: { partyIdType: 'MSISDN', partyId: '233551234987' } }),
+      });
+      expect(pay.status).toBe(500);
+      expect(await pay.json()).toEqual({ code: 'INVALID_CURRENCY', message: 'Currency not supported.' });
+    } finally {
+      mock.stop();
+      expect(await mock.exited).toBe(0);
+    }
+  }, 60_000);
+
+  it('--as-real-sandbox is refused, exit code 2, for a mock without that mode', async () => {
+    const run = await runCli(['mock', 'hubtel', '--as-real-sandbox']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--as-real-sandbox is for mtn-momo, not hubtel');
+  });
+
   it('refuses a provider it does not know, with exit code 2', async () => {
     const run = await runCli(['mock', 'western-union']);
     expect(run.code).toBe(2);
