@@ -3,12 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { startMock, type RunningMock } from '../../src/cli/mock-command.ts';
 import { startRecording } from '../../src/cli/record-command.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { mtnReferenceId } from '../../src/providers/mtn-momo/adapter.ts';
 import { buildConfig } from '../../src/railyard-config.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
+import { ROOT } from '../support/run-cli.ts';
 import { startTestSandbox } from '../support/test-sandbox.ts';
 
 // docs/configuration.md, "Recording MTN's real sandbox", run against `railyard mock mtn-momo
@@ -28,7 +30,11 @@ const NUMBERS = {
 const GHANA = Object.keys(NUMBERS) as (keyof typeof NUMBERS)[];
 const AMOUNT = 2_500; // 25.00 GHS: 2.00 EUR at the default 0.08 EUR per GHS
 
-// Step 3's railyard.yaml (the credentials are those the strict mock is started with).
+// The walkthrough as docs/configuration.md writes it: step 3's railyard.yaml (its placeholders
+// filled with the credentials the strict mock is started with) and step 4's numbers.
+const WALKTHROUGH = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8').split("**Recording MTN's real sandbox.**")[1]!;
+const STEP_3_YAML = parseYaml(/3\. Put them in `railyard.yaml`[^`]*```yaml\n([\s\S]*?)```/.exec(WALKTHROUGH)![1]!.replace(/^ {3}/gm, '')) as { providers: { 'mtn-momo': Record<string, unknown> } };
+const STEP_4_NUMBERS = /for n in ([\d ]+);/.exec(WALKTHROUGH)![1]!.trim().split(' ');
 const CREDENTIALS = {
   api_user: 'walkthrough-api-user-0c4f',
   api_key: 'walkthrough-api-key-7d21e9',
@@ -42,7 +48,7 @@ const config = buildConfig({
   log_requests: false,
   clock: 'virtual',
   rails: { timeout_ms: 2_000 },
-  providers: { 'mtn-momo': { ...CREDENTIALS, target_environment: 'sandbox', timeout_ms: 10_000, sandbox_identities: {} } },
+  providers: { 'mtn-momo': { ...STEP_3_YAML.providers['mtn-momo'], ...CREDENTIALS } },
 });
 
 interface Charge {
@@ -96,6 +102,11 @@ const matchedNumber = (rule: ScenarioFile['rules'][number]) => (rule.match?.msis
 const outcomeOf = (c: Charge) => ({ status: c.status, failure_reason: c.failure_reason });
 
 describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)", () => {
+  it('is the walkthrough the docs give: step 3 maps identities, step 4 charges these numbers', () => {
+    expect(STEP_3_YAML.providers['mtn-momo']).toMatchObject({ target_environment: 'sandbox', sandbox_identities: {} });
+    expect(STEP_4_NUMBERS).toEqual(GHANA);
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'railyard-mtn-walkthrough-'));
   const out = join(dir, 'recorded-mtn-momo.yaml');
   let mock: RunningMock;
