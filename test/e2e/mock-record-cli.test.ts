@@ -191,7 +191,7 @@ describe('railyard record', () => {
       const text = readFileSync(out, 'utf8');
       expect(text).toContain('(0551234987 as 46733123400, 2.00 EUR)');
       const scenario = parseScenario(text, out);
-      expect(scenario.rules.map((r) => (r.match?.msisdn as { equals?: string }).equals).sort()).toEqual(['0551234987', '0551234988']);
+      expect(scenario.rules.map((r) => (r.match?.msisdn as { equals?: string } | undefined)?.equals).sort()).toEqual(['0551234987', '0551234988']);
 
       const serve = await startServe({ ...env, RAILYARD_DB: ':memory:', RAILYARD_SCENARIOS: out }, await freePort());
       try {
