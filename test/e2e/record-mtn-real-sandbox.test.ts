@@ -11,6 +11,7 @@ import { mtnReferenceId } from '../../src/providers/mtn-momo/adapter.ts';
 import { buildConfig } from '../../src/railyard-config.ts';
 import type { ScenarioFile } from '../../src/scenarios/scenario-schema.ts';
 import { ROOT } from '../support/run-cli.ts';
+import { merchant, secondOnBothClocks, settled, type Merchant, type SettledObject } from '../support/recording-merchant.ts';
 import { startTestSandbox } from '../support/test-sandbox.ts';
 
 // docs/configuration.md, "Recording MTN's real sandbox", run against `railyard mock mtn-momo
@@ -75,12 +76,12 @@ async function read(baseUrl: string, key: string, id: string): Promise<Charge> {
   return ((await res.json()) as { data: Charge }).data;
 }
 
-/** What MTN holds for one request to pay, as a client of the strict mock reads it. */
-async function upstreamRequestToPay(mock: RunningMock, referenceId: string): Promise<Record<string, unknown>> {
-  const subscription = { 'Ocp-Apim-Subscription-Key': CREDENTIALS.collection_subscription_key };
+/** What MTN holds for one request to pay or transfer, as a client of the strict mock reads it. */
+async function upstreamTransaction(mock: RunningMock, referenceId: string, product: 'collection' | 'disbursement' = 'collection'): Promise<Record<string, unknown>> {
+  const subscription = { 'Ocp-Apim-Subscription-Key': product === 'collection' ? CREDENTIALS.collection_subscription_key : CREDENTIALS.disbursement_subscription_key };
   const basic = Buffer.from(`${CREDENTIALS.api_user}:${CREDENTIALS.api_key}`).toString('base64');
-  const token = (await (await fetch(`${mock.url}/collection/token/`, { method: 'POST', headers: { ...subscription, Authorization: `Basic ${basic}` } })).json()) as { access_token: string };
-  const res = await fetch(`${mock.url}/collection/v1_0/requesttopay/${referenceId}`, {
+  const token = (await (await fetch(`${mock.url}/${product}/token/`, { method: 'POST', headers: { ...subscription, Authorization: `Basic ${basic}` } })).json()) as { access_token: string };
+  const res = await fetch(`${mock.url}/${product}/v1_0/${product === 'collection' ? 'requesttopay' : 'transfer'}/${referenceId}`, {
     headers: { ...subscription, Authorization: `Bearer ${token.access_token}`, 'X-Target-Environment': 'sandbox' },
   });
   expect(res.status).toBe(200);
@@ -99,6 +100,24 @@ function freePort(): Promise<number> {
 }
 
 const matchedNumber = (rule: ScenarioFile['rules'][number]) => (rule.match?.msisdn as { equals?: string } | undefined)?.equals;
+const PAYEES = ['0551234987', '0241234555'] as const;
+const TRANSFER_AMOUNT = 1_000; // 10.00 GHS: 0.80 EUR
+
+async function transfer(client: Merchant): Promise<Record<string, string>> {
+  expect((await client.post('/api/v1/sandbox/wallet/fund', { amount: 100_000 })).status).toBe(200);
+  const ids: Record<string, string> = {};
+  for (const msisdn of PAYEES) {
+    const created = await client.post('/api/v1/transfers', { amount: TRANSFER_AMOUNT, currency: 'GHS', channel: 'momo', msisdn }, true);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    ids[msisdn] = created.body.data.id;
+  }
+  return ids;
+}
+
+async function transfersSettled(client: Merchant, ids: Record<string, string>): Promise<Record<string, SettledObject>> {
+  return Object.fromEntries(await Promise.all(PAYEES.map(async (n) => [n, await settled(client, `/api/v1/transfers/${ids[n]}`)] as const)));
+}
+
 const outcomeOf = (c: Charge) => ({ status: c.status, failure_reason: c.failure_reason });
 
 describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)", () => {
@@ -112,6 +131,8 @@ describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)
   let mock: RunningMock;
   let recorded: Record<string, Charge>;
   let upstream: Record<string, Record<string, unknown>>;
+  let transferUpstream: Record<string, Record<string, unknown>>;
+  let transfers: Record<string, SettledObject>;
   let text: string;
   let scenario: ScenarioFile;
 
@@ -131,7 +152,7 @@ describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       ids[msisdn] = created.body.data.id;
     }
-    upstream = Object.fromEntries(await Promise.all(GHANA.map(async (n) => [n, await upstreamRequestToPay(mock, mtnReferenceId(ids[n]!))] as const)));
+    upstream = Object.fromEntries(await Promise.all(GHANA.map(async (n) => [n, await upstreamTransaction(mock, mtnReferenceId(ids[n]!))] as const)));
     let charges = await Promise.all(GHANA.map((n) => read(recording.railyardUrl, key, ids[n]!)));
     for (let second = 0; second < 40 && charges.some((c) => c.status === 'pending_provider'); second++) {
       await mock.advance(1);
@@ -139,6 +160,11 @@ describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)
       charges = await Promise.all(GHANA.map((n) => read(recording.railyardUrl, key, ids[n]!)));
     }
     recorded = Object.fromEntries(GHANA.map((n, i) => [n, charges[i]!]));
+    // Transfers go out the same way: MTN's Transfer column (…455 is NOT_ENOUGH_FUNDS there).
+    const client = merchant(recording.railyardUrl, key, recording.railyard.sandbox.signingSecret, secondOnBothClocks(mock, recording.railyard));
+    const transferIds = await transfer(client);
+    transferUpstream = Object.fromEntries(await Promise.all(PAYEES.map(async (n) => [n, await upstreamTransaction(mock, mtnReferenceId(transferIds[n]!), 'disbursement')] as const)));
+    transfers = await transfersSettled(client, transferIds);
     scenario = (await recording.stop()).scenario;
     text = readFileSync(out, 'utf8');
   }, 60_000);
@@ -154,6 +180,13 @@ describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)
     }
   });
 
+  it("pays out to the mapped MTN test number in EUR, with MTN's Transfer outcomes", () => {
+    expect(transferUpstream['0551234987']).toMatchObject({ payee: { partyId: '46733123400' }, amount: '0.80', currency: 'EUR' });
+    expect(transferUpstream['0241234555']).toMatchObject({ payee: { partyId: '46733123455' }, amount: '0.80', currency: 'EUR' });
+    expect(transfers['0551234987']).toMatchObject({ status: 'success', provider: 'mtn-momo' });
+    expect(transfers['0241234555']).toMatchObject({ status: 'failed', provider: 'mtn-momo', failure_reason: 'insufficient_funds' });
+  });
+
   it("settles each charge with MTN's documented outcome, in GHS, for the Ghana number", () => {
     for (const msisdn of GHANA) {
       expect(recorded[msisdn]).toMatchObject({ ...NUMBERS[msisdn].outcome, amount: AMOUNT, currency: 'GHS', provider: 'mtn-momo' });
@@ -163,7 +196,7 @@ describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)
 
   it("names the Ghana numbers in its rules, never MTN's test numbers; the log shows both", () => {
     const matched = scenario.rules.map(matchedNumber).sort();
-    expect(matched).toEqual([...GHANA].sort());
+    expect(matched).toEqual([...new Set([...GHANA, ...PAYEES])].sort());
     const [header, rules] = [text.slice(0, text.indexOf('\nversion:')), text.slice(text.indexOf('\nversion:'))];
     for (const msisdn of GHANA) {
       expect(rules).not.toContain(NUMBERS[msisdn].mtn);
@@ -184,6 +217,8 @@ describe("the MTN walkthrough against the strict mock (MTN's real sandbox rules)
       const replayed = await Promise.all(ids.map((id) => read(sb.baseUrl, sb.key, id)));
       expect(replayed.map(outcomeOf)).toEqual(GHANA.map((n) => outcomeOf(recorded[n]!)));
       for (const c of replayed) expect(c).toMatchObject({ amount: AMOUNT, currency: 'GHS', provider: 'mtn-momo' });
+      const client = merchant(sb.baseUrl, sb.key, sb.signingSecret, () => sb.advance(1));
+      expect(await transfersSettled(client, await transfer(client))).toEqual(transfers);
     } finally {
       await sb.close();
     }
