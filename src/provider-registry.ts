@@ -30,6 +30,7 @@ function registered(definition: ProviderDefinition<ProviderName>): ProviderRegis
       name,
       create: (ctx, config) => definition.mock.create(ctx, config.providers[name]),
       access: (config) => definition.mock.access(config.providers[name]),
+      ...(definition.mock.realSandbox ? { realSandbox: definition.mock.realSandbox } : {}),
     },
   };
 }

@@ -6,7 +6,7 @@ import { CryptoRandom, IdGenerator } from '../kernel/ids.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
 import type { MockContext } from '../mocks/engine/mock-context.ts';
 import { mockBannerLines } from '../mocks/mock-definition.ts';
-import { createMock, describeMock, PROVIDERS, type ProviderName } from '../provider-registry.ts';
+import { createMock, describeMock, PROVIDERS, registration, type ProviderName } from '../provider-registry.ts';
 import { MockTransactionBooks } from '../mocks/engine/mock-transaction-book.ts';
 import { ProviderHealth } from '../rails/provider-health.ts';
 import { RuleEngine } from '../scenarios/rule-engine.ts';
@@ -29,6 +29,9 @@ export function isMockProvider(name: string): name is MockProvider {
   return (MOCK_PROVIDERS as readonly string[]).includes(name);
 }
 
+/** The mocks with a strict-sandbox mode (`--as-real-sandbox`). */
+export const REAL_SANDBOX_MOCKS = PROVIDERS.filter((p) => p.mock.realSandbox).map((p) => p.name);
+
 /** What a client of the mock served at `baseUrl` needs to know: the registry's view, at the root. */
 export function mockCredentialLines(provider: MockProvider, baseUrl: string, config: RailyardConfig): string[] {
   const view = describeMock(provider, config, { baseUrl, realUpstream: false });
@@ -49,6 +52,11 @@ export interface MockOptions {
    * moves only through advance(), so a test plays a 5 s callback delay without waiting for it.
    */
   clock?: Clock;
+  /**
+   * Behave as the upstream's real sandbox: refuse what it refuses, answer as it documents, and
+   * play no scenario rule (for a mock that has the mode: REAL_SANDBOX_MOCKS).
+   */
+  asRealSandbox?: boolean;
 }
 
 export interface RunningMock {
@@ -74,13 +82,14 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     clock,
     scheduler,
     store,
-    scenarios: new RuleEngine(options.rules, options.wallets ?? []),
+    scenarios: options.asRealSandbox ? new RuleEngine([], []) : new RuleEngine(options.rules, options.wallets ?? []),
     health: new ProviderHealth(),
     logger,
     books: new MockTransactionBooks(store, clock),
     maxHoldMs: config.rails.max_hold_ms,
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
+    ...(options.asRealSandbox ? { asRealSandbox: true } : {}),
   };
   const app = express();
   app.disable('x-powered-by');
@@ -98,7 +107,15 @@ export async function startMock(provider: MockProvider, options: MockOptions): P
     provider,
     url,
     advance: (seconds) => scheduler.advanceBy(seconds * 1000),
-    banner: () => `${['', `  railyard mock ${provider} is listening on ${url}`, '', ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`), ''].join('\n')}\n`,
+    banner: () =>
+      `${[
+        '',
+        `  railyard mock ${provider} is listening on ${url}${options.asRealSandbox ? ', as the real sandbox' : ''}`,
+        '',
+        ...mockCredentialLines(provider, url, config).map((l) => `  ${l}`),
+        ...(options.asRealSandbox ? ['', '  As the real sandbox, it refuses:', ...(registration(provider).mock.realSandbox ?? []).map((l) => `    ${l}`)] : []),
+        '',
+      ].join('\n')}\n`,
     async close() {
       await scheduler.stop();
       await scheduler.leave();
@@ -123,6 +140,10 @@ export async function runMock(provider: string, options: Omit<MockOptions, 'logg
     io.stderr.write(`railyard mock: say which provider: ${MOCK_PROVIDERS.join(', ')}${provider ? `, not ${JSON.stringify(provider)}` : ''}\n`);
     return 2;
   }
+  if (options.asRealSandbox && !(REAL_SANDBOX_MOCKS as readonly string[]).includes(provider)) {
+    io.stderr.write(`railyard mock: --as-real-sandbox is for ${REAL_SANDBOX_MOCKS.join(', ')}, not ${provider}\n`);
+    return 2;
+  }
   const mock = await startMock(provider, options);
   io.stdout.write(mock.banner());
   await new Promise<void>((done) => (io.signal.aborted ? done() : io.signal.addEventListener('abort', () => done(), { once: true })));
@@ -131,13 +152,13 @@ export async function runMock(provider: string, options: Omit<MockOptions, 'logg
   return 0;
 }
 
-/** `railyard mock <provider> [--port N] [--host H] [--scenarios ...]` from its arguments; the exit code. */
+/** `railyard mock <provider> [--port N] [--host H] [--scenarios ...] [--as-real-sandbox]` from its arguments; the exit code. */
 export async function mockMain(args: string[], usage: string): Promise<number> {
   const parsed = parseCommandArgs('mock', usage, {
     args,
     strict: true,
     allowPositionals: true,
-    options: { port: { type: 'string' }, host: { type: 'string' }, scenarios: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    options: { port: { type: 'string' }, host: { type: 'string' }, 'as-real-sandbox': { type: 'boolean' }, scenarios: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
   });
   if (!parsed) return 2;
   const { values, positionals } = parsed;
@@ -148,7 +169,7 @@ export async function mockMain(args: string[], usage: string): Promise<number> {
   const scenarios = loadScenarios(values.scenarios ?? configuredScenarioPaths(config.scenarios));
   return runMock(
     positionals[0] ?? '',
-    { config, rules: scenarios.rules, wallets: scenarios.wallets, port: Number(values.port ?? 0), host: values.host ?? '127.0.0.1' },
+    { config, rules: scenarios.rules, wallets: scenarios.wallets, port: Number(values.port ?? 0), host: values.host ?? '127.0.0.1', asRealSandbox: values['as-real-sandbox'] === true },
     { stdout: process.stdout, stderr: process.stderr, signal: stopSignal() },
   );
 }

@@ -108,7 +108,16 @@ export async function startRecording(options: RecordOptions): Promise<Recording>
     await railyard.close();
     const path = resolve(options.out);
     const recorded = buildRecordedScenario(
-      { provider: options.provider, profile, exchanges: proxy.exchanges, callbacks: proxy.callbacks, redactor, upstream: upstream.href, recordedAt: startedAt },
+      {
+        provider: options.provider,
+        profile,
+        exchanges: proxy.exchanges,
+        callbacks: proxy.callbacks,
+        redactor,
+        upstream: upstream.href,
+        recordedAt: startedAt,
+        identities: profile.identities?.(config),
+      },
       path,
     );
     mkdirSync(dirname(path), { recursive: true });

@@ -37,9 +37,10 @@ Usage:
                             report rules that can never match, rules shadowed by an earlier one and
                             fields that do nothing, as file:line; exit 1 on errors (--strict: on
                             warnings too), 2 when a path does not exist
-  railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>]
+  railyard mock <provider> [--port N] [--host H] [--scenarios <files or dirs...>] [--as-real-sandbox]
                             serve one provider mock (any provider below) standalone on its own port;
-                            the banner shows the credentials it accepts
+                            the banner shows the credentials it accepts; --as-real-sandbox (mtn-momo):
+                            refuse what the real sandbox refuses and play its documented outcomes only
   railyard record --provider <name> --upstream <url> [--out scenarios/recorded-<name>.yaml]
                             [--duration <seconds>] [--proxy-port N] [--callback-origin <public url>]
                             serve railyard with that provider (one marked recordable below) behind a

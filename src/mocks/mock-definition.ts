@@ -28,6 +28,8 @@ export interface MockDefinition<Options = any> {
   name: string;
   create(ctx: MockContext, options: Options): Router;
   access(options: Options): MockAccess;
+  /** What `--as-real-sandbox` makes it refuse, one line each; absent: the mock has no such mode. */
+  realSandbox?: readonly string[];
 }
 
 /**
@@ -39,9 +41,11 @@ export function defineMock<Options, Credentials>(parts: {
   credentials(options: Options): Credentials;
   create(ctx: MockContext, credentials: Credentials): Router;
   access(credentials: Credentials): MockAccess;
+  realSandbox?: readonly string[];
 }): MockDefinition<Options> {
   return {
     name: parts.name,
+    ...(parts.realSandbox ? { realSandbox: parts.realSandbox } : {}),
     create: (ctx, options) => parts.create(ctx, parts.credentials(options)),
     access: (options) => parts.access(parts.credentials(options)),
   };

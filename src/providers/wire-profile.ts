@@ -42,6 +42,17 @@ export interface ReportedOutcome {
   reason?: string;
 }
 
+/**
+ * An upstream sandbox's test identities mapped back to the service's own (MTN's test numbers to
+ * the Ghana numbers the merchant used), so a recording names what the merchant sent.
+ */
+export interface RecordedIdentities {
+  /** The merchant's key for the key a call named upstream; unchanged when nothing maps it. */
+  merchantKey(key: RecordedKey): RecordedKey;
+  /** What the recording log adds to a call: both identities, e.g. "0551234987 as 46733123400, 2.00 EUR". */
+  describe(request: WireRequest): string | undefined;
+}
+
 /** The scenario behaviour an answered initiation shows (respond, reason, name, ...). */
 export type AnsweredBehaviour = Omit<Behaviour, 'latency_ms' | 'callback' | 'extra_callbacks'>;
 
@@ -67,6 +78,8 @@ export interface WireProfile {
   polledOutcome(status: number, body: string): ReportedOutcome | undefined;
   /** A callback the upstream sent; undefined when it cannot be read. */
   callbackOutcome(body: string): ReportedOutcome | undefined;
+  /** The test identities this configuration maps; undefined: calls name the merchant's own. */
+  identities?(config: Config): RecordedIdentities | undefined;
   /** The credential values this provider's config holds: never written to a recording. */
   secrets(config: Config): string[];
 }

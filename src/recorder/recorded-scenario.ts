@@ -4,7 +4,7 @@ import type { CallbackPlan } from '../scenarios/scenario-types.ts';
 import type { ScenarioFile } from '../scenarios/scenario-schema.ts';
 import type { RecordedCallback, RecordedExchange } from './recording-proxy.ts';
 import type { Redactor } from '../kernel/redactor.ts';
-import type { AnsweredBehaviour, RecordedKey, RecordedOperation, ReportedOutcome, WireProfile } from '../providers/wire-profile.ts';
+import type { AnsweredBehaviour, RecordedIdentities, RecordedKey, RecordedOperation, ReportedOutcome, WireProfile } from '../providers/wire-profile.ts';
 import { parseScenario } from '../railyard-scenarios.ts';
 
 // Turns what the proxy saw into scenario rules: one rule per number or account, saying for each
@@ -21,6 +21,8 @@ export interface RecordingInput {
   upstream: string;
   /** When, in ISO 8601, for the header. */
   recordedAt: string;
+  /** The upstream's test identities mapped back: rules name the merchant's numbers, the log both. */
+  identities?: RecordedIdentities | undefined;
 }
 
 interface RecordedBehaviour extends AnsweredBehaviour {
@@ -127,7 +129,8 @@ function transactionsOf(input: RecordingInput): Transaction[] {
   for (const [index, exchange] of input.exchanges.entries()) {
     const call = input.profile.classify(exchange.request, input.exchanges.slice(0, index));
     if (call.kind === 'initiation') {
-      txs.push({ operation: call.operation, key: call.key, references: new Set(call.references), exchange, behaviour: answered(exchange, input.profile, call.operation), callbacks: [] });
+      const key = input.identities ? input.identities.merchantKey(call.key) : call.key;
+      txs.push({ operation: call.operation, key, references: new Set(call.references), exchange, behaviour: answered(exchange, input.profile, call.operation), callbacks: [] });
     } else if (call.kind === 'status' && exchange.ending === 'answered') {
       const outcome = input.profile.polledOutcome(exchange.status!, exchange.body ?? '');
       if (outcome) polls.push({ exchange, outcome: { ...outcome, references: [...call.references, ...outcome.references] } });
@@ -221,7 +224,10 @@ export function buildRecordedScenario(input: RecordingInput, file = 'recording.y
     '# Each rule says what the upstream did for one number or account, call by call; callback',
     '# delays are seconds after the call reached the upstream. Credentials are redacted, and',
     '# references and ids are left to the mocks to generate afresh. What crossed the proxy:',
-    ...input.exchanges.map((e) => `#   ${e.request.method} ${logPath(e.request.path.split('?')[0]!, txs)} -> ${describeEnding(e)}`),
+    ...input.exchanges.map((e) => {
+      const mapped = input.identities?.describe(e.request);
+      return `#   ${e.request.method} ${logPath(e.request.path.split('?')[0]!, txs)} -> ${describeEnding(e)}${mapped ? ` (${mapped})` : ''}`;
+    }),
     ...input.callbacks.map((c) => `#   callback ${c.method}: ${input.profile.callbackOutcome(c.body)?.status ?? 'unreadable'} -> railyard answered ${c.forwardedStatus ?? 'nothing'}`),
     ...(unkeyed.length ? [`# ${unkeyed.length} call(s) named no number or account and made no rule.`] : []),
     '',

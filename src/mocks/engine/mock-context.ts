@@ -35,6 +35,11 @@ export interface MockContext {
    * /internal/callbacks/ is handed to it instead of sent through a socket. Omitted: all go over HTTP.
    */
   localCallbacks?: LocalCallbackReceiver;
+  /**
+   * `railyard mock <name> --as-real-sandbox`: refuse what the upstream's real sandbox refuses
+   * (its test identities, currency, environment) and answer as it documents; no scenario rules.
+   */
+  asRealSandbox?: boolean;
   /** Explains a rule decision, or why no rule decided (the requests inspector shows it); omitted: not explained. */
   explainMatch?: (query: RailQuery, decision: Decision | undefined) => RuleMatchReport;
 }

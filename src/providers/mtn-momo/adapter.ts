@@ -19,6 +19,7 @@ import {
   upstreamBaseUrl,
 } from '../../rails/provider-port.ts';
 import { callUpstream, type UpstreamResponse } from '../../rails/upstream-call.ts';
+import type { SandboxIdentities } from './sandbox-identities.ts';
 
 // Speaks MTN's MoMo Open API (reference/upstream-providers.md §1): Collection for collect and
 // name enquiry, Disbursement for payouts, each product with its own subscription key and token.
@@ -38,6 +39,12 @@ export interface MtnMomoAdapterConfig {
   currency: string;
   /** Secret path segment of our callback URL: MTN signs nothing. */
   callbackToken: string;
+  /**
+   * MTN's sandbox test numbers and currency for the service's own (sandbox-identities.ts): what
+   * leaves is translated; callbacks and status answers are read for their status and reason
+   * only, so the charge keeps its own Ghana number and GHS amount.
+   */
+  identities?: SandboxIdentities | undefined;
 }
 
 type Product = 'collection' | 'disbursement';
@@ -77,7 +84,8 @@ export class MtnMomoAdapter implements RailProvider {
     if (req.channel !== 'momo' || !req.msisdn) {
       throw new RailError('rejected', 'mtn-momo resolves mobile money wallets only');
     }
-    const res = await this.call('collection', 'GET', `/collection/v1_0/accountholder/msisdn/${encodeURIComponent(req.msisdn)}/basicuserinfo`);
+    const msisdn = this.config.identities?.upstreamMsisdn(req.msisdn) ?? req.msisdn;
+    const res = await this.call('collection', 'GET', `/collection/v1_0/accountholder/msisdn/${encodeURIComponent(msisdn)}/basicuserinfo`);
     if (res.status === 404) return null;
     if (res.status !== 200) throw failure(res);
     const body = parseObject(res.text);
@@ -129,13 +137,15 @@ export class MtnMomoAdapter implements RailProvider {
   private async initiate(product: Product, path: string, partyField: 'payer' | 'payee', msisdn: string, req: { reference: string; amount: number; description: string }): Promise<RailAccepted> {
     const referenceId = mtnReferenceId(req.reference);
     const note = mtnNote(req.description);
+    const { identities } = this.config;
+    const money = identities ? identities.upstreamAmount(req.amount) : { amount: toMajorString(req.amount, 'GHS'), currency: this.config.currency };
     const res = await this.call(product, 'POST', path, {
       headers: { 'X-Reference-Id': referenceId, 'X-Callback-Url': this.callbackUrl() },
       body: {
-        amount: toMajorString(req.amount, 'GHS'),
-        currency: this.config.currency,
+        amount: money.amount,
+        currency: money.currency,
         externalId: req.reference,
-        [partyField]: { partyIdType: 'MSISDN', partyId: msisdn },
+        [partyField]: { partyIdType: 'MSISDN', partyId: identities ? identities.upstreamMsisdn(msisdn) : msisdn },
         payerMessage: note,
         payeeNote: note,
       },

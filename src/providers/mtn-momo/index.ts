@@ -3,6 +3,7 @@ import { MtnMomoAdapter } from './adapter.ts';
 import { mtnMomoMock } from './mock.ts';
 import { mtnMomoOptions } from './options.ts';
 import { mtnMomoWire } from './recorder.ts';
+import { sandboxIdentitiesFor } from './sandbox-identities.ts';
 
 export const mtnMomo = defineProvider({
   options: mtnMomoOptions,
@@ -16,6 +17,7 @@ export const mtnMomo = defineProvider({
         disbursementSubscriptionKey: o.disbursement_subscription_key,
         targetEnvironment: o.target_environment,
         currency: o.currency,
+        identities: sandboxIdentitiesFor(o),
         callbackToken,
       },
       ctx,

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { createHash, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { seedFromString } from '../../kernel/ids.ts';
 import { fromMajor } from '../../kernel/money.ts';
@@ -114,6 +115,8 @@ const MESSAGES: Record<string, string> = {
   NOT_ALLOWED_TARGET_ENVIRONMENT: 'Access to target environment is forbidden.',
   INVALID_CALLBACK_URL_HOST: 'Callback URL with host not allowed.',
   INVALID_CURRENCY: 'Currency not supported.',
+  PAYER_NOT_FOUND: 'Payer not found.',
+  PAYEE_NOT_FOUND: 'Payee not found.',
   SERVICE_UNAVAILABLE: 'Service unable to handle request.',
   INTERNAL_PROCESSING_ERROR: 'An internal error occurred while processing.',
   COULD_NOT_PERFORM_TRANSACTION: 'Could not perform transaction.',
@@ -121,6 +124,14 @@ const MESSAGES: Record<string, string> = {
 
 // The sandbox accepts EUR (MTN's real sandbox currency) and GHS (railyard's).
 const CURRENCIES = new Set(['GHS', 'EUR']);
+
+// MTN's real sandbox (`--as-real-sandbox`): X-Target-Environment sandbox, EUR only, callback
+// hosts by name. Its numbers: the documented ones (46733123450 to …463) and, since "any other
+// number results in Success", the rest of their block succeeds; a number outside the block (a
+// Ghana number that missed the adapter's sandbox_identities) is refused as an unknown party.
+const REAL_SANDBOX = { targetEnvironment: 'sandbox', currency: 'EUR', numbers: /^467331234\d\d$/ } as const;
+const isRealSandboxNumber = (partyId: string) => REAL_SANDBOX.numbers.test(partyId);
+const hasIpHost = (url: string) => isIP(new URL(url).hostname.replace(/^\[|\]$/g, '')) !== 0;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
 const TOKEN_SECONDS = 3600;
@@ -171,6 +182,13 @@ export const mtnMomoMock = defineMock({
     };
   },
   create: (ctx, credentials) => createMtnMomoMock(ctx, credentials),
+  realSandbox: [
+    'X-Target-Environment other than sandbox: 500 NOT_ALLOWED_TARGET_ENVIRONMENT',
+    'a currency other than EUR: 500 INVALID_CURRENCY',
+    'a callback URL whose host is an IP address: 500 INVALID_CALLBACK_URL_HOST',
+    "a payer or payee outside MTN's test block 46733123400-499: 404 PAYER_NOT_FOUND / PAYEE_NOT_FOUND (name enquiry: 404 RESOURCE_NOT_FOUND)",
+    "no scenario rules: 46733123450-463 give MTN's documented outcomes, the rest of the block succeeds",
+  ],
   access: (c) => ({
     credentials: [
       { name: 'collection subscription key', where: 'Ocp-Apim-Subscription-Key header on /collection/* and /v1_0/apiuser', value: c.collectionSubscriptionKey, secret: true },
@@ -224,7 +242,8 @@ const productCall =
     const issued = await instance.tokens.get(sha256Hex(bearer));
     const valid = issued !== undefined && issued.product === product && issued.expiresAt > ctx.clock.now();
     if (!valid) return unauthorised('Access token is missing, invalid or expired.');
-    if (!safeEqual(req.get('x-target-environment') ?? '', credentials.targetEnvironment)) return mtn(500, 'NOT_ALLOWED_TARGET_ENVIRONMENT');
+    const environment = ctx.asRealSandbox ? REAL_SANDBOX.targetEnvironment : credentials.targetEnvironment;
+    if (!safeEqual(req.get('x-target-environment') ?? '', environment)) return mtn(500, 'NOT_ALLOWED_TARGET_ENVIRONMENT');
     return null;
   };
 
@@ -298,12 +317,13 @@ function productOperations(product: Product): WireOperation<MtnMomoCredentials>[
       method: 'get',
       path: `/${product}/v1_0/accountholder/:idType/:id/active`,
       auth,
-      handle: async ({ req, res, params, lookup, fail }) => {
+      handle: async ({ req, res, params, lookup, fail, ctx }) => {
         const idType = String(params.idType).toLowerCase();
         // MTN documents the id type in lower case; the mtn-momo SDK's Collections sends "MSISDN",
         // so the mock takes either case rather than break a widely used client.
         if (idType !== 'msisdn' && idType !== 'email' && idType !== 'party_code') return fail(badRequest('accountHolderIdType must be msisdn, email or party_code.'));
         const id = String(params.id);
+        if (ctx.asRealSandbox && idType === 'msisdn' && !isRealSandboxNumber(id)) return fail(mtn(404, 'RESOURCE_NOT_FOUND'));
         if (idType === 'msisdn') {
           const looked = await lookup({ req, res, successStatus: 200 }, query({ operation: 'resolve', ...partyQuery(id) }));
           if (!looked) return;
@@ -318,9 +338,10 @@ function productOperations(product: Product): WireOperation<MtnMomoCredentials>[
       method: 'get',
       path: `/${product}/v1_0/accountholder/:idType/:id/basicuserinfo`,
       auth,
-      handle: async ({ req, res, params, lookup, fail }) => {
+      handle: async ({ req, res, params, lookup, fail, ctx }) => {
         if (String(params.idType).toLowerCase() !== 'msisdn') return fail(badRequest('basicuserinfo takes an msisdn.'));
         const id = String(params.id);
+        if (ctx.asRealSandbox && !isRealSandboxNumber(id)) return fail(mtn(404, 'RESOURCE_NOT_FOUND'));
         const party = partyQuery(id);
         const looked = await lookup({ req, res, successStatus: 200 }, query({ operation: 'resolve', ...party }));
         if (!looked) return;
@@ -331,7 +352,12 @@ function productOperations(product: Product): WireOperation<MtnMomoCredentials>[
         res.json(basicUserInfo(party.msisdn, behaviour?.name ?? fakeNameFor(party.msisdn)));
       },
     }),
-    custom<MtnMomoCredentials>({ method: 'get', path: `/${product}/v1_0/account/balance`, auth, handle: ({ res }) => void res.json({ availableBalance: '1000000.00', currency: 'GHS' }) }),
+    custom<MtnMomoCredentials>({
+      method: 'get',
+      path: `/${product}/v1_0/account/balance`,
+      auth,
+      handle: ({ res, ctx }) => void res.json({ availableBalance: '1000000.00', currency: ctx.asRealSandbox ? REAL_SANDBOX.currency : 'GHS' }),
+    }),
   ];
 }
 
@@ -348,11 +374,16 @@ function transactionOperations(product: Product, resource: string, partyField: '
       body: transferRequest(partyField),
       successStatus: 202,
       take: ({ req, body, reference, ctx }) => {
-        if (!CURRENCIES.has(body.currency)) return mtn(500, 'INVALID_CURRENCY');
+        const strict = ctx.asRealSandbox === true;
+        if (strict ? body.currency !== REAL_SANDBOX.currency : !CURRENCIES.has(body.currency)) return mtn(500, 'INVALID_CURRENCY');
         const callbackUrl = req.get('x-callback-url');
         // MTN also checks the callback host against providerCallbackHost and refuses IP hosts; the
-        // mock does not, because railyard calls back to itself on 127.0.0.1.
-        if (callbackUrl !== undefined && !URL.canParse(callbackUrl)) return mtn(500, 'INVALID_CALLBACK_URL_HOST');
+        // mock refuses IP hosts only as the real sandbox, because railyard calls back to itself on
+        // 127.0.0.1.
+        if (callbackUrl !== undefined && (!URL.canParse(callbackUrl) || (strict && hasIpHost(callbackUrl)))) return mtn(500, 'INVALID_CALLBACK_URL_HOST');
+        if (strict && (body.party.partyIdType !== 'MSISDN' || !isRealSandboxNumber(body.party.partyId))) {
+          return mtn(404, partyField === 'payer' ? 'PAYER_NOT_FOUND' : 'PAYEE_NOT_FOUND');
+        }
         return {
           book: product,
           reference,

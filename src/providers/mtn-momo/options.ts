@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonProviderFields, defineProviderOptions } from '../provider-options.ts';
+import { sandboxIdentitiesSchema } from './sandbox-identities.ts';
 
 export const mtnMomoOptions = defineProviderOptions({
   id: 'mtn-momo',
@@ -13,7 +14,8 @@ export const mtnMomoOptions = defineProviderOptions({
       collection_subscription_key: z.string().default('railyard-mtn-collection-key'),
       disbursement_subscription_key: z.string().default('railyard-mtn-disbursement-key'),
       target_environment: z.string().default('sandbox'),
-      currency: z.string().default('GHS').describe("MTN's real sandbox only takes EUR"),
+      currency: z.string().default('GHS').describe('the currency sent when no sandbox_identities apply'),
+      sandbox_identities: sandboxIdentitiesSchema.optional().describe("Ghana test numbers and GHS mapped to MTN's sandbox test numbers and EUR, when base_url is set; {} for the documented defaults"),
     })
     .prefault({}),
 });

@@ -1,6 +1,7 @@
 import { callbackToken, type Config } from '../../config/config.ts';
 import { providerBlock } from '../provider-options.ts';
 import { mtnMomoOptions } from './options.ts';
+import { sandboxIdentitiesFor } from './sandbox-identities.ts';
 import {
   jsonBodyOutcomes,
   isJsonText,
@@ -96,6 +97,27 @@ export const mtnMomoWire: WireProfile = {
   },
 
   ...jsonBodyOutcomes(outcomeOf),
+
+  identities(config) {
+    const identities = sandboxIdentitiesFor(providerBlock(mtnMomoOptions, config));
+    if (!identities) return undefined;
+    return {
+      merchantKey(key) {
+        const merchant = key.msisdn === undefined ? undefined : identities.merchantMsisdn(key.msisdn);
+        return merchant ? { ...key, msisdn: merchant } : key;
+      },
+      describe(request) {
+        const call = mtnMomoWire.classify(request, []);
+        const upstream = call.kind === 'initiation' ? call.key.msisdn : undefined;
+        const mapped = upstream === undefined ? undefined : identities.describe(upstream);
+        if (!mapped) return undefined;
+        const body = parseJsonObject(request.body);
+        const amount = textField(body?.amount);
+        const currency = textField(body?.currency);
+        return amount && currency ? `${mapped}, ${amount} ${currency}` : mapped;
+      },
+    };
+  },
 
   secrets(config) {
     const p = providerBlock(mtnMomoOptions, config);
