@@ -9,6 +9,17 @@ export interface UpstreamResponse {
 
 function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
+  // The adapters pass plain records: names in lower case and values trimmed, as Headers would
+  // give them, without building a Headers object for every call.
+  if (headers && !(headers instanceof Headers) && !Array.isArray(headers)) {
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue;
+      const key = name.toLowerCase();
+      const trimmed = String(value).trim();
+      out[key] = out[key] === undefined ? trimmed : `${out[key]}, ${trimmed}`;
+    }
+    return out;
+  }
   new Headers(headers).forEach((value, name) => {
     out[name] = value;
   });
