@@ -121,6 +121,8 @@ interface MockCharge {
   gatewayResponse: string;
   /** The metadata the charge was sent with ('' when none, as Paystack gives it). */
   metadata: Record<string, unknown> | '';
+  /** Where the charge request came from, as Paystack records it. */
+  ipAddress: string;
   createdAt: string;
   paidAt: string | null;
   /** A settlement that fell due while the voucher was still awaited: applied when it comes in. */
@@ -197,7 +199,7 @@ function authorizationOf(c: MockCharge) {
     country_code: 'GH',
     brand: WALLET_NAMES[CHARGE_PROVIDERS[c.provider] ?? 'MTN'],
     reusable: false,
-    signature: null,
+    signature: `SIG_${sha256Hex(`signature:${c.phone}`).slice(0, 20)}`,
     account_name: null,
   };
 }
@@ -221,7 +223,7 @@ function chargeData(c: MockCharge) {
     created_at: c.createdAt,
     channel: 'mobile_money',
     currency: 'GHS',
-    ip_address: null,
+    ip_address: c.ipAddress,
     metadata: c.metadata,
     log: null,
     fees: settled ? chargeFee(c.amount) : null,
@@ -253,6 +255,7 @@ function pendingChargeData(c: MockCharge) {
     transaction_date: c.createdAt,
     reference: c.reference,
     domain: 'test',
+    redirect_url: null,
     metadata: c.metadata,
     gateway_response: c.gatewayResponse,
     message: null,
@@ -535,7 +538,7 @@ function pageNumber(value: unknown, fallback: number): number | undefined {
 }
 
 const invalid = (message: string): WireError => paystackError(400, 'invalid_params', message, 'Check the parameters and try again');
-const TRANSACTION_NOT_FOUND = paystackError(400, 'transaction_not_found', 'Transaction reference not found', 'Ensure that you are passing the reference of a transaction on your integration');
+const TRANSACTION_NOT_FOUND = paystackError(404, 'transaction_not_found', 'Transaction reference not found', 'Ensure that you are passing the reference of a transaction on your integration');
 const TRANSFER_NOT_FOUND = paystackError(404, 'transfer_not_found', 'Transfer not found', 'Ensure that you are passing the id, code or reference of a transfer on your integration');
 
 export const createPaystackMock = defineWire<PaystackMockSettings>({
@@ -567,7 +570,7 @@ export const createPaystackMock = defineWire<PaystackMockSettings>({
       path: '/charge',
       body: chargeRequest,
       successStatus: 200,
-      take: ({ body, ctx, settings, instance }) => {
+      take: ({ req, body, ctx, settings, instance }) => {
         const { email, amount, mobile_money: momo } = body;
         const state = instance as PaystackInstance;
         const reference = body.reference ?? `T${sha256Hex(`${ctx.clock.now()}:${momo.msisdn}:${++state.generated}`).slice(0, 15)}`;
@@ -586,6 +589,7 @@ export const createPaystackMock = defineWire<PaystackMockSettings>({
             step: momo.network === 'TELECEL' ? 'send_otp' : 'pay_offline',
             gatewayResponse: 'Pending',
             metadata: body.metadata ?? '',
+            ipAddress: (req.ip ?? '127.0.0.1').replace(/^::ffff:/, ''),
             createdAt: iso(now),
             paidAt: null,
             ...(webhookUrl ? { webhookUrl } : {}),

@@ -108,7 +108,7 @@ describe('the Paystack mock', () => {
     const reference = ref('chg');
     const refused = await h.call('POST', '/charge', { email: 'ama@example.com', amount: 10.5, reference, mobile_money: { phone: '0551234987', provider: 'mtn' } });
     expect(refused).toEqual({ status: 400, body: { status: false, message: 'Invalid Amount Sent', meta: { nextStep: expect.any(String) }, type: 'validation_error', code: 'invalid_params' } });
-    expect((await h.call('GET', `/transaction/verify/${reference}`)).status).toBe(400);
+    expect((await h.call('GET', `/transaction/verify/${reference}`)).status).toBe(404);
   });
 
   it('gives the same recipient code for the same wallet or account', async () => {
