@@ -127,6 +127,13 @@ describe('the wire checker', () => {
     expect(checkWireResponse(answer('mtn-momo', 'POST', '/collection/v1_0/requesttopay', 202, ''))).toBeNull();
   });
 
+  it("catches a webhook whose data is not the documented object, and one that is none of the provider's callbacks", () => {
+    const webhook = (provider: string, body: unknown): WireResponseRecord => ({ ...answer(provider, 'POST', 'callback', 0, body), kind: 'callback' });
+    expect(checkWireResponse(webhook('paystack', { event: 'charge.success', data: verified.data }))).toBeNull();
+    expect(checkWireResponse(webhook('paystack', { event: 'charge.success', data: { reference: 'chg_1', status: 'success' } }))).toMatchObject({ problem: /charge\.success: data\./ });
+    expect(checkWireResponse(webhook('mtn-momo', { status: 'SUCCESSFUL' }))).toMatchObject({ problem: /none of mtn-momo's documented callbacks/ });
+  });
+
   it('skips answers a scenario made malformed on purpose, and counts, without checking, mocks with no published description', () => {
     const report = checkWireResponses([
       { ...verify(200, verified), body: '<html>', fault: 'malformed' },
@@ -228,5 +235,7 @@ describe("every answer the mocks give in the rail, contract and replay flows mat
     const seen = new Set(records.filter((r) => r.status < 400).map((r) => `${r.provider} ${r.method} ${r.route}`));
     const unseen = WIRE_SCHEMAS.map((s) => `${s.provider} ${s.method} ${s.route}`).filter((e) => !seen.has(e));
     expect(unseen).toEqual([]);
+    const calledBack = new Set(records.filter((r) => r.kind === 'callback').map((r) => r.provider));
+    expect([...calledBack].filter((p) => ['paystack', 'mtn-momo', 'hubtel'].includes(p)).sort()).toEqual(['hubtel', 'mtn-momo', 'paystack']);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WireResponseRecord } from '../../src/mocks/engine/wire-response-log.ts';
-import { UNDESCRIBED_PROVIDERS, WIRE_ERROR_SCHEMAS, WIRE_SCHEMAS, type WireSource } from '../fixtures/wire-schemas/index.ts';
+import { UNDESCRIBED_PROVIDERS, WIRE_CALLBACK_SCHEMAS, WIRE_ERROR_SCHEMAS, WIRE_SCHEMAS, type WireSource } from '../fixtures/wire-schemas/index.ts';
 
 // Checks what the mocks answered (RAILYARD_WIRE_RESPONSE_LOG) against the providers' published
 // descriptions (test/fixtures/wire-schemas): the status, every required field and its type.
@@ -26,7 +26,8 @@ export interface WireCheckReport {
   endpoints: Map<string, number>;
 }
 
-const endpointOf = (r: Pick<WireResponseRecord, 'provider' | 'method' | 'route' | 'path'>) => `${r.provider} ${r.method} ${r.route ?? `(no operation) ${r.path}`}`;
+const endpointOf = (r: Pick<WireResponseRecord, 'provider' | 'method' | 'route' | 'path' | 'kind'>) =>
+  r.kind === 'callback' ? `${r.provider} callback (${r.method})` : `${r.provider} ${r.method} ${r.route ?? `(no operation) ${r.path}`}`;
 
 /** The first problems zod found, as "path: message". */
 function problems(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
@@ -45,6 +46,16 @@ export function checkWireResponse(record: WireResponseRecord): { problem: string
       return undefined;
     }
   };
+  if (record.kind === 'callback') {
+    const described = WIRE_CALLBACK_SCHEMAS.filter((c) => c.provider === record.provider);
+    if (described.length === 0) return 'undescribed';
+    const parsed = parse();
+    if (!parsed) return { problem: 'the callback body is not JSON' };
+    const schema = described.find((c) => c.matches(parsed.value));
+    if (!schema) return { problem: `a callback none of ${record.provider}'s documented callbacks (${described.map((c) => c.name).join(', ')}) matches` };
+    const result = schema.body.safeParse(parsed.value);
+    return result.success ? null : { problem: `${schema.name}: ${problems(result.error.issues)}`, source: schema.source };
+  }
   if (record.status >= 400) {
     const errors = WIRE_ERROR_SCHEMAS.find((e) => e.provider === record.provider);
     if (!errors) return 'undescribed';
@@ -101,7 +112,7 @@ export function readWireResponseLog(dir: string): WireResponseRecord[] {
 
 /** The report in a few lines, violations first. */
 export function describeWireCheck(report: WireCheckReport): string {
-  const lines = [`mock answers checked against the providers' descriptions: ${report.checked} match, ${report.violations.length} violations, ${report.faults} scenario faults skipped`];
+  const lines = [`mock answers and callbacks checked against the providers' descriptions: ${report.checked} match, ${report.violations.length} violations, ${report.faults} scenario faults skipped`];
   for (const v of report.violations.slice(0, 20))
     lines.push(`  ✗ ${v.endpoint} ${v.status}: ${v.problem}${v.source ? ` [${v.source.document} ${v.source.version}, ${v.source.part}]` : ''}\n      ${v.body}`);
   const undescribed = [...report.undescribed.values()].reduce((a, b) => a + b, 0);

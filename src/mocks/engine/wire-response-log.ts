@@ -23,6 +23,34 @@ export interface WireResponseRecord {
   body: string;
   /** Set when a scenario's fault made the answer (e.g. 'malformed'): not the upstream's wire, on purpose. */
   fault?: string;
+  /** 'callback': not an answer but a callback the mock sent (status 0, route 'callback', path the URL's). */
+  kind?: 'callback';
+}
+
+function logFile(): string | undefined {
+  const dir = process.env[WIRE_RESPONSE_LOG_ENV];
+  if (!dir) return undefined;
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `${process.pid}.jsonl`);
+}
+
+/** Writes down a callback as the mock sends it, or undefined when logging is off. */
+export function wireCallbackLog(provider: string): ((message: { method: string; url: string; body: string }) => void) | undefined {
+  const file = logFile();
+  if (!file) return undefined;
+  return (message) => {
+    const record: WireResponseRecord = {
+      provider,
+      method: message.method,
+      route: 'callback',
+      path: new URL(message.url).pathname,
+      status: 0,
+      contentType: 'application/json',
+      body: message.body,
+      kind: 'callback',
+    };
+    appendFileSync(file, `${JSON.stringify(record)}\n`);
+  };
 }
 
 /** res.locals keys the pipeline fills in for the log. */
@@ -35,10 +63,8 @@ export const WIRE_FAULT_LOCAL = 'wireFault';
  * path leaves the mock, and the app answers it.
  */
 export function wireResponseLog(provider: string, servesEveryPath: boolean): ((req: Request, res: Response, next: NextFunction) => void) | undefined {
-  const dir = process.env[WIRE_RESPONSE_LOG_ENV];
-  if (!dir) return undefined;
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${process.pid}.jsonl`);
+  const file = logFile();
+  if (!file) return undefined;
   return (req, res, next) => {
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     (res as { end: (...args: unknown[]) => Response }).end = (...args: unknown[]) => {
