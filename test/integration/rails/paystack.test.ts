@@ -7,6 +7,7 @@ import { RailError, type CollectRequest, type InboundCallback, type PayoutReques
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';
+import { checkWireResponse } from '../../support/wire-schema-check.ts';
 
 // The Paystack wire module (on the mock engine) against the Paystack adapter, over real HTTP.
 
@@ -339,6 +340,39 @@ describe("the Paystack mock, field by field against Paystack's API reference", (
     expect(banks[0]).toMatchObject({ is_deleted: false, createdAt: expect.any(String), updatedAt: expect.any(String) });
     const recipient = (await h.call('POST', '/transferrecipient', { ...wallet, account_number: '0241110031', description: 'rent', metadata: { unit: 4 } })).body.data;
     expect(recipient).toMatchObject({ integration: expect.any(Number), is_deleted: false, email: '', description: 'rent', metadata: { unit: 4 } });
+  });
+
+  it("gives every refusal it can give as Paystack's Error body, with Paystack's status", async () => {
+    const reference = ref('chg');
+    await charge(reference);
+    const recipient = (await h.call('POST', '/transferrecipient', wallet)).body.data.recipient_code;
+    await transfer(ref('trf'));
+    const refusals: [string, Promise<{ status: number; body: any }>, number, string][] = [
+      ['no key', h.call('GET', '/bank', undefined, 'sk_test_wrong'), 401, 'invalid_key'],
+      ['a bad charge', h.call('POST', '/charge', { email: 'nobody', amount: 100, mobile_money: { phone: '0551234987', provider: 'mtn' } }), 400, 'invalid_params'],
+      ['a used charge reference', charge(reference), 400, 'duplicate_reference'],
+      ['an unknown charge', h.call('GET', '/charge/T_unknown_ref'), 404, 'transaction_not_found'],
+      ['an unknown verify', h.call('GET', '/transaction/verify/T_unknown_ref'), 404, 'transaction_not_found'],
+      ['an unknown transaction id', h.call('GET', '/transaction/42'), 404, 'transaction_not_found'],
+      ['a page too large', h.call('GET', '/transaction?perPage=101'), 400, 'invalid_params'],
+      ['a bad voucher', h.call('POST', '/charge/submit_otp', { otp: 'x', reference }), 400, 'invalid_params'],
+      ['a voucher nobody asked for', h.call('POST', '/charge/submit_otp', { otp: '1234', reference }), 400, 'invalid_charge_state'],
+      ['a bad recipient', h.call('POST', '/transferrecipient', { ...wallet, bank_code: 'XYZ' }), 400, 'invalid_bank_details'],
+      ['a recipient of the wrong type', h.call('POST', '/transferrecipient', { ...wallet, type: 'nuban' }), 400, 'invalid_params'],
+      ['an unknown recipient', h.call('POST', '/transfer', { source: 'balance', amount: 100, recipient: 'RCP_nobody', reference: ref('trf'), currency: 'GHS' }), 400, 'invalid_transfer_recipient'],
+      ['a bad transfer reference', h.call('POST', '/transfer', { source: 'balance', amount: 100, recipient, reference: 'UPPER', currency: 'GHS' }), 400, 'invalid_params'],
+      ['an unknown transfer', h.call('GET', '/transfer/verify/trf_unknown_reference'), 404, 'transfer_not_found'],
+      ['an unknown transfer code', h.call('GET', '/transfer/TRF_unknown'), 404, 'transfer_not_found'],
+      ['an unresolvable account', h.call('GET', '/bank/resolve?account_number=12&bank_code=040100'), 422, 'invalid_bank_details'],
+      ['a resolve without parameters', h.call('GET', '/bank/resolve'), 400, 'invalid_params'],
+      ['an unknown route', h.call('GET', '/subscription'), 404, 'route_not_found'],
+    ];
+    for (const [what, call, status, code] of refusals) {
+      const res = await call;
+      expect({ what, status: res.status, code: res.body.code }).toEqual({ what, status, code });
+      const record = { provider: 'paystack', method: 'GET', route: null, path: '/', status: res.status, contentType: 'application/json', body: JSON.stringify(res.body) };
+      expect(checkWireResponse(record), what).toBeNull();
+    }
   });
 
   describe('a Telecel charge and its voucher', () => {
