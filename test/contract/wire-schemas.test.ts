@@ -125,6 +125,8 @@ describe('the wire checker', () => {
     expect(checkWireResponse(answer('paystack', 'GET', '/invented', 200, { status: true }))).toMatchObject({ problem: /no published description/ });
     expect(checkWireResponse(answer('mtn-momo', 'POST', '/collection/v1_0/requesttopay', 202, { ok: true }))).toMatchObject({ problem: /no body/ });
     expect(checkWireResponse(answer('mtn-momo', 'POST', '/collection/v1_0/requesttopay', 202, ''))).toBeNull();
+    expect(checkWireResponse(answer('mtn-momo', 'POST', '/collection/token', 401, { error: 'login_failed' }))).toBeNull();
+    expect(checkWireResponse(answer('mtn-momo', 'POST', '/collection/v1_0/requesttopay', 401, { error: 'login_failed' }))).toMatchObject({ problem: /refusal: code/ });
   });
 
   it("catches a webhook whose data is not the documented object, and one that is none of the provider's callbacks", () => {

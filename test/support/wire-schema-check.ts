@@ -61,7 +61,8 @@ export function checkWireResponse(record: WireResponseRecord): { problem: string
     if (!errors) return 'undescribed';
     const parsed = parse();
     if (!parsed) return { problem: 'the refusal is not JSON', source: errors.source };
-    const result = errors.body.safeParse(parsed.value);
+    const body = errors.routes?.matches(record.route) ? errors.routes.body : errors.body;
+    const result = body.safeParse(parsed.value);
     return result.success ? null : { problem: `refusal: ${problems(result.error.issues)}`, source: errors.source };
   }
   const described = WIRE_SCHEMAS.filter((s) => s.provider === record.provider);
