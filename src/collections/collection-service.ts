@@ -220,6 +220,9 @@ export class CollectionService {
       if (err.kind !== 'rejected') throw new ProviderUnavailableError(`${provider.name} could not be reached: ${err.message}`, { provider: provider.name, collection_id: id });
       outcome = await provider.status({ operation: 'collect', reference: id, providerReference: row.provider_reference }).catch(() => ({ status: 'pending' as const }));
     }
+    // The step is done but the upstream has not decided yet (a Telecel voucher in, the customer
+    // still to approve): nothing is left for the customer to submit.
+    if (outcome.status === 'pending' && row.next_action) await this.collections.setNextAction(this.deps.store, id, null, this.deps.clock.now());
     await this.settlement.settle(id, provider.name, outcome, 'callback');
     return this.get(auth, id);
   }

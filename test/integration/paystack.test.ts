@@ -167,3 +167,100 @@ describe("Paystack's webhook signature", () => {
     expectBalanced(await sb.trialBalance());
   });
 });
+
+// What a merchant's own Paystack client would read about the service's traffic: the service's
+// charges and transfers, as the Paystack mock keeps them, through Paystack's documented reads.
+describe("the service's Paystack traffic, read back through Paystack's documented endpoints", () => {
+  const paystack = (path: string) => sb.http.get(`/mocks/paystack${path}`).set('Authorization', `Bearer ${SECRET}`);
+
+  it('a charge the service made verifies with the documented fields, is listed, and Check Pending Charge follows it to success', async () => {
+    sb = await startTestSandbox(first, [rule({ name: 'test number', match: { msisdn: TEST_NUMBER }, collect: { paystack: settles(5) } })]);
+    const res = await charge(TEST_NUMBER);
+    const reference = res.body.data.id as string;
+    expect((await paystack(`/charge/${reference}`)).body.data).toMatchObject({ reference, status: 'pay_offline' });
+    await sb.advance(5);
+    expect((await chargeStatus(reference)).status).toBe('success');
+
+    const verified = (await paystack(`/transaction/verify/${reference}`)).body.data;
+    expect(verified).toMatchObject({
+      status: 'success',
+      message: null,
+      metadata: { description: expect.any(String) },
+      fees: expect.any(Number),
+      paidAt: expect.any(String),
+      createdAt: expect.any(String),
+      transaction_date: expect.any(String),
+      requested_amount: 10_000,
+      customer: { id: expect.any(Number), customer_code: expect.stringMatching(/^CUS_/) },
+      authorization: { authorization_code: expect.stringMatching(/^AUTH_/), reusable: false, bin: '055XXX', last4: 'X987' },
+    });
+    expect(verified.authorization).not.toHaveProperty('mobile_money_number');
+    expect((await paystack(`/charge/${reference}`)).body.data.status).toBe('success');
+    const listed = await paystack('/transaction?perPage=10');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((t: { reference: string }) => t.reference)).toEqual([reference]);
+    expect(listed.body.meta).toMatchObject({ total: 1, page: 1 });
+  });
+
+  it('a payout the service made is initiated against the recipient id, and its final state is readable by id and by code', async () => {
+    sb = await startTestSandbox(first, [rule({ name: 'gcb account', match: { bank_code: GCB, account_number: '1000000012' }, payout: { paystack: settles(5) } })]);
+    await sb.fund(50_000);
+    const res = await sb.transfer({ amount: 20_000, currency: 'GHS', channel: 'bank', bank_code: GCB, account_number: '1000000012', bank_account_name: 'Ama Owusu' });
+    const reference = res.body.data.id as string;
+    const pending = (await paystack(`/transfer/verify/${reference}`)).body.data;
+    expect(pending).toMatchObject({ status: 'pending', recipient: { type: 'ghipss', details: { bank_code: GCB } } });
+    await sb.advance(5);
+    expect((await transferStatus(reference)).status).toBe('success');
+    const byCode = await paystack(`/transfer/${pending.transfer_code}`);
+    const byId = await paystack(`/transfer/${pending.id}`);
+    expect(byCode.status).toBe(200);
+    expect(byCode.body.data).toMatchObject({ reference, status: 'success', fee_charged: 0, session: { provider: null, id: null }, integration: expect.any(Number), failures: null, titan_code: null });
+    expect(byId.body).toEqual(byCode.body);
+  });
+
+  it('refuses a reference the service already used with code duplicate_reference, which the service reads as its own earlier charge', async () => {
+    sb = await startTestSandbox(first, [rule({ name: 'test number', match: { msisdn: TEST_NUMBER }, collect: { paystack: settles(5) } })]);
+    const reference = (await charge(TEST_NUMBER)).body.data.id as string;
+    const again = await sb.http
+      .post('/mocks/paystack/charge')
+      .set('Authorization', `Bearer ${SECRET}`)
+      .send({ email: 'a@example.com', amount: 10_000, reference, mobile_money: { phone: TEST_NUMBER, provider: 'mtn' } });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ status: false, message: 'Duplicate Transaction Reference', meta: { nextStep: expect.any(String) }, type: 'validation_error', code: 'duplicate_reference' });
+  });
+});
+
+describe('a Telecel collection through Paystack waits for its voucher', () => {
+  const TELECEL = '0201110040';
+  const collect = (customer: string, key: string) => sb.post('/v1/collections', { amount: '100.00', currency: 'GHS', channel: 'momo', customer }, { idempotencyKey: key });
+
+  it('stays pending_approval with an OTP step however long, and settles once the voucher is submitted', async () => {
+    sb = await startTestSandbox(first, [rule({ name: 'telecel', match: { msisdn: TELECEL }, collect: { paystack: settles(5) } })]);
+    const res = await collect(TELECEL, 'telecel-voucher-1');
+    expect(res.status).toBe(201);
+    const { id } = res.body.data;
+    expect(res.body.data).toMatchObject({
+      status: 'pending_approval',
+      provider: 'paystack',
+      next_action: { type: 'otp', message: expect.stringMatching(/voucher/), submit_url: `/v1/collections/${id}/otp` },
+    });
+    await sb.advance(120); // the settlement fell due, and the status polls ran: no voucher, no money
+    expect((await sb.get(`/v1/collections/${id}`)).body.data.status).toBe('pending_approval');
+    expect(await sb.wallet()).toMatchObject({ available: 0 });
+
+    const submitted = await sb.post(`/v1/collections/${id}/otp`, { otp: '482913' });
+    expect(submitted.status).toBe(200);
+    expect(submitted.body.data).toMatchObject({ status: 'settled', provider: 'paystack', next_action: null });
+    expect(await sb.wallet()).toMatchObject({ available: 10_000 - submitted.body.data.fees });
+    expectBalanced(await sb.trialBalance());
+  });
+
+  it('a voucher submitted before the settlement is due clears the OTP step; the charge then settles when due', async () => {
+    sb = await startTestSandbox(first, [rule({ name: 'telecel', match: { msisdn: TELECEL }, collect: { paystack: settles(30) } })]);
+    const { id } = (await collect(TELECEL, 'telecel-voucher-2')).body.data;
+    const submitted = await sb.post(`/v1/collections/${id}/otp`, { otp: '482913' });
+    expect(submitted.body.data).toMatchObject({ status: 'pending_approval', next_action: null });
+    await sb.advance(30);
+    expect((await sb.get(`/v1/collections/${id}`)).body.data.status).toBe('settled');
+  });
+});

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Logger } from '../../kernel/logger.ts';
 import type { ProviderBehaviour, RailQuery } from '../../scenarios/scenario-types.ts';
+import { WIRE_FAULT_LOCAL } from './wire-response-log.ts';
 
 // Stage 4 of the pipeline: what a scenario's behaviour does to the HTTP exchange. Accept is the
 // wire's to answer; every other kind is answered here, with the wire's own error bodies.
@@ -84,6 +85,7 @@ export class BehaviourStage {
         return holdOpen(exchange, this.deps.maxHoldMs, this.deps.logger, this.deps.provider);
       case 'malformed':
         if (res.headersSent || res.destroyed) return;
+        res.locals[WIRE_FAULT_LOCAL] = 'malformed';
         return void res.status(exchange.successStatus).type('text/html').send(MALFORMED_BODY);
       case 'reset':
         return void req.socket.destroy();

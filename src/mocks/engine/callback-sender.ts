@@ -1,6 +1,7 @@
 import { httpExchange } from '../../kernel/http-exchange.ts';
 import { jobHeader } from '../../kernel/job-scope.ts';
 import type { Logger } from '../../kernel/logger.ts';
+import { wireCallbackLog } from './wire-response-log.ts';
 
 /**
  * How long every mock waits for the receiver of a callback, unless configured
@@ -66,9 +67,15 @@ export function jsonCallback(url: string, method: 'POST' | 'PUT', body: unknown)
  * itself. It is not timed out: the receiver is this process, and always answers.
  */
 export class CallbackSender {
-  constructor(private readonly deps: { provider: string; logger: Logger; timeoutMs?: number; sign?: CallbackSigner; local?: LocalReceiver | undefined }) {}
+  /** RAILYARD_WIRE_RESPONSE_LOG: each callback written down, to check against the provider's description. */
+  private readonly log: ReturnType<typeof wireCallbackLog>;
+
+  constructor(private readonly deps: { provider: string; logger: Logger; timeoutMs?: number; sign?: CallbackSigner; local?: LocalReceiver | undefined }) {
+    this.log = wireCallbackLog(deps.provider);
+  }
 
   async send(message: CallbackMessage, reference: string): Promise<void> {
+    this.log?.(message);
     const url = new URL(message.url);
     const headers: Record<string, string> = {
       'content-type': 'application/json',

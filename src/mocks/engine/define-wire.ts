@@ -7,6 +7,7 @@ import type { CallbackSigner } from './callback-sender.ts';
 import type { MockContext } from './mock-context.ts';
 import { MockEngine, type TakeCall } from './mock-engine.ts';
 import type { MockTransactionBook } from './mock-transaction-book.ts';
+import { WIRE_ROUTE_LOCAL, wireResponseLog } from './wire-response-log.ts';
 
 // A wire module, declared: its error body, its auth, its books and its operations. The engine
 // owns the pipeline around them (after mountebank's): the router, the body parser, the outage
@@ -179,6 +180,9 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
     );
     const instance = definition.instance?.(ctx, settings);
     const router = express.Router();
+    // RAILYARD_WIRE_RESPONSE_LOG: every answer written down, to check against the provider's description.
+    const log = wireResponseLog(definition.provider, errors.notFound !== undefined);
+    if (log) router.use(log);
     const json = definition.bodyParser === 'json';
     const limit = definition.bodyLimit ?? (json ? '100kb' : '64kb');
     router.use(json ? express.json({ limit }) : express.text({ type: () => true, limit }));
@@ -230,6 +234,7 @@ export function defineWire<Settings>(definition: WireDefinition<Settings>): (ctx
 
     for (const op of definition.operations) {
       router[op.method](op.path, async (req: Request, res: Response) => {
+        res.locals[WIRE_ROUTE_LOCAL] = op.path;
         if (!(await admit(req, res, { gate: gateEachOperation, ...(op.auth ? { auth: op.auth } : {}) }))) return;
         if (op.kind === 'read') {
           const id = (req.params as Record<string, string>)[op.param]!;

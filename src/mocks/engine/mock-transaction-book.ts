@@ -44,6 +44,16 @@ export class MockTransactionBook<T> {
   }
 
   /**
+   * A page of the book, newest first by an order key each transaction is filed under (a lookup
+   * key starting with `prefix`, such as `at:<created at>:<reference>`), and how many there are.
+   */
+  async page(prefix: string, at: { limit: number; offset: number }): Promise<{ items: T[]; total: number }> {
+    const where = { provider: this.provider, book: this.name, prefix };
+    const bodies = await repo.bodiesByLookupPrefix(this.store, { ...where, ...at });
+    return { items: bodies.map((b) => JSON.parse(b) as T), total: await repo.countByLookupPrefix(this.store, where) };
+  }
+
+  /**
    * Keeps a new transaction together with whatever else must share its fate (its planned
    * callbacks): a restart keeps both or neither. Resolves to false, keeping nothing, when the
    * reference is already kept (a twin request that got there first, here or on another

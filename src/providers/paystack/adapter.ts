@@ -7,6 +7,7 @@ import {
   type CollectRequest,
   momoCollect,
   type InboundCallback,
+  type OtpSubmission,
   type ParsedCallback,
   type PayoutRequest,
   type RailAccepted,
@@ -21,8 +22,8 @@ import { callUpstream } from '../../rails/upstream-call.ts';
 
 // Paystack (Ghana): mobile-money charges (POST /charge), transfers to a recipient
 // (POST /transferrecipient, then POST /transfer) to a wallet or a GhIPSS bank account, account
-// resolution (GET /bank/resolve), status by reference (GET /transaction/verify, /transfer/verify)
-// and webhooks signed with x-paystack-signature = hex HMAC-SHA512(secret key, raw body).
+// resolution (GET /bank/resolve), status by reference (GET /transaction/verify, /transfer/verify),
+// a Telecel charge's voucher (send_otp, then POST /charge/submit_otp) and webhooks signed with x-paystack-signature = hex HMAC-SHA512(secret key, raw body).
 // Amounts are pesewas on the wire; our ids (lowercase, `_`) are valid Paystack references as they are.
 
 export interface PaystackAdapterConfig {
@@ -118,7 +119,15 @@ export class PaystackAdapter implements RailProvider {
     }
     const outcome = chargeOutcome(data);
     if (outcome.status === 'failed') throw new RailError('rejected', `paystack declined the charge: ${outcome.reason}`, { providerCode: outcome.reason });
-    return { providerReference: textField(data.reference) ?? req.reference };
+    const accepted = { providerReference: textField(data.reference) ?? req.reference };
+    // A Telecel wallet: Paystack waits for the voucher the customer generates (send_otp).
+    if (textField(data.status) === 'send_otp') return { ...accepted, nextAction: { type: 'otp', message: textField(data.display_text) ?? 'Enter the voucher from your phone' } };
+    return accepted;
+  }
+
+  /** A charge's voucher (Telecel's send_otp step): Paystack's word on the charge after it. */
+  async submitOtp(submission: OtpSubmission): Promise<RailOutcome> {
+    return chargeOutcome(await this.call('POST', '/charge/submit_otp', { otp: submission.otp, reference: submission.providerReference }));
   }
 
   async payout(req: PayoutRequest): Promise<RailAccepted> {
@@ -260,7 +269,8 @@ export class PaystackAdapter implements RailProvider {
     const json = isJsonObject(parsed) ? parsed : undefined;
     const message = json ? textField(json.message) : undefined;
     const what = `${method} ${path.split('?')[0]}`;
-    // Paystack's errors carry no code, only a message: that is what a caller can tell them apart by.
+    // The message is what the service maps to a failure reason ("Insufficient Funds"); Paystack's
+    // code (duplicate_reference, invalid_transfer_recipient) only names the kind of refusal.
     const detail = { httpStatus: res.status, ...(message ? { providerCode: message } : {}) };
     if (res.status >= 500) throw new RailError('server', `paystack ${res.status} on ${what}${message ? `: ${message}` : ''}`, detail);
     if (res.status >= 400) throw new RailError('rejected', `paystack refused ${what} (${res.status})${message ? `: ${message}` : ''}`, detail);

@@ -62,7 +62,7 @@ export class CollectionRepository<Row extends RailRecordColumns = RailRecordColu
   }
 
   /** What the customer must do next (a 3-D Secure page, an OTP), as JSON. */
-  async setNextAction(db: Db, id: string, nextAction: string, now: number): Promise<void> {
+  async setNextAction(db: Db, id: string, nextAction: string | null, now: number): Promise<void> {
     await db.run('UPDATE collections SET next_action = ?, updated_at = ? WHERE id = ?', [nextAction, now, id]);
   }
 

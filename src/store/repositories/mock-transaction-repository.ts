@@ -68,4 +68,33 @@ export class MockTransactionRepository {
     );
     return row?.body;
   }
+
+  /**
+   * A page of a book's transactions in descending order of the lookup keys that start with
+   * `prefix` (an order key a wire files each transaction under, e.g. its creation time): the
+   * lookup keys' primary key read backwards, stopping at the page's end. The prefix is compared
+   * as text (substr), not as a range, so that no collation can reorder it.
+   */
+  async bodiesByLookupPrefix(db: Db, at: { provider: string; book: string; prefix: string; limit: number; offset: number }): Promise<string[]> {
+    const rows = await db.all<{ body: string }>(
+      `SELECT t.body FROM mock_transaction_keys k
+       JOIN mock_transactions t ON t.provider = k.provider AND t.book = k.book AND t.reference = k.reference
+       WHERE k.provider = ? AND k.book = ? AND k.lookup_key >= ? AND substr(k.lookup_key, 1, length(?)) = ?
+       ORDER BY k.lookup_key DESC LIMIT ? OFFSET ?`,
+      [at.provider, at.book, at.prefix, at.prefix, at.prefix, at.limit, at.offset],
+    );
+    return rows.map((r) => r.body);
+  }
+
+  /** How many lookup keys of a book start with `prefix` (the book's keys in the index, counted). */
+  async countByLookupPrefix(db: Db, at: { provider: string; book: string; prefix: string }): Promise<number> {
+    const row = await db.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM mock_transaction_keys WHERE provider = ? AND book = ? AND lookup_key >= ? AND substr(lookup_key, 1, length(?)) = ?', [
+      at.provider,
+      at.book,
+      at.prefix,
+      at.prefix,
+      at.prefix,
+    ]);
+    return Number(row?.n ?? 0);
+  }
 }

@@ -7,6 +7,7 @@ import { RailError, type CollectRequest, type InboundCallback, type PayoutReques
 import type { Behaviour } from '../../../src/scenarios/scenario-schema.ts';
 import type { ProviderBehaviour, RailQuery } from '../../../src/scenarios/scenario-types.ts';
 import { callbackReceiver, engineWorld, serve } from '../../unit/mock-engine/engine-fixture.ts';
+import { checkWireResponse } from '../../support/wire-schema-check.ts';
 
 // The Paystack wire module (on the mock engine) against the Paystack adapter, over real HTTP.
 
@@ -80,7 +81,10 @@ const momoPayout = (reference: string, msisdn = '233241110020'): PayoutRequest =
 
 describe('the Paystack mock', () => {
   it('refuses a call without its secret key, in Paystack words, and the adapter hears a refusal', async () => {
-    expect(await h.call('GET', '/bank?currency=GHS', undefined, 'sk_test_wrong')).toEqual({ status: 401, body: { status: false, message: 'Invalid key' } });
+    expect(await h.call('GET', '/bank?currency=GHS', undefined, 'sk_test_wrong')).toEqual({
+      status: 401,
+      body: { status: false, message: 'Invalid key', meta: { nextStep: expect.any(String) }, type: 'validation_error', code: 'invalid_key' },
+    });
     const error = await h
       .adapterWith('sk_test_wrong')
       .collect(collect(ref('chg')))
@@ -104,8 +108,8 @@ describe('the Paystack mock', () => {
   it('refuses a malformed charge with a 400 and takes nothing', async () => {
     const reference = ref('chg');
     const refused = await h.call('POST', '/charge', { email: 'ama@example.com', amount: 10.5, reference, mobile_money: { phone: '0551234987', provider: 'mtn' } });
-    expect(refused).toEqual({ status: 400, body: { status: false, message: 'Invalid Amount Sent' } });
-    expect((await h.call('GET', `/transaction/verify/${reference}`)).status).toBe(400);
+    expect(refused).toEqual({ status: 400, body: { status: false, message: 'Invalid Amount Sent', meta: { nextStep: expect.any(String) }, type: 'validation_error', code: 'invalid_params' } });
+    expect((await h.call('GET', `/transaction/verify/${reference}`)).status).toBe(404);
   });
 
   it('gives the same recipient code for the same wallet or account', async () => {
@@ -163,6 +167,9 @@ describe('the Paystack adapter against its mock', () => {
     expect((await h.call('POST', '/charge', { email: 'a@example.com', amount: 2500, reference, mobile_money: { phone: '0551234987', provider: 'mtn' } })).body).toEqual({
       status: false,
       message: 'Duplicate Transaction Reference',
+      meta: { nextStep: expect.any(String) },
+      type: 'validation_error',
+      code: 'duplicate_reference',
     });
   });
 
@@ -211,6 +218,205 @@ describe('the Paystack adapter against its mock', () => {
     h.behave((q) => (q.operation === 'resolve' ? { resolves: false } : undefined));
     expect(await h.adapter.resolveName({ channel: 'bank', accountNumber: '1000000012', bankCode: '040100' })).toBeNull();
     expect(await h.adapter.resolveName({ channel: 'bank', accountNumber: '1000000012', bankCode: '999999' })).toBeNull();
+  });
+});
+
+describe("the Paystack mock, field by field against Paystack's API reference", () => {
+  const charge = (reference: string, phone = '0551234987', provider = 'mtn', extra: Record<string, unknown> = {}) =>
+    h.call('POST', '/charge', { email: 'ama@example.com', amount: 2_000, currency: 'GHS', reference, mobile_money: { phone, provider }, ...extra });
+  const wallet = { type: 'mobile_money', name: 'Esi Mensah', account_number: '0241110030', bank_code: 'MTN', currency: 'GHS' };
+  const transfer = async (reference: string) => {
+    const recipient = await h.call('POST', '/transferrecipient', wallet);
+    return h.call('POST', '/transfer', { source: 'balance', amount: 1_500, recipient: recipient.body.data.recipient_code, reference, reason: 'field test', currency: 'GHS' });
+  };
+
+  it('verifies a charge with every documented top-level field, the customer and a masked wallet in the authorization', async () => {
+    const reference = ref('chg');
+    await charge(reference, '0551234987', 'mtn', { metadata: { order: 'A-17' } });
+    const pending = (await h.call('GET', `/transaction/verify/${reference}`)).body.data;
+    expect(pending).toMatchObject({ status: 'pending', fees: null, paid_at: null, paidAt: null, requested_amount: 2_000, metadata: { order: 'A-17' } });
+    await h.advance(3);
+    const { status, body } = await h.call('GET', `/transaction/verify/${reference}`);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      status: 'success',
+      message: null,
+      metadata: { order: 'A-17' },
+      fees: 39, // 1.95% of 20.00 GHS, rounded to the pesewa
+      paidAt: body.data.paid_at,
+      createdAt: body.data.created_at,
+      transaction_date: body.data.created_at,
+      requested_amount: 2_000,
+      customer: { id: expect.any(Number), customer_code: expect.stringMatching(/^CUS_/), email: 'ama@example.com' },
+      authorization: { authorization_code: expect.stringMatching(/^AUTH_/), reusable: false, bin: '055XXX', last4: 'X987', channel: 'mobile_money', bank: 'MTN Mobile Money' },
+    });
+    expect(body.data.paidAt).toEqual(expect.any(String));
+    expect(body.data.authorization).not.toHaveProperty('mobile_money_number');
+    expect(JSON.stringify(body)).not.toContain('0551234987');
+  });
+
+  it('lists transactions newest first, a page at a time, with the page meta, and fetches one by its integer id', async () => {
+    const older = ref('chg');
+    const newer = ref('chg');
+    await charge(older);
+    await h.advance(1);
+    await charge(newer);
+    const first = await h.call('GET', '/transaction?perPage=1&page=1');
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((t: { reference: string }) => t.reference)).toEqual([newer]);
+    expect(first.body.meta).toEqual({ total: 2, total_volume: 0, skipped: 0, perPage: 1, page: 1, pageCount: 2 });
+    const second = await h.call('GET', '/transaction?perPage=1&page=2');
+    expect(second.body.data.map((t: { reference: string }) => t.reference)).toEqual([older]);
+    const fetched = await h.call('GET', `/transaction/${second.body.data[0].id}`);
+    expect(fetched.body.data).toMatchObject({ reference: older, id: second.body.data[0].id });
+    expect((await h.call('GET', '/transaction/123')).status).toBe(404);
+    expect((await h.call('GET', '/transaction?perPage=500')).body).toMatchObject({ status: false, type: 'validation_error' });
+  });
+
+  it('answers Initiate Transfer with the recipient as its integer id, and expands it in Fetch and Verify Transfer, by id and by code', async () => {
+    const reference = ref('trf');
+    const initiated = await transfer(reference);
+    expect(initiated.status).toBe(200);
+    const data = initiated.body.data;
+    expect(data.recipient).toEqual(expect.any(Number));
+    expect(data).toMatchObject({ status: 'pending', failures: null, titan_code: null, integration: expect.any(Number), transfersessionid: [], transfertrials: [] });
+    await h.advance(3);
+    const byCode = await h.call('GET', `/transfer/${data.transfer_code}`);
+    const byId = await h.call('GET', `/transfer/${data.id}`);
+    const verified = await h.call('GET', `/transfer/verify/${reference}`);
+    expect(byCode.status).toBe(200);
+    expect(byId.body).toEqual(byCode.body);
+    expect(verified.body.data).toEqual(byCode.body.data);
+    expect(byCode.body.data).toMatchObject({
+      status: 'success',
+      transferred_at: expect.any(String),
+      failures: null,
+      integration: data.integration,
+      titan_code: null,
+      session: { provider: null, id: null },
+      fee_charged: 0,
+      recipient: { id: data.recipient, recipient_code: expect.stringMatching(/^RCP_/), integration: data.integration, is_deleted: false, email: '', description: '', metadata: null },
+    });
+    expect((await h.call('GET', '/transfer/TRF_unknown')).body).toMatchObject({ status: false, code: 'transfer_not_found' });
+  });
+
+  it('answers Check Pending Charge while the customer approves and after', async () => {
+    const reference = ref('chg');
+    await charge(reference);
+    expect((await h.call('GET', `/charge/${reference}`)).body).toMatchObject({
+      status: true,
+      data: { reference, status: 'pay_offline', display_text: expect.any(String), amount: 2_000, currency: 'GHS' },
+    });
+    await h.advance(3);
+    expect((await h.call('GET', `/charge/${reference}`)).body.data).toMatchObject({ status: 'success', gateway_response: 'Approved', fees: 39 });
+    expect((await h.call('GET', '/charge/T_never_made')).body).toMatchObject({ status: false, code: 'transaction_not_found', message: 'Transaction reference not found' });
+  });
+
+  it('refuses in Paystack words: message, type, code and meta.nextStep', async () => {
+    const reference = ref('trf');
+    await transfer(reference);
+    const again = await h.call('POST', '/transfer', {
+      source: 'balance',
+      amount: 1_500,
+      recipient: (await h.call('POST', '/transferrecipient', wallet)).body.data.recipient_code,
+      reference,
+      currency: 'GHS',
+    });
+    expect(again).toEqual({
+      status: 400,
+      body: { status: false, message: 'Duplicate Transfer Reference', meta: { nextStep: expect.any(String) }, type: 'validation_error', code: 'duplicate_reference' },
+    });
+    const stranger = await h.call('POST', '/transfer', { source: 'balance', amount: 1_500, recipient: 'RCP_nobody', reference: ref('trf'), currency: 'GHS' });
+    expect(stranger).toEqual({
+      status: 400,
+      body: { status: false, message: 'Recipient specified is invalid', meta: { nextStep: expect.any(String) }, type: 'validation_error', code: 'invalid_transfer_recipient' },
+    });
+    h.behave((q) => (q.operation === 'collect' ? { respond: 'reject', reason: 'insufficient_funds' } : undefined));
+    expect((await charge(ref('chg'))).body).toMatchObject({ status: false, message: 'Insufficient Funds', type: 'processor_error', code: expect.any(String) });
+  });
+
+  it('gives banks and recipients their documented minor fields', async () => {
+    const banks = (await h.call('GET', '/bank?currency=GHS')).body.data;
+    expect(banks[0]).toMatchObject({ is_deleted: false, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    const recipient = (await h.call('POST', '/transferrecipient', { ...wallet, account_number: '0241110031', description: 'rent', metadata: { unit: 4 } })).body.data;
+    expect(recipient).toMatchObject({ integration: expect.any(Number), is_deleted: false, email: '', description: 'rent', metadata: { unit: 4 } });
+  });
+
+  it("gives every refusal it can give as Paystack's Error body, with Paystack's status", async () => {
+    const reference = ref('chg');
+    await charge(reference);
+    const recipient = (await h.call('POST', '/transferrecipient', wallet)).body.data.recipient_code;
+    await transfer(ref('trf'));
+    const refusals: [string, Promise<{ status: number; body: any }>, number, string][] = [
+      ['no key', h.call('GET', '/bank', undefined, 'sk_test_wrong'), 401, 'invalid_key'],
+      ['a bad charge', h.call('POST', '/charge', { email: 'nobody', amount: 100, mobile_money: { phone: '0551234987', provider: 'mtn' } }), 400, 'invalid_params'],
+      ['a used charge reference', charge(reference), 400, 'duplicate_reference'],
+      ['an unknown charge', h.call('GET', '/charge/T_unknown_ref'), 404, 'transaction_not_found'],
+      ['an unknown verify', h.call('GET', '/transaction/verify/T_unknown_ref'), 404, 'transaction_not_found'],
+      ['an unknown transaction id', h.call('GET', '/transaction/42'), 404, 'transaction_not_found'],
+      ['a page too large', h.call('GET', '/transaction?perPage=101'), 400, 'invalid_params'],
+      ['a bad voucher', h.call('POST', '/charge/submit_otp', { otp: 'x', reference }), 400, 'invalid_params'],
+      ['a voucher nobody asked for', h.call('POST', '/charge/submit_otp', { otp: '1234', reference }), 400, 'invalid_charge_state'],
+      ['a bad recipient', h.call('POST', '/transferrecipient', { ...wallet, bank_code: 'XYZ' }), 400, 'invalid_bank_details'],
+      ['a recipient of the wrong type', h.call('POST', '/transferrecipient', { ...wallet, type: 'nuban' }), 400, 'invalid_params'],
+      ['an unknown recipient', h.call('POST', '/transfer', { source: 'balance', amount: 100, recipient: 'RCP_nobody', reference: ref('trf'), currency: 'GHS' }), 400, 'invalid_transfer_recipient'],
+      ['a bad transfer reference', h.call('POST', '/transfer', { source: 'balance', amount: 100, recipient, reference: 'UPPER', currency: 'GHS' }), 400, 'invalid_params'],
+      ['an unknown transfer', h.call('GET', '/transfer/verify/trf_unknown_reference'), 404, 'transfer_not_found'],
+      ['an unknown transfer code', h.call('GET', '/transfer/TRF_unknown'), 404, 'transfer_not_found'],
+      ['an unresolvable account', h.call('GET', '/bank/resolve?account_number=12&bank_code=040100'), 422, 'invalid_bank_details'],
+      ['a resolve without parameters', h.call('GET', '/bank/resolve'), 400, 'invalid_params'],
+      ['an unknown route', h.call('GET', '/subscription'), 404, 'route_not_found'],
+    ];
+    for (const [what, call, status, code] of refusals) {
+      const res = await call;
+      expect({ what, status: res.status, code: res.body.code }).toEqual({ what, status, code });
+      const record = { provider: 'paystack', method: 'GET', route: null, path: '/', status: res.status, contentType: 'application/json', body: JSON.stringify(res.body) };
+      expect(checkWireResponse(record), what).toBeNull();
+    }
+  });
+
+  describe('a Telecel charge and its voucher', () => {
+    it('does not settle while the voucher is awaited, however long: no webhook, still send_otp', async () => {
+      const reference = ref('chg');
+      expect((await charge(reference, '0201234567', 'vod')).body.data.status).toBe('send_otp');
+      await h.advance(600);
+      expect(h.webhooks).toEqual([]);
+      expect((await h.call('GET', `/charge/${reference}`)).body.data).toMatchObject({ status: 'send_otp', display_text: expect.stringMatching(/voucher/) });
+      expect((await h.call('GET', `/transaction/verify/${reference}`)).body.data.status).toBe('pending');
+    });
+
+    it('settles at once when the voucher comes after the settlement fell due, and sends charge.success', async () => {
+      const reference = ref('chg');
+      await charge(reference, '0201234567', 'vod');
+      await h.advance(10);
+      const submitted = await h.call('POST', '/charge/submit_otp', { otp: '123456', reference });
+      expect(submitted).toMatchObject({ status: 200, body: { status: true, data: { reference, status: 'success' } } });
+      await h.advance(0);
+      expect(h.webhooks.map((w) => (w.body as { event: string }).event)).toEqual(['charge.success']);
+    });
+
+    it('waits for the customer after a voucher that comes early, then settles when due', async () => {
+      const reference = ref('chg');
+      await charge(reference, '0201234567', 'vod');
+      expect((await h.call('POST', '/charge/submit_otp', { otp: '123456', reference })).body.data.status).toBe('pay_offline');
+      expect((await h.call('POST', '/charge/submit_otp', { otp: '123456', reference })).body).toMatchObject({ status: false, code: 'invalid_charge_state' });
+      await h.advance(3);
+      expect((await h.call('GET', `/charge/${reference}`)).body.data.status).toBe('success');
+    });
+
+    it('refuses a voucher that is not 4 to 8 digits, or for no known charge', async () => {
+      expect((await h.call('POST', '/charge/submit_otp', { otp: 'abc', reference: 'x' })).body).toMatchObject({ status: false, message: 'Invalid OTP' });
+      expect((await h.call('POST', '/charge/submit_otp', { otp: '1234', reference: 'T_none' })).body).toMatchObject({ status: false, code: 'transaction_not_found' });
+    });
+
+    it('is a collection with an OTP step for the adapter, completed through submitOtp', async () => {
+      const reference = ref('chg');
+      const accepted = await h.adapter.collect(collect(reference, TELECEL));
+      expect(accepted.nextAction).toEqual({ type: 'otp', message: expect.stringMatching(/voucher/) });
+      await h.advance(5);
+      expect(await h.adapter.status({ operation: 'collect', reference, providerReference: reference })).toEqual({ status: 'pending' });
+      expect(await h.adapter.submitOtp({ reference, providerReference: reference, otp: '123456' })).toEqual({ status: 'success' });
+    });
   });
 });
 
