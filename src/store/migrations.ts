@@ -692,4 +692,21 @@ DROP INDEX ledger_journals_merchant;
 DROP INDEX ledger_postings_account;
 `,
   },
+  {
+    version: 23,
+    name: 'fleet-market',
+    // The simulated market is the fleet's: every instance on the database walks from the same
+    // origin (clock time and seed) and the same anchors (where resume() restarted each walk), and
+    // re-reads the market only when its version moved (a pin, an FX rate, a freeze, a resume).
+    sql: `
+ALTER TABLE market_state ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE market_state ADD COLUMN origin_at INTEGER;
+ALTER TABLE market_state ADD COLUMN seed INTEGER;
+CREATE TABLE market_walks (
+  asset TEXT PRIMARY KEY,
+  step INTEGER NOT NULL,
+  value TEXT NOT NULL
+);
+`,
+  },
 ];

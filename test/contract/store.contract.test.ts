@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { MarketRepository } from '../../src/store/repositories/market-repository.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
@@ -185,6 +186,34 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'shared' })).toBe('{"n":1}');
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'r1' })).toBeUndefined();
       expect(await repo.bodyByLookupKey(store, { provider: 'acme', book: 'refunds', lookupKey: 'id-1' })).toBeUndefined();
+    });
+  });
+
+  describe('the market (its repository)', () => {
+    const repo = new MarketRepository();
+
+    it('keeps the first origin and seed recorded, and moves the version on each change', async () => {
+      expect(await repo.version(store)).toBeNull();
+      await repo.ensureOrigin(store, 1_000, 7);
+      await repo.ensureOrigin(store, 2_000, 8);
+      expect(await repo.state(store)).toEqual({ frozen_at: null, version: 0, origin_at: 1_000, seed: 7 });
+      await store.transaction(async (tx) => {
+        await repo.setFrozenAt(tx, 1_500);
+        await repo.bumpVersion(tx);
+      });
+      expect(await repo.version(store)).toBe(1);
+      expect(await repo.state(store)).toMatchObject({ frozen_at: 1_500, origin_at: 1_000, seed: 7 });
+    });
+
+    it('records one anchor per asset, replaced by the next resume', async () => {
+      await repo.anchorWalk(store, 'USDT', 10, '100000000');
+      await repo.anchorWalk(store, 'USDC', 11, '99990000');
+      await repo.anchorWalk(store, 'USDT', 12, '100010000');
+      const walks = await repo.walks(store);
+      expect(walks.sort((x, y) => x.asset.localeCompare(y.asset))).toEqual([
+        { asset: 'USDC', step: 11, value: '99990000' },
+        { asset: 'USDT', step: 12, value: '100010000' },
+      ]);
     });
   });
 

@@ -1,0 +1,78 @@
+// One sandbox, whatever instance answers (issue 23): what a user sets through one instance of a
+// fleet on one PostgreSQL database, every other instance shows: the market, dashboard sessions,
+// the requests inspector, and the clock's advances.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
+
+let cluster: Promise<PostgresCluster> | undefined;
+const postgres = () => (cluster ??= startPostgresCluster());
+afterAll(async () => {
+  if (cluster) await (await cluster).stop();
+}, 60_000);
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** `n` served sandboxes on one fresh database, started one after another (as a fleet rolls out). */
+async function fleet(n: number, overrides: Record<string, unknown> = {}): Promise<TestSandbox[]> {
+  const db = await (await postgres()).createDatabase();
+  const sandboxes: TestSandbox[] = [];
+  for (let i = 0; i < n; i++) {
+    const sb = await startTestSandbox({ db, ...overrides });
+    cleanups.push(() => sb.close());
+    sandboxes.push(sb);
+  }
+  return sandboxes;
+}
+
+const quote = (sb: TestSandbox) => sb.post('/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 });
+
+describe('the market is the fleet’s', () => {
+  it('walks the same prices on every instance: the same benchmark at the same virtual instant, wherever it is read', async () => {
+    // Different configured seeds: the first start's seed is the database's.
+    const [a] = await fleet(1, { seed: 7 });
+    const b = await startTestSandbox({ db: a!.ry.config.db, seed: 8 });
+    cleanups.push(() => b.close());
+    for (let hour = 0; hour < 3; hour++) {
+      const [onA, onB] = [await a!.get('/api/v1/sandbox/market'), await b.get('/api/v1/sandbox/market')];
+      expect(onA.status).toBe(200);
+      expect(onB.body.data.benchmarks).toEqual(onA.body.data.benchmarks);
+      expect(onB.body.data.legs.map((l: { value: string }) => l.value)).toEqual(onA.body.data.legs.map((l: { value: string }) => l.value));
+      const [qa, qb] = [await quote(a!), await quote(b)];
+      expect(qb.body.data.benchmark_rate).toBe(qa.body.data.benchmark_rate);
+      expect((await (hour % 2 ? a! : b).post('/api/v1/sandbox/clock/advance', { seconds: 3_600 + 37 })).status).toBe(200);
+    }
+  });
+
+  it('quotes on one instance the price pinned through another, and shows a freeze, an FX rate and a resume everywhere', async () => {
+    const [a, b, c] = await fleet(3);
+    const pinned = await a!.http.put('/api/v1/sandbox/rates/usd/USDT').set('Authorization', `Bearer ${a!.key}`).send({ price: '1.0123' });
+    expect(pinned.status).toBe(200);
+    const fx = await c!.http.put('/api/v1/sandbox/rates/fx').set('Authorization', `Bearer ${c!.key}`).send({ rate: '15' });
+    expect(fx.status).toBe(200);
+    const onB = await quote(b!);
+    expect(onB.status).toBe(201);
+    expect(onB.body.data).toMatchObject({ benchmark_rate: 15.1845, fx_rate: 15 }); // 1.0123 × 15
+
+    expect((await a!.post('/api/v1/sandbox/market/freeze', {})).status).toBe(200);
+    const frozenOn = async (sb: TestSandbox) => (await sb.get('/api/v1/sandbox/market')).body.data;
+    const onC = await frozenOn(c!);
+    expect(onC.frozen).toBe(true);
+    expect(onC.legs.find((l: { leg: string }) => l.leg === 'USDT')).toMatchObject({ value: '1.0123', source: 'pinned' });
+    // Frozen long enough, the USDC leg goes stale everywhere: quoting halts on every instance.
+    expect((await b!.post('/api/v1/sandbox/clock/advance', { seconds: 600 })).status).toBe(200);
+    const stale = await c!.post('/api/v1/trades/quote', { side: 'buy', asset: 'USDC', network: 'ERC20', fiat_amount: 100_000 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('rate_expired');
+
+    expect((await b!.post('/api/v1/sandbox/market/resume', {})).status).toBe(200);
+    const [afterA, afterC] = [await frozenOn(a!), await frozenOn(c!)];
+    expect(afterA.frozen).toBe(false);
+    expect(afterC).toEqual(afterA);
+    expect(afterA.legs.find((l: { leg: string }) => l.leg === 'USDT')).toMatchObject({ value: '1.0123', source: 'market' });
+    expect((await quote(c!)).status).toBe(201);
+  });
+});
