@@ -75,3 +75,26 @@ export async function claimSweep(db: Db, wallMs: number, leaseUntil: number): Pr
   ]);
   return r.changes > 0;
 }
+
+// The fleet's advance turn: one clock advance runs at a time on a shared database, so that two
+// advances asked for at once add up. `clock_advance` names the boot whose advance runs.
+
+const ADVANCE_TURN = 'clock_advance';
+
+/**
+ * Takes the advance turn for `boot` unless a boot of `live` (other than `boot`) holds it: null
+ * when taken, else the boot that holds it. A dead boot's turn is taken over.
+ */
+export async function claimAdvanceTurn(store: Store, boot: number, live: readonly number[]): Promise<number | null> {
+  return store.transaction(async (tx) => {
+    const holder = (await tx.get<{ value: number }>('SELECT value FROM runtime_state WHERE name = ?', [ADVANCE_TURN]))?.value;
+    if (holder !== undefined && holder !== boot && live.includes(holder)) return holder;
+    await tx.run('INSERT INTO runtime_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [ADVANCE_TURN, boot]);
+    return null;
+  });
+}
+
+/** Gives the advance turn back, if `boot` holds it. */
+export async function releaseAdvanceTurn(db: Db, boot: number): Promise<void> {
+  await db.run('DELETE FROM runtime_state WHERE name = ? AND value = ?', [ADVANCE_TURN, boot]);
+}

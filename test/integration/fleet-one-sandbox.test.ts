@@ -76,3 +76,38 @@ describe('the market is the fleet’s', () => {
     expect((await quote(c!)).status).toBe(201);
   });
 });
+
+describe('clock advances across the fleet', () => {
+  it('adds up two advances asked for at once on two instances: the second waits for the first and starts where it ended', async () => {
+    const [a, b] = await fleet(2);
+    const start = a!.ry.clock.now();
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    const runs: string[] = [];
+    // A job one second in holds the first advance until the test lets it go.
+    a!.ry.scheduler.register('test.hold', async () => {
+      runs.push('a');
+      await held;
+    });
+    b!.ry.scheduler.register('test.hold', async () => {
+      runs.push('b');
+      await held;
+    });
+    await a!.ry.scheduler.schedule(a!.ry.store, { kind: 'test.hold', runAt: start + 1_000, payload: {} });
+    const answered: string[] = [];
+    const first = a!.post('/api/v1/sandbox/clock/advance', { seconds: 10, wait: true }).then((res) => (answered.push('a'), res));
+    await expect.poll(() => runs).toEqual(['a']);
+    const second = b!.post('/api/v1/sandbox/clock/advance', { seconds: 60, wait: true }).then((res) => (answered.push('b'), res));
+    // Long enough for B's advance to have read the shared clock, had it not waited for its turn.
+    await new Promise((done) => setTimeout(done, 300));
+    release();
+    const [onA, onB] = await Promise.all([first, second]);
+    expect(onA.status).toBe(200);
+    expect(onB.status).toBe(200);
+    expect(answered).toEqual(['a', 'b']);
+    expect(Date.parse(onA.body.data.now)).toBe(start + 10_000);
+    expect(Date.parse(onB.body.data.now)).toBe(start + 70_000);
+    expect(Date.parse((await a!.get('/api/v1/sandbox/clock')).body.data.now)).toBe(start + 70_000);
+    expect(runs).toEqual(['a']);
+  });
+});
