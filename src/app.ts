@@ -57,6 +57,8 @@ import { openStore } from './store/open-store.ts';
 import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
 import { probeStore } from './store/store-probe.ts';
 import { dashboard } from './dashboard/dashboard.ts';
+import type { SessionVault } from './dashboard/dashboard-sessions.ts';
+import { DashboardSessionRepository } from './store/repositories/dashboard-session-repository.ts';
 import { ChargeService } from './wallet/charge-service.ts';
 import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
@@ -376,7 +378,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));
   // The merchant dashboard: a client of the API below, over HTTP (no private back door).
-  app.use(dashboard({ baseUrl, wallClock, logger }));
+  // Its sessions are in the database, so any instance of a fleet serves any of them.
+  const dashboardSessions = new DashboardSessionRepository();
+  const sessions: SessionVault = {
+    find: (tokenHash) => dashboardSessions.find(store, tokenHash),
+    put: (session) => dashboardSessions.put(store, session),
+    touch: (tokenHash, lastSeen, expiresAt) => dashboardSessions.touch(store, tokenHash, lastSeen, expiresAt),
+    remove: (tokenHash) => dashboardSessions.remove(store, tokenHash),
+    prune: (now, max) => dashboardSessions.prune(store, now, max),
+  };
+  app.use(dashboard({ baseUrl, wallClock, logger, sessions }));
 
   const api = express.Router();
   const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {

@@ -709,4 +709,22 @@ CREATE TABLE market_walks (
 );
 `,
   },
+  {
+    version: 24,
+    name: 'dashboard-sessions',
+    // Dashboard sessions in the database, so any instance serves any session: found by the SHA-256
+    // of the cookie's token, their contents sealed with a key derived from the token (the stored
+    // row reveals no API key without the cookie), dropped once idle past expires_at.
+    sql: `
+CREATE TABLE dashboard_sessions (
+  token_hash TEXT PRIMARY KEY,
+  sealed TEXT NOT NULL,
+  signed_in INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
+CREATE INDEX dashboard_sessions_eviction ON dashboard_sessions (signed_in, last_seen);
+`,
+  },
 ];

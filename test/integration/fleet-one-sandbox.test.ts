@@ -111,3 +111,47 @@ describe('clock advances across the fleet', () => {
     expect(runs).toEqual(['a']);
   });
 });
+
+/** The session cookie an answer sets, as a browser would send it back. */
+const cookieOf = (res: { headers: Record<string, unknown> }) =>
+  ([] as string[])
+    .concat((res.headers['set-cookie'] as string[] | undefined) ?? [])
+    .find((c) => c.startsWith('railyard_session='))
+    ?.split(';')[0] ?? '';
+const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+describe('dashboard sessions across the fleet', () => {
+  it('signs in on one instance and is served by another, its message and its sign-out seen by a third', async () => {
+    const [a, b, c] = await fleet(3);
+    // The sign-in form comes from A, the form is posted to B (as round-robin would send them).
+    const form = await a!.http.get('/dashboard/sign-in');
+    expect(form.status).toBe(200);
+    const signIn = await b!.http
+      .post('/dashboard/sign-in')
+      .set('Cookie', cookieOf(form))
+      .type('form')
+      .send({ csrf: csrfOf(form.text), api_key: a!.key });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.location).toBe('/dashboard');
+    const cookie = cookieOf(signIn);
+    expect(cookie).not.toBe(cookieOf(form));
+    // C serves the page the redirect asks for, with the message B left in the session.
+    const home = await c!.http.get('/dashboard').set('Cookie', cookie);
+    expect(home.status).toBe(200);
+    expect(home.text).toContain('Signed in with a test key');
+    const wallet = await a!.http.get('/dashboard/wallet').set('Cookie', cookie);
+    expect(wallet.status).toBe(200);
+    // The pre-login id names nothing anywhere.
+    expect((await a!.http.get('/dashboard').set('Cookie', cookieOf(form))).headers.location).toBe('/dashboard/sign-in');
+    // Signed out on A, the session is gone on B too.
+    const out = await a!.http
+      .post('/dashboard/sign-out')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf: csrfOf(home.text) });
+    expect(out.status).toBe(303);
+    const after = await b!.http.get('/dashboard').set('Cookie', cookie);
+    expect(after.status).toBe(303);
+    expect(after.headers.location).toBe('/dashboard/sign-in');
+  });
+});
