@@ -48,7 +48,8 @@ import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { inspectorRoutes } from './inspector/inspector.routes.ts';
 import { ObjectTimelineService } from './inspector/object-timeline.ts';
-import { RequestLog } from './inspector/request-log.ts';
+import { RequestLog, type RequestHistory } from './inspector/request-log.ts';
+import { StoredRequestLog } from './inspector/stored-request-log.ts';
 import { RequestRecorder } from './inspector/request-recorder.ts';
 import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
@@ -319,8 +320,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   ];
   routes.push(...payoutRoutes({ payouts }));
   routes.push(...billRoutes({ bills }));
-  // The requests inspector and object timelines (in memory, capped per environment).
-  const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
+  // The requests inspector and object timelines, capped per environment: in memory on SQLite (one
+  // process), in the database on PostgreSQL, so every instance of a fleet shows every request.
+  const requestLog: RequestHistory =
+    store.kind === 'postgres'
+      ? new StoredRequestLog({ store, clock, logger, maxPerEnvironment: config.inspector.max_requests })
+      : new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
   const recorder = new RequestRecorder({ log: requestLog, store, logger });
   routes.push(...inspectorRoutes({ requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog, store }) }));
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));

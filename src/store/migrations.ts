@@ -727,4 +727,27 @@ CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
 CREATE INDEX dashboard_sessions_eviction ON dashboard_sessions (signed_in, last_seen);
 `,
   },
+  {
+    version: 25,
+    name: 'request-log',
+    // The requests inspector's log on a shared database: a ring per environment of
+    // inspector.max_requests slots. The n-th request of an environment (runtime_state
+    // request_log:<environment> counts them) overwrites slot n mod max_requests, so the table never
+    // holds more than the cap and no write reads more than the one row it replaces.
+    sql: `
+CREATE TABLE request_log (
+  environment TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  merchant_id TEXT,
+  object_id TEXT,
+  kind TEXT NOT NULL,
+  status INTEGER,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (environment, slot)
+);
+CREATE INDEX request_log_seq ON request_log (environment, seq);
+CREATE INDEX request_log_object ON request_log (environment, object_id, seq);
+`,
+  },
 ];

@@ -155,3 +155,28 @@ describe('dashboard sessions across the fleet', () => {
     expect(after.headers.location).toBe('/dashboard/sign-in');
   });
 });
+
+describe('the requests inspector across the fleet', () => {
+  const paths = async (sb: TestSandbox) => ((await sb.get('/api/v1/requests?page_size=100')).body.data as { path: string }[]).map((e) => e.path);
+
+  it('lists on every instance the requests every instance served, newest first, in one ring per environment capped at max_requests', async () => {
+    const [a, b] = await fleet(2, { inspector: { max_requests: 5 } });
+    const charge = await a!.charge({ amount: 2_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' }, { idempotencyKey: 'seen-anywhere' });
+    expect(charge.status).toBe(201);
+    // B lists A's request (written once A answered), with the mock call it caused.
+    await expect.poll(async () => ((await b!.get('/api/v1/requests?kind=merchant')).body.data as { idempotency_key: string | null }[]).map((e) => e.idempotency_key)).toContain('seen-anywhere');
+    const timeline = await b!.get(`/api/v1/objects/${charge.body.data.id}/timeline`);
+    expect(timeline.body.data.entries.find((e: { kind: string }) => e.kind === 'request').details).toMatchObject({ idempotency_key: 'seen-anywhere', method: 'POST', path: '/api/v1/charges' });
+
+    for (let i = 1; i <= 12; i++) expect((await (i % 2 ? a! : b!).get(`/api/v1/charges/chg_missing${i}`)).status).toBe(404);
+    const expected = [12, 11, 10, 9, 8].map((i) => `/api/v1/charges/chg_missing${i}`);
+    await expect.poll(() => paths(a!)).toEqual(expected);
+    expect(await paths(b!)).toEqual(expected);
+    // The ring never holds more than the cap: old entries were replaced in place.
+    expect(await a!.ry.store.get("SELECT COUNT(*) AS n FROM request_log WHERE environment = 'test'")).toEqual({ n: 5 });
+    // Pages follow one another across instances.
+    const first = await a!.get('/api/v1/requests?page_size=2');
+    const next = await b!.get(`/api/v1/requests?page_size=2&cursor=${first.body.meta.next_cursor}`);
+    expect(next.body.data.map((e: { path: string }) => e.path)).toEqual(expected.slice(2, 4));
+  });
+});
