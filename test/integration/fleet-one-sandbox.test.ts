@@ -180,3 +180,26 @@ describe('the requests inspector across the fleet', () => {
     expect(next.body.data.map((e: { path: string }) => e.path)).toEqual(expected.slice(2, 4));
   });
 });
+
+describe('the rails’ tuning across the fleet', () => {
+  it('holds a tuning made on one instance on every other, and its reset too', async () => {
+    const [a, b] = await fleet(2);
+    const tuned = await a!.http
+      .put('/api/v1/sandbox/rails')
+      .set('Authorization', `Bearer ${a!.key}`)
+      .send({ timeout_ms: 400, providers: { 'mtn-momo': { enabled: false } } });
+    expect(tuned.status).toBe(200);
+    const railsOn = async (sb: TestSandbox) => (await sb.get('/api/v1/sandbox/rails')).body.data;
+    const onB = await railsOn(b!);
+    expect(onB).toMatchObject({ timeout_ms: 400, timeout_overridden: true });
+    expect(onB.providers.find((p: { name: string }) => p.name === 'mtn-momo').enabled).toBe(false);
+    // B routes around the provider A switched off.
+    const resolved = await b!.post('/api/v1/resolve/momo-name', { msisdn: '0551234987' });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.data.provider).not.toBe('mtn-momo');
+    expect((await b!.http.put('/api/v1/sandbox/rails').set('Authorization', `Bearer ${b!.key}`).send({})).status).toBe(200);
+    const onA = await railsOn(a!);
+    expect(onA.timeout_overridden).toBe(false);
+    expect(onA.providers.find((p: { name: string }) => p.name === 'mtn-momo').enabled).toBe(true);
+  });
+});
