@@ -44,7 +44,8 @@ export class StoredRequestLog implements RequestHistory {
   private async write(environment: Environment, merchantId: string | null, at: number, rest: Omit<RequestLogEntry, 'id' | 'at'>): Promise<void> {
     const { store, maxPerEnvironment: max } = this.deps;
     // Once per process: slots beyond a lowered cap are forgotten, so the ring holds `max` at most.
-    await (this.trimmed ??= this.repo.dropSlotsFrom(store, max));
+    this.trimmed ??= this.repo.dropSlotsFrom(store, max);
+    await this.trimmed;
     const kept: Omit<RequestLogEntry, 'id'> = { at: iso(at), ...rest };
     await this.repo.append(store, { environment, max, merchantId, objectId: kept.object_id, kind: kept.kind, status: kept.status, entry: JSON.stringify(kept) });
   }
