@@ -55,7 +55,7 @@ import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open-store.ts';
-import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
+import { lastVirtualTime, nextBoot, readFleetState } from './store/runtime-state.ts';
 import { probeStore } from './store/store-probe.ts';
 import { dashboard } from './dashboard/dashboard.ts';
 import type { SessionVault } from './dashboard/dashboard-sessions.ts';
@@ -166,13 +166,12 @@ function logRequest(logger: Logger, method: string, originalPath: string, status
  * have read off the socket, the same per-request steps before it (the fleet's clock and outages)
  * and the same request log line after it.
  */
-function localCallbackReceiver(settlement: RailSettlement, deps: { scheduler: Scheduler; health: ProviderHealth; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
+function localCallbackReceiver(settlement: RailSettlement, deps: { syncFleet: () => Promise<void>; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
   return async ({ method, path, headers, body }) => {
     const started = performance.now();
     let status: number;
     try {
-      await deps.scheduler.syncClock();
-      await deps.health.sync();
+      await deps.syncFleet();
       const rest = path.slice(CALLBACK_RECEIVER_PATH.length);
       const slash = rest.indexOf('/');
       const provider = slash < 0 ? rest : rest.slice(0, slash);
@@ -264,8 +263,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const transactions = new TransactionService({ store });
 
   // Trading: a simulated USD market and an admin FX leg, quotes, trades, limits, compliance.
-  const feed = new PriceFeed({ store, clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()), market: config.trading.market });
+  const feed = new PriceFeed({
+    store,
+    clock,
+    seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()),
+    market: config.trading.market,
+    versionPerRequest: store.kind === 'postgres',
+  });
   await feed.init();
+  /** The fleet's state a request starts from (a shared database only): one statement. */
+  const syncFleet = async (): Promise<void> => {
+    if (store.kind !== 'postgres') return;
+    const state = await readFleetState(store);
+    scheduler.adoptSharedTime(state.virtualClock);
+    health.adopt(state.providers);
+    feed.adoptVersion(state.marketVersion);
+  };
   const ladder = new ServiceLadder({ store });
   const compliance = new Compliance(config.trading, ladder);
   const limits = new TradingLimits({ clock, ledger, config: config.trading });
@@ -349,10 +362,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
   }
 
-  // On a shared database each request starts on the fleet's clock and outages.
+  // On a shared database each request starts on the fleet's clock, outages, rails' tuning and
+  // market version, read in one statement.
   app.use(async (_req, _res, next) => {
-    await scheduler.syncClock();
-    await health.sync();
+    await syncFleet();
     next();
   });
   app.get('/healthz', async (_req, res) => {
@@ -375,7 +388,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
     serviceBaseUrl: baseUrl,
-    localCallbacks: localCallbackReceiver(settlement, { scheduler, health, logger, logRequests: config.log_requests }),
+    localCallbacks: localCallbackReceiver(settlement, { syncFleet, logger, logRequests: config.log_requests }),
     explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
   for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));

@@ -2,7 +2,9 @@ import type { Store } from '../store/db.ts';
 import { SharedStateRepository } from '../store/repositories/shared-state-repository.ts';
 
 /** The fleet's provider settings in shared_state: outages (one row each) and the rails' tuning. */
-const PREFIX = 'provider_';
+/** Every row of the providers' settings starts so (readFleetState reads them by it too). */
+export const PROVIDER_STATE_PREFIX = 'provider_';
+const PREFIX = PROVIDER_STATE_PREFIX;
 const DOWN = 'provider_down:';
 const TUNING = 'provider_tuning';
 
@@ -46,7 +48,11 @@ export class ProviderHealth {
   /** Reads the fleet's outages and tuning (a no-op unless shared). */
   async sync(): Promise<void> {
     if (!this.shared) return;
-    const rows = await this.repo.withPrefix(this.shared, PREFIX);
+    this.adopt(await this.repo.withPrefix(this.shared, PREFIX));
+  }
+
+  /** Takes the fleet's outages and tuning from its `provider_…` rows (read with the rest of the fleet's state). */
+  adopt(rows: readonly { name: string; value: string }[]): void {
     this.down = new Set(rows.filter((r) => r.name.startsWith(DOWN) && r.value === 'down').map((r) => r.name.slice(DOWN.length)));
     const tuning = rows.find((r) => r.name === TUNING)?.value ?? null;
     if (tuning !== this.tuning) {

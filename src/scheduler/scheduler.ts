@@ -158,10 +158,14 @@ export class Scheduler {
    * look for due jobs, so an advance another instance finished is seen before the next timestamp.
    */
   async syncClock(): Promise<void> {
+    if (!this.shared || !(this.deps.clock instanceof VirtualClock)) return;
+    this.adoptSharedTime(await readVirtualTime(this.deps.store));
+  }
+
+  /** Brings a virtual clock up to the fleet's time read elsewhere (the request's one read of the fleet's state). */
+  adoptSharedTime(shared: number | null): void {
     const clock = this.deps.clock;
-    if (!this.shared || !(clock instanceof VirtualClock)) return;
-    const shared = await readVirtualTime(this.deps.store);
-    if (shared !== null && shared > clock.now()) clock.set(shared);
+    if (shared !== null && clock instanceof VirtualClock && shared > clock.now()) clock.set(shared);
   }
 
   /**

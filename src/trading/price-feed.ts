@@ -76,6 +76,8 @@ export interface PriceFeedDeps {
   market: TradingConfig['market'];
   /** Other processes may change the market: check its version before each price. Default: on PostgreSQL. */
   shared?: boolean;
+  /** Every request reads the market's version at its start and hands it over (adoptVersion): no read per price. */
+  versionPerRequest?: boolean;
 }
 
 /** How old a leg is at `now`, in seconds (fractional; never negative). */
@@ -124,6 +126,8 @@ export class PriceFeed {
   /** Other processes may change the market (PostgreSQL): each price checks the version first. */
   private readonly shared: boolean;
   private market: MarketSnapshot | undefined;
+  /** The latest version a request read (adoptVersion). */
+  private adopted: number | null = null;
   private loading: Promise<void> | undefined;
   private readonly repo = new MarketRepository();
 
@@ -191,9 +195,18 @@ export class PriceFeed {
     await this.init();
     const kept = this.market!;
     if (!this.shared) return kept;
-    const version = await this.repo.version(this.deps.store);
-    if (version === null || version === kept.version) return kept;
+    // Each request reads the version with the fleet's state (adoptVersion); a feed not told so reads it per price.
+    const version = this.deps.versionPerRequest ? this.adopted : await this.repo.version(this.deps.store);
+    if (version === null || version <= kept.version) return kept;
     return this.accept(await this.deps.store.transaction((tx) => this.read(tx)));
+  }
+
+  /**
+   * The market's version as a request read it with the rest of the fleet's state (at its start):
+   * the prices it asks for re-read the market only if it moved, without a read of their own.
+   */
+  adoptVersion(version: number | null): void {
+    if (version !== null && (this.adopted === null || version > this.adopted)) this.adopted = version;
   }
 
   /** A change of the market: `write` and a new version in one transaction, and the market it leaves. */
