@@ -50,15 +50,18 @@ import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { inspectorRoutes } from './inspector/inspector.routes.ts';
 import { ObjectTimelineService } from './inspector/object-timeline.ts';
-import { RequestLog } from './inspector/request-log.ts';
+import { RequestLog, type RequestHistory } from './inspector/request-log.ts';
+import { StoredRequestLog } from './inspector/stored-request-log.ts';
 import { RequestRecorder } from './inspector/request-recorder.ts';
 import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open-store.ts';
-import { lastVirtualTime, nextBoot } from './store/runtime-state.ts';
+import { lastVirtualTime, nextBoot, readFleetState } from './store/runtime-state.ts';
 import { probeStore } from './store/store-probe.ts';
 import { dashboard } from './dashboard/dashboard.ts';
+import type { SessionVault } from './dashboard/dashboard-sessions.ts';
+import { DashboardSessionRepository } from './store/repositories/dashboard-session-repository.ts';
 import { ChargeService } from './wallet/charge-service.ts';
 import { NameEnquiryService } from './wallet/name-enquiry-service.ts';
 import { TransactionService } from './wallet/transaction-service.ts';
@@ -165,13 +168,12 @@ function logRequest(logger: Logger, method: string, originalPath: string, status
  * have read off the socket, the same per-request steps before it (the fleet's clock and outages)
  * and the same request log line after it.
  */
-function localCallbackReceiver(settlement: RailSettlement, deps: { scheduler: Scheduler; health: ProviderHealth; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
+function localCallbackReceiver(settlement: RailSettlement, deps: { syncFleet: () => Promise<void>; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
   return async ({ method, path, headers, body }) => {
     const started = performance.now();
     let status: number;
     try {
-      await deps.scheduler.syncClock();
-      await deps.health.sync();
+      await deps.syncFleet();
       const rest = path.slice(CALLBACK_RECEIVER_PATH.length);
       const slash = rest.indexOf('/');
       const provider = slash < 0 ? rest : rest.slice(0, slash);
@@ -266,8 +268,22 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   const transactions = new TransactionService({ store });
 
   // Trading: a simulated USD market and an admin FX leg, quotes, trades, limits, compliance.
-  const feed = new PriceFeed({ store, clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()), market: config.trading.market });
+  const feed = new PriceFeed({
+    store,
+    clock,
+    seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()),
+    market: config.trading.market,
+    versionPerRequest: store.kind === 'postgres',
+  });
   await feed.init();
+  /** The fleet's state a request starts from (a shared database only): one statement. */
+  const syncFleet = async (): Promise<void> => {
+    if (store.kind !== 'postgres') return;
+    const state = await readFleetState(store);
+    scheduler.adoptSharedTime(state.virtualClock);
+    health.adopt(state.providers);
+    feed.adoptVersion(state.marketVersion);
+  };
   const ladder = new ServiceLadder({ store });
   const compliance = new Compliance(config.trading, ladder);
   const limits = new TradingLimits({ clock, ledger, config: config.trading });
@@ -322,8 +338,12 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   ];
   routes.push(...payoutRoutes({ payouts }));
   routes.push(...billRoutes({ bills }));
-  // The requests inspector and object timelines (in memory, capped per environment).
-  const requestLog = new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
+  // The requests inspector and object timelines, capped per environment: in memory on SQLite (one
+  // process), in the database on PostgreSQL, so every instance of a fleet shows every request.
+  const requestLog: RequestHistory =
+    store.kind === 'postgres'
+      ? new StoredRequestLog({ store, clock, logger, maxPerEnvironment: config.inspector.max_requests })
+      : new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
   const recorder = new RequestRecorder({ log: requestLog, store, logger });
   routes.push(...inspectorRoutes({ requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog, store }) }));
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
@@ -349,10 +369,10 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     });
   }
 
-  // On a shared database each request starts on the fleet's clock and outages.
+  // On a shared database each request starts on the fleet's clock, outages, rails' tuning and
+  // market version, read in one statement.
   app.use(async (_req, _res, next) => {
-    await scheduler.syncClock();
-    await health.sync();
+    await syncFleet();
     next();
   });
   app.get('/healthz', async (_req, res) => {
@@ -376,7 +396,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     defaultCallbackSeconds: config.rails.default_callback_seconds,
     callbackTimeoutMs: config.rails.callback_timeout_ms,
     serviceBaseUrl: baseUrl,
-    localCallbacks: localCallbackReceiver(settlement, { scheduler, health, logger, logRequests: config.log_requests }),
+    localCallbacks: localCallbackReceiver(settlement, { syncFleet, logger, logRequests: config.log_requests }),
     explainMatch: (query, decision) => reportMatch(scenarios.loaded, query, decision, (s) => scenarios.stateOf(s)),
   };
   for (const registered of PROVIDERS) app.use(mockPath(registered.name), recorder.mock(registered.name), createMock(registered.name, mockCtx, config));
@@ -384,7 +404,16 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   // The hosted checkout page of payment links and its public endpoints (no API key).
   app.use(hostedCheckout({ links, ids }));
   // The merchant dashboard: a client of the API below, over HTTP (no private back door).
-  app.use(dashboard({ baseUrl, wallClock, logger }));
+  // Its sessions are in the database, so any instance of a fleet serves any of them.
+  const dashboardSessions = new DashboardSessionRepository();
+  const sessions: SessionVault = {
+    find: (tokenHash) => dashboardSessions.find(store, tokenHash),
+    put: (session) => dashboardSessions.put(store, session),
+    touch: (tokenHash, lastSeen, expiresAt) => dashboardSessions.touch(store, tokenHash, lastSeen, expiresAt),
+    remove: (tokenHash) => dashboardSessions.remove(store, tokenHash),
+    prune: (now, max) => dashboardSessions.prune(store, now, max),
+  };
+  app.use(dashboard({ baseUrl, wallClock, logger, sessions }));
 
   const api = express.Router();
   const keepRawBody = (req: Request, _res: unknown, buf: Buffer) => {

@@ -8,7 +8,7 @@ import type { Logger } from '../kernel/logger.ts';
 import { DashboardApi } from './dashboard-api.ts';
 import { layout } from './dashboard-layout.ts';
 import type { DashboardPage, DashboardRoutes, PageContext } from './page-context.ts';
-import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Flash, type SessionKey } from './dashboard-sessions.ts';
+import { csrfMatches, DashboardSessions, SESSION_COOKIE, type DashboardSession, type Flash, type SessionKey, type SessionVault } from './dashboard-sessions.ts';
 import type { Environment } from '../kernel/environment.ts';
 import { html } from './html.ts';
 import { developersPage } from './pages/developers-page.ts';
@@ -38,13 +38,38 @@ export interface DashboardDeps {
   logger: Logger;
   /** Idle minutes before a session expires (default 30). */
   idleMinutes?: number;
+  /** Where sessions are kept: the database, so that any instance of a fleet serves any session. */
+  sessions: SessionVault;
 }
+
+/** The key of res.locals holding the request's session, saved before the answer is sent. */
+const SESSION_LOCAL = 'dashboardSession';
 
 export function dashboard(deps: DashboardDeps): Router {
   const router = express.Router();
   const api = new DashboardApi({ baseUrl: deps.baseUrl, wallClock: deps.wallClock });
-  const sessions = new DashboardSessions({ clock: deps.wallClock, idleMs: (deps.idleMinutes ?? 30) * 60_000, max: 1000 });
+  const sessions = new DashboardSessions({ clock: deps.wallClock, idleMs: (deps.idleMinutes ?? 30) * 60_000, max: 1000, vault: deps.sessions });
   const form = express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 100 });
+
+  // What a request changed in its session is written before its answer leaves (as express-session
+  // does): the next request, a redirect's GET say, may reach another instance.
+  router.use('/dashboard', (_req, res, next) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((...args: unknown[]) => {
+      const session = res.locals[SESSION_LOCAL] as DashboardSession | undefined;
+      if (!session) return end(...args);
+      res.locals[SESSION_LOCAL] = undefined;
+      sessions.save(session).then(
+        () => end(...args),
+        (err: unknown) => {
+          deps.logger.error('dashboard session not saved', { error: (err as Error).message });
+          end(...args);
+        },
+      );
+      return res;
+    }) as Response['end'];
+    next();
+  });
 
   router.use('/dashboard', (_req, res, next) => {
     res.set({
@@ -64,7 +89,12 @@ export function dashboard(deps: DashboardDeps): Router {
   router.get('/dashboard/assets/dashboard.css', (_req, res) => void res.type('text/css; charset=utf-8').send(css));
   router.get('/dashboard/assets/dashboard.js', (_req, res) => void res.type('text/javascript; charset=utf-8').send(js));
 
-  const sessionOf = (req: Request) => sessions.find(readCookie(req, SESSION_COOKIE));
+  /** The request's session, kept on res.locals so that its changes are saved before the answer. */
+  const sessionOf = async (req: Request, res: Response) => {
+    const session = await sessions.find(readCookie(req, SESSION_COOKIE));
+    res.locals[SESSION_LOCAL] = session ?? undefined;
+    return session;
+  };
   const setCookie = (req: Request, res: Response, session: DashboardSession) => {
     res.append('Set-Cookie', `${SESSION_COOKIE}=${session.id}; Path=/dashboard; HttpOnly; SameSite=Strict${req.secure ? '; Secure' : ''}`);
   };
@@ -110,8 +140,8 @@ export function dashboard(deps: DashboardDeps): Router {
   });
 
   /** The signed-in session of a page or action, or the answer that replaces the handler. */
-  const signedIn = (req: Request, res: Response): { session: DashboardSession; key: SessionKey } | null => {
-    const session = sessionOf(req);
+  const signedIn = async (req: Request, res: Response, known?: DashboardSession): Promise<{ session: DashboardSession; key: SessionKey } | null> => {
+    const session = known ?? (await sessionOf(req, res));
     const key = session?.keys[session.mode];
     if (!session || !key) {
       if (req.method === 'GET') res.redirect(303, '/dashboard/sign-in');
@@ -138,7 +168,7 @@ export function dashboard(deps: DashboardDeps): Router {
   const routes: DashboardRoutes = {
     page(path, handler, opts = {}) {
       router.get(path, async (req, res) => {
-        const who = signedIn(req, res);
+        const who = await signedIn(req, res);
         if (!who) return;
         const ctx = contextFor(req, res, who.session, who.key);
         if (opts.testOnly && who.key.environment !== 'test') return liveRefusal(ctx);
@@ -147,9 +177,9 @@ export function dashboard(deps: DashboardDeps): Router {
     },
     action(path, handler, opts = {}) {
       router.post(path, form, async (req, res) => {
-        const session = sessionOf(req);
+        const session = await sessionOf(req, res);
         if (!session || !csrfMatches(session, req.body?.csrf)) return refuseForgery(res, session);
-        const who = signedIn(req, res);
+        const who = await signedIn(req, res, session);
         if (!who) return;
         const ctx = contextFor(req, res, who.session, who.key);
         if (opts.testOnly && who.key.environment !== 'test') return liveRefusal(ctx);
@@ -159,10 +189,11 @@ export function dashboard(deps: DashboardDeps): Router {
   };
 
   // Sign-in: the form's CSRF token lives in a pre-login session; signing in renews its id.
-  router.get('/dashboard/sign-in', (req, res) => {
-    let session = sessionOf(req);
+  router.get('/dashboard/sign-in', async (req, res) => {
+    let session = await sessionOf(req, res);
     if (!session) {
-      session = sessions.create();
+      session = await sessions.create();
+      res.locals[SESSION_LOCAL] = session;
       setCookie(req, res, session);
     }
     const wanted: Environment | null = req.query.mode === 'live' || req.query.mode === 'test' ? req.query.mode : null;
@@ -170,7 +201,7 @@ export function dashboard(deps: DashboardDeps): Router {
   });
 
   router.post('/dashboard/sign-in', form, async (req, res) => {
-    const session = sessionOf(req);
+    const session = await sessionOf(req, res);
     if (!session || !csrfMatches(session, req.body?.csrf)) return refuseForgery(res, session);
     const keyText = typeof req.body.api_key === 'string' ? req.body.api_key.trim() : '';
     const secretText = typeof req.body.signing_secret === 'string' ? req.body.signing_secret.trim() : '';
@@ -195,7 +226,8 @@ export function dashboard(deps: DashboardDeps): Router {
       }
     }
     if (!addressAllowed(req.ip, key.ipAllowlist)) return refuse(403, `This key's IP allowlist does not include your address (${req.ip}).`);
-    const renewed = sessions.renew(session);
+    const renewed = await sessions.renew(session);
+    res.locals[SESSION_LOCAL] = renewed;
     renewed.keys = { ...renewed.keys, [environment]: key };
     renewed.mode = environment;
     renewed.flash = { kind: 'ok', text: `Signed in with a ${environment} key${key.role ? ` (role ${key.role})` : ''}.` };
@@ -203,17 +235,18 @@ export function dashboard(deps: DashboardDeps): Router {
     res.redirect(303, '/dashboard');
   });
 
-  router.post('/dashboard/sign-out', form, (req, res) => {
-    const session = sessionOf(req);
+  router.post('/dashboard/sign-out', form, async (req, res) => {
+    const session = await sessionOf(req, res);
     if (!session || !csrfMatches(session, req.body?.csrf)) return refuseForgery(res, session);
-    sessions.destroy(session.id);
+    res.locals[SESSION_LOCAL] = undefined;
+    await sessions.destroy(session.id);
     res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0${req.secure ? '; Secure' : ''}`);
     res.redirect(303, '/dashboard/sign-in');
   });
 
   // The test/live switch: to the other environment's key, or to the form asking for it.
-  router.post('/dashboard/mode', form, (req, res) => {
-    const session = sessionOf(req);
+  router.post('/dashboard/mode', form, async (req, res) => {
+    const session = await sessionOf(req, res);
     if (!session || !csrfMatches(session, req.body?.csrf)) return refuseForgery(res, session);
     const mode = req.body.mode === 'live' ? 'live' : 'test';
     if (!session.keys[mode]) {
@@ -226,8 +259,8 @@ export function dashboard(deps: DashboardDeps): Router {
   });
 
   // Live updates: the API's event stream for this key, relayed to the page (which refreshes its fragments).
-  router.get('/dashboard/events', (req, res) => {
-    const session = sessionOf(req);
+  router.get('/dashboard/events', async (req, res) => {
+    const session = await sessionOf(req, res);
     const key = session?.keys[session.mode];
     if (!session || !key) return void res.status(401).type('text/plain').send('Sign in first');
     relayEvents(deps, key.key, req, res);
@@ -235,8 +268,12 @@ export function dashboard(deps: DashboardDeps): Router {
 
   for (const page of PAGES) page(routes);
 
-  router.use('/dashboard', (req, res) => {
-    send(res, 404, layout({ title: 'Page not found', session: sessionOf(req) }, html`<p>No dashboard page at <code>${req.originalUrl}</code>. <a href="/dashboard">Go to the dashboard</a>.</p>`));
+  router.use('/dashboard', async (req, res) => {
+    send(
+      res,
+      404,
+      layout({ title: 'Page not found', session: await sessionOf(req, res) }, html`<p>No dashboard page at <code>${req.originalUrl}</code>. <a href="/dashboard">Go to the dashboard</a>.</p>`),
+    );
   });
   router.use('/dashboard', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);

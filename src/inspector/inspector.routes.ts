@@ -4,9 +4,9 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor } from '../http/paginatio
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { listRequestsQuery, requestEntrySchema, timelineSchema } from './inspector.schemas.ts';
 import type { ObjectTimelineService } from './object-timeline.ts';
-import type { RequestLog } from './request-log.ts';
+import type { RequestHistory } from './request-log.ts';
 
-export function inspectorRoutes(deps: { requests: RequestLog; timelines: ObjectTimelineService }): RouteSpec[] {
+export function inspectorRoutes(deps: { requests: RequestHistory; timelines: ObjectTimelineService }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -14,7 +14,7 @@ export function inspectorRoutes(deps: { requests: RequestLog; timelines: ObjectT
       operationId: 'listRequests',
       summary: 'The requests inspector: recent merchant requests and provider mock calls, newest first',
       description:
-        "Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in memory, in a ring of `inspector.max_requests` entries (and `inspector.max_bytes`) per environment: older entries make room for newer ones, and a restart empties it. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.",
+        "Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in a ring of `inspector.max_requests` entries per environment: older entries make room for newer ones. On SQLite the ring is in memory (also capped at `inspector.max_bytes`), and a restart empties it; on PostgreSQL it is in the database, shared by every instance of a fleet. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.",
       tag: 'Inspector',
       scope: 'read',
       area: 'engineering',
@@ -23,7 +23,7 @@ export function inspectorRoutes(deps: { requests: RequestLog; timelines: ObjectT
       errors: ['forbidden'],
       handler: async ({ query, auth }) => {
         const limit = query.page_size ?? DEFAULT_PAGE_SIZE;
-        const page = deps.requests.list(auth.environment, auth.merchantId, {
+        const page = await deps.requests.list(auth.environment, auth.merchantId, {
           limit,
           ...(query.cursor !== undefined ? { before: decodeCursor(query.cursor) } : {}),
           ...(query.kind !== undefined ? { kind: query.kind } : {}),

@@ -4,7 +4,7 @@ import { iso } from '../kernel/clock.ts';
 import type { ObjectTimeline, ObjectTimelineEntry, TimelineKind } from '../kernel/object-timeline.ts';
 import type { Db, Store } from '../store/db.ts';
 import { InspectorRepository } from '../store/repositories/inspector-repository.ts';
-import type { RequestLog, RequestLogEntry } from './request-log.ts';
+import type { RequestHistory, RequestLogEntry } from './request-log.ts';
 
 /** The objects that have a timeline, by id prefix. */
 const OBJECTS: readonly { prefix: string; object: string }[] = [
@@ -53,7 +53,7 @@ interface Sortable extends ObjectTimelineEntry {
 export class ObjectTimelineService {
   private readonly repo = new InspectorRepository();
 
-  constructor(private readonly deps: { requests: RequestLog; store: Store }) {}
+  constructor(private readonly deps: { requests: RequestHistory; store: Store }) {}
 
   async timeline(auth: AuthContext, id: string): Promise<ObjectTimeline> {
     const { store } = this.deps;
@@ -66,7 +66,7 @@ export class ObjectTimelineService {
 
     await this.requests(store, auth, id, add);
     if (!entries.some((e) => e.kind === 'request')) add(row.created_at, 0, 'created', `${object} created`, {});
-    for (const call of this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'mock')) {
+    for (const call of (await this.deps.requests.forObject(auth.environment, auth.merchantId, id)).filter((e) => e.kind === 'mock')) {
       add(Date.parse(call.at), Number(call.id.slice(4)), 'mock_call', `${call.method} ${call.path} on the ${call.provider} mock: ${call.status ?? 'no answer'}`, {
         request_id: call.id,
         provider: call.provider,
@@ -96,7 +96,7 @@ export class ObjectTimelineService {
    * a page that polls the object would bury its life under them.
    */
   private async requests(db: Db, auth: AuthContext, id: string, add: AddEntry): Promise<void> {
-    const logged = this.deps.requests.forObject(auth.environment, auth.merchantId, id).filter((e) => e.kind === 'merchant' && e.method !== 'GET');
+    const logged = (await this.deps.requests.forObject(auth.environment, auth.merchantId, id)).filter((e) => e.kind === 'merchant' && e.method !== 'GET');
     const claims = await this.repo.idempotencyClaims(db, id, auth.environment, auth.merchantId);
     const used = new Set<RequestLogEntry>();
     for (const claim of claims) {

@@ -35,6 +35,25 @@ export interface RequestLogQuery {
   status?: number;
 }
 
+/** A page of entries, newest first; `last` is the seq of the last one, the next page's `before`. */
+export interface RequestLogPage {
+  items: RequestLogEntry[];
+  last: number | null;
+  more: boolean;
+}
+
+/**
+ * The requests inspector's log as the recorder, the listing and the object timelines use it: in
+ * this process's memory (RequestLog, one process on SQLite) or in the database (StoredRequestLog,
+ * a fleet on PostgreSQL, where every instance shows every instance's requests).
+ */
+export interface RequestHistory {
+  /** Keeps an entry (a stored log writes it in the background, failures logged). */
+  record(environment: Environment, merchantId: string | null, entry: Omit<RequestLogEntry, 'id' | 'at'> & { at?: number }): unknown;
+  list(environment: Environment, merchantId: string, query: RequestLogQuery): RequestLogPage | Promise<RequestLogPage>;
+  forObject(environment: Environment, merchantId: string, objectId: string): RequestLogEntry[] | Promise<RequestLogEntry[]>;
+}
+
 /**
  * What one kept entry costs, roughly: V8 stores these strings one byte a character (two for
  * non-Latin-1), plus the objects around them. An estimate that only has to grow with the entry.
@@ -91,7 +110,7 @@ class Ring {
  * each). In memory only: it is
  * a debugging view, gone on restart, and it never holds a secret.
  */
-export class RequestLog {
+export class RequestLog implements RequestHistory {
   private readonly rings = new Map<Environment, Ring>();
   private seq = 0;
 
@@ -121,7 +140,7 @@ export class RequestLog {
   }
 
   /** A merchant's entries (and the environment's unattributed mock calls), newest first. */
-  list(environment: Environment, merchantId: string, query: RequestLogQuery): { items: RequestLogEntry[]; last: number | null; more: boolean } {
+  list(environment: Environment, merchantId: string, query: RequestLogQuery): RequestLogPage {
     const items: RequestLogEntry[] = [];
     let last: number | null = null;
     for (const kept of this.rings.get(environment)?.newest() ?? []) {

@@ -6,7 +6,7 @@ import type { Environment } from '../kernel/environment.ts';
 import { MOCK_MATCH_LOCAL, type RuleMatchReport } from '../scenarios/rule-explanation.ts';
 import type { Store } from '../store/db.ts';
 import { InspectorRepository } from '../store/repositories/inspector-repository.ts';
-import type { RequestLog } from './request-log.ts';
+import type { RequestHistory } from './request-log.ts';
 
 /** The key of res.locals under which the API's route layer leaves the authenticated key. */
 export const AUTH_LOCAL = 'auth';
@@ -53,7 +53,7 @@ function watchJson(res: Response): () => string | null {
 export class RequestRecorder {
   private readonly repo = new InspectorRepository();
 
-  constructor(private readonly deps: { log: RequestLog; store: Store; logger: Logger }) {}
+  constructor(private readonly deps: { log: RequestHistory; store: Store; logger: Logger }) {}
 
   merchant(): RequestHandler {
     return (req, res, next) => {

@@ -53,12 +53,26 @@ export class SeededRandom implements RandomSource {
     return new NamedRandom(`${this.seed}/${name}`);
   }
   nextUint32(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
+    this.state = (this.state + MULBERRY_STEP) >>> 0;
+    return mulberry(this.state);
   }
+  /**
+   * The `index`-th number (from 0) a SeededRandom(seed) draws, without drawing the ones before it:
+   * the state after n draws is seed + n·step (mod 2^32), so any draw is a pure function of its place.
+   */
+  static uint32At(seed: number, index: number): number {
+    return mulberry(((seed >>> 0) + Math.imul(index + 1, MULBERRY_STEP)) >>> 0);
+  }
+}
+
+const MULBERRY_STEP = 0x6d2b79f5;
+
+/** mulberry32's output function of a state. */
+function mulberry(state: number): number {
+  let t = state;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return (t ^ (t >>> 14)) >>> 0;
 }
 
 export class CryptoRandom implements RandomSource {

@@ -58,12 +58,22 @@ export class RailRouter {
     private readonly deps: { health: ProviderHealth; store: Store; clock: Clock; logger: Logger; timeline: Timeline },
   ) {
     this.configured = new Map(registered.map((r) => [r.provider.name, { priority: r.priority, enabled: r.enabled }]));
+    // A tuning another instance of the fleet set: applied as that instance applied it.
+    deps.health.onTuning((tuning) => this.apply(tuning as RailTuning, false));
   }
 
-  /** Applies a sandbox tuning over the configuration (not over the last tuning); unknown names throw. */
-  tune(tuning: RailTuning): void {
+  /**
+   * Applies a sandbox tuning over the configuration (not over the last tuning); unknown names
+   * throw. It holds for the fleet: kept beside the outages, which every instance reads per request.
+   */
+  async tune(tuning: RailTuning): Promise<void> {
+    this.apply(tuning, true);
+    await this.deps.health.setTuning(tuning);
+  }
+
+  private apply(tuning: RailTuning, strict: boolean): void {
     const unknown = Object.keys(tuning.providers ?? {}).filter((name) => !this.configured.has(name));
-    if (unknown.length) throw new Error(`no provider named ${unknown.join(', ')}`);
+    if (unknown.length && strict) throw new Error(`no provider named ${unknown.join(', ')}`);
     for (const r of this.registered) {
       const change = tuning.providers?.[r.provider.name];
       const base = this.configured.get(r.provider.name)!;

@@ -217,9 +217,9 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       method: 'put',
       path: '/api/v1/sandbox/rails',
       operationId: 'sandboxTuneRails',
-      summary: 'Tune the rails of this process: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls',
+      summary: 'Tune the rails: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls',
       description:
-        "Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant of this process until the next tuning or a restart. Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.",
+        "Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant, on every instance of a fleet sharing a PostgreSQL database, until the next tuning (on SQLite, until a restart). Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.",
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
@@ -245,7 +245,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
             unknown.map((name) => ({ field: `providers.${name}`, message: `no provider named ${name}` })),
           );
         }
-        deps.router.tune({ ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}), ...(body.providers ? { providers: body.providers } : {}) });
+        await deps.router.tune({ ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}), ...(body.providers ? { providers: body.providers } : {}) });
         return { status: 200, body: ok('Rails tuned', rails(deps.defaultTimeoutMs)) };
       },
     }),

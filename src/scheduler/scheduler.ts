@@ -6,7 +6,7 @@ import { inJobScope, type JobScope } from '../kernel/job-scope.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
 import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
-import { claimSweep, liveBoots, raiseVirtualTime, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
+import { claimAdvanceTurn, claimSweep, liveBoots, raiseVirtualTime, releaseAdvanceTurn, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number; partition: string | null }) => Promise<void>;
 
@@ -40,6 +40,8 @@ export const HEARTBEAT_MS = 5_000;
 
 /** How often, in real time, an advance looks again for due jobs other processes are running. */
 const FLEET_WAIT_MS = 20;
+/** How often, in real time, an advance waiting for another instance's to end looks again. */
+const ADVANCE_TURN_WAIT_MS = 50;
 
 /**
  * How many due jobs a process claims in one write: a round. A constant, not a multiple of the
@@ -77,6 +79,8 @@ export class Scheduler {
   private readonly sweeps: (() => Promise<unknown>)[] = [];
   private sweeping = false;
   private running: Promise<unknown> = Promise.resolve();
+  /** The advances asked for on this instance, one after another (on a shared database). */
+  private advanceQueue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private readonly repo: JobRepository;
   private beating: NodeJS.Timeout | undefined;
@@ -154,10 +158,14 @@ export class Scheduler {
    * look for due jobs, so an advance another instance finished is seen before the next timestamp.
    */
   async syncClock(): Promise<void> {
+    if (!this.shared || !(this.deps.clock instanceof VirtualClock)) return;
+    this.adoptSharedTime(await readVirtualTime(this.deps.store));
+  }
+
+  /** Brings a virtual clock up to the fleet's time read elsewhere (the request's one read of the fleet's state). */
+  adoptSharedTime(shared: number | null): void {
     const clock = this.deps.clock;
-    if (!this.shared || !(clock instanceof VirtualClock)) return;
-    const shared = await readVirtualTime(this.deps.store);
-    if (shared !== null && shared > clock.now()) clock.set(shared);
+    if (shared !== null && clock instanceof VirtualClock && shared > clock.now()) clock.set(shared);
   }
 
   /**
@@ -175,41 +183,59 @@ export class Scheduler {
   advanceBy(ms: number, onProgress?: (progress: AdvanceProgress) => void): Promise<number> {
     const clock = this.deps.clock;
     if (!(clock instanceof VirtualClock)) throw new Error('only a virtual clock can be advanced');
-    return this.exclusive(async () => {
-      await this.syncClock();
-      const target = clock.now() + ms;
-      const { store, wallClock, boot } = this.deps;
-      let ran = 0;
-      let total = onProgress ? await this.repo.pendingThrough(store, target) : 0;
-      onProgress?.({ done: 0, total });
-      for (;;) {
-        await this.tick();
-        const next = this.shared ? await this.repo.nextDueAt(store, target, wallClock.now(), boot) : await this.repo.nextDueAtOwned(store, target);
-        if (next !== undefined) {
-          if (next > clock.now()) {
-            if (this.shared) await raiseVirtualTime(store, next);
-            clock.set(next);
-          }
-          const round = await this.claimRound(clock.now());
-          if (onProgress && round.length > 0) total = Math.max(total, ran + (await this.repo.pendingThrough(store, target)));
-          ran += await this.runRound(round, onProgress && ((done) => onProgress({ done: ran + done, total: Math.max(total, ran + done) })));
-          continue;
+    const advance = () => this.exclusive(() => this.advance(clock, ms, onProgress));
+    if (!this.shared) return advance();
+    // One advance at a time in the fleet: a second one, here or on another instance, waits for
+    // the turn and starts from where the first left the shared clock, so the two add up.
+    const turn = this.advanceQueue.then(() => this.inAdvanceTurn(advance));
+    this.advanceQueue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async inAdvanceTurn<T>(work: () => Promise<T>): Promise<T> {
+    const { store, boot } = this.deps;
+    while ((await claimAdvanceTurn(store, boot, await this.liveBoots())) !== null) await new Promise((done) => setTimeout(done, ADVANCE_TURN_WAIT_MS));
+    try {
+      return await work();
+    } finally {
+      await releaseAdvanceTurn(store, boot).catch((err: unknown) => this.deps.logger.warn('clock advance: turn not given back', { error: String(err) }));
+    }
+  }
+
+  private async advance(clock: VirtualClock, ms: number, onProgress?: (progress: AdvanceProgress) => void): Promise<number> {
+    await this.syncClock();
+    const target = clock.now() + ms;
+    const { store, wallClock, boot } = this.deps;
+    let ran = 0;
+    let total = onProgress ? await this.repo.pendingThrough(store, target) : 0;
+    onProgress?.({ done: 0, total });
+    for (;;) {
+      await this.tick();
+      const next = this.shared ? await this.repo.nextDueAt(store, target, wallClock.now(), boot) : await this.repo.nextDueAtOwned(store, target);
+      if (next !== undefined) {
+        if (next > clock.now()) {
+          if (this.shared) await raiseVirtualTime(store, next);
+          clock.set(next);
         }
-        // Nothing this process may claim: wait for the due jobs other instances are running.
-        if (!this.shared || (await this.repo.pendingThrough(store, target)) === 0) break;
-        await new Promise((done) => setTimeout(done, FLEET_WAIT_MS));
+        const round = await this.claimRound(clock.now());
+        if (onProgress && round.length > 0) total = Math.max(total, ran + (await this.repo.pendingThrough(store, target)));
+        ran += await this.runRound(round, onProgress && ((done) => onProgress({ done: ran + done, total: Math.max(total, ran + done) })));
+        continue;
       }
-      if (this.shared) {
-        await raiseVirtualTime(store, target);
-        await this.syncClock();
-      } else {
-        clock.set(target);
-        // A restart on this database resumes business time here.
-        await saveVirtualTime(store, target);
-      }
-      onProgress?.({ done: ran, total: ran });
-      return ran;
-    });
+      // Nothing this process may claim: wait for the due jobs other instances are running.
+      if (!this.shared || (await this.repo.pendingThrough(store, target)) === 0) break;
+      await new Promise((done) => setTimeout(done, FLEET_WAIT_MS));
+    }
+    if (this.shared) {
+      await raiseVirtualTime(store, target);
+      await this.syncClock();
+    } else {
+      clock.set(target);
+      // A restart on this database resumes business time here.
+      await saveVirtualTime(store, target);
+    }
+    onProgress?.({ done: ran, total: ran });
+    return ran;
   }
 
   /** How many jobs fall due within `ms` of business time from now: an indexed count, not a load. */
@@ -261,6 +287,7 @@ export class Scheduler {
     if (!this.shared) return;
     await removeHeartbeat(this.deps.store, this.deps.boot);
     await this.repo.releaseClaimsOf(this.deps.store, this.deps.boot);
+    await releaseAdvanceTurn(this.deps.store, this.deps.boot);
   }
 
   /**

@@ -692,4 +692,62 @@ DROP INDEX ledger_journals_merchant;
 DROP INDEX ledger_postings_account;
 `,
   },
+  {
+    version: 23,
+    name: 'fleet-market',
+    // The simulated market is the fleet's: every instance on the database walks from the same
+    // origin (clock time and seed) and the same anchors (where resume() restarted each walk), and
+    // re-reads the market only when its version moved (a pin, an FX rate, a freeze, a resume).
+    sql: `
+ALTER TABLE market_state ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE market_state ADD COLUMN origin_at INTEGER;
+ALTER TABLE market_state ADD COLUMN seed INTEGER;
+CREATE TABLE market_walks (
+  asset TEXT PRIMARY KEY,
+  step INTEGER NOT NULL,
+  value TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 24,
+    name: 'dashboard-sessions',
+    // Dashboard sessions in the database, so any instance serves any session: found by the SHA-256
+    // of the cookie's token, their contents sealed with a key derived from the token (the stored
+    // row reveals no API key without the cookie), dropped once idle past expires_at.
+    sql: `
+CREATE TABLE dashboard_sessions (
+  token_hash TEXT PRIMARY KEY,
+  sealed TEXT NOT NULL,
+  signed_in INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
+CREATE INDEX dashboard_sessions_eviction ON dashboard_sessions (signed_in, last_seen);
+`,
+  },
+  {
+    version: 25,
+    name: 'request-log',
+    // The requests inspector's log on a shared database: a ring per environment of
+    // inspector.max_requests slots. The n-th request of an environment (runtime_state
+    // request_log:<environment> counts them) overwrites slot n mod max_requests, so the table never
+    // holds more than the cap and no write reads more than the one row it replaces.
+    sql: `
+CREATE TABLE request_log (
+  environment TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  merchant_id TEXT,
+  object_id TEXT,
+  kind TEXT NOT NULL,
+  status INTEGER,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (environment, slot)
+);
+CREATE INDEX request_log_seq ON request_log (environment, seq);
+CREATE INDEX request_log_object ON request_log (environment, object_id, seq);
+`,
+  },
 ];

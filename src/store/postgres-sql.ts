@@ -53,7 +53,9 @@ function rewriteCode(sql: string, rewrite: (code: string, start: number) => stri
   return out;
 }
 
-const translated = new Map<string, { text: string; count: number }>();
+const translated = new Map<string, { text: string; count: number; name: string }>();
+/** Prepared-statement names: one per SQL text this process ever ran (bounded, like the texts). */
+let statements = 0;
 
 /**
  * Rewrites each positional `?` placeholder to PostgreSQL's `$1..$n`, left to right. A `?` inside a
@@ -61,7 +63,7 @@ const translated = new Map<string, { text: string; count: number }>();
  * (-- to the end of the line, or /* … *\/) is text, not a placeholder, and stays as it is.
  * A placeholder tested with IS [NOT] NULL is cast to text, the one place PostgreSQL cannot infer its type.
  */
-export function toPositional(sql: string): { text: string; count: number } {
+export function toPositional(sql: string): { text: string; count: number; name: string } {
   const cached = translated.get(sql);
   if (cached) return cached;
   let count = 0;
@@ -73,7 +75,7 @@ export function toPositional(sql: string): { text: string; count: number } {
       return /^\s*IS\s+(NOT\s+)?NULL\b/i.test(sql.slice(at + 1, at + 40)) ? `$${++count}::text` : `$${++count}`;
     }),
   );
-  const result = { text, count };
+  const result = { text, count, name: `railyard_${++statements}` };
   if (translated.size >= 1_000) translated.clear(); // bounded, should SQL ever be built per call
   translated.set(sql, result);
   return result;

@@ -134,8 +134,9 @@ export class PostgresStore implements Store {
       if (reads) return { rows: [], rowCount: 0 } as unknown as pg.QueryResult;
       throw new ValidationError('Text cannot contain a NUL character (U+0000)');
     }
-    const { text } = toPositional(sql);
-    return on.query({ text, values: values(params) });
+    const { text, name } = toPositional(sql);
+    // Named: each pooled connection parses and plans a statement once, then only binds and runs it.
+    return on.query({ name, text, values: values(params) });
   }
 
   /** A plain statement: after every transaction asked for before it; retried if it deadlocked (it rolled back). */

@@ -75,3 +75,53 @@ export async function claimSweep(db: Db, wallMs: number, leaseUntil: number): Pr
   ]);
   return r.changes > 0;
 }
+
+// The fleet's advance turn: one clock advance runs at a time on a shared database, so that two
+// advances asked for at once add up. `clock_advance` names the boot whose advance runs.
+
+const ADVANCE_TURN = 'clock_advance';
+
+/**
+ * Takes the advance turn for `boot` unless a boot of `live` (other than `boot`) holds it: null
+ * when taken, else the boot that holds it. A dead boot's turn is taken over.
+ */
+export async function claimAdvanceTurn(store: Store, boot: number, live: readonly number[]): Promise<number | null> {
+  return store.transaction(async (tx) => {
+    const holder = (await tx.get<{ value: number }>('SELECT value FROM runtime_state WHERE name = ?', [ADVANCE_TURN]))?.value;
+    if (holder !== undefined && holder !== boot && live.includes(holder)) return holder;
+    await tx.run('INSERT INTO runtime_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [ADVANCE_TURN, boot]);
+    return null;
+  });
+}
+
+/** Gives the advance turn back, if `boot` holds it. */
+export async function releaseAdvanceTurn(db: Db, boot: number): Promise<void> {
+  await db.run('DELETE FROM runtime_state WHERE name = ? AND value = ?', [ADVANCE_TURN, boot]);
+}
+
+/** What a request on a shared database starts from: the fleet's clock, market version and provider settings. */
+export interface FleetState {
+  virtualClock: number | null;
+  marketVersion: number | null;
+  /** shared_state rows named `provider_…` (outages, the rails' tuning). */
+  providers: { name: string; value: string }[];
+}
+
+/**
+ * The fleet's state a request starts from, in one statement (one round trip): the virtual clock
+ * and the market's version by key, and the providers' rows (one per provider at most) by name.
+ */
+export async function readFleetState(db: Db): Promise<FleetState> {
+  const rows = await db.all<{ name: string; n: number | null; t: string | null }>(
+    `SELECT name, value AS n, NULL AS t FROM runtime_state WHERE name = 'virtual_clock'
+     UNION ALL SELECT 'market_version', version, NULL FROM market_state WHERE id = 1
+     UNION ALL SELECT name, NULL, value FROM shared_state WHERE substr(name, 1, 9) = 'provider_'`,
+  );
+  const state: FleetState = { virtualClock: null, marketVersion: null, providers: [] };
+  for (const row of rows) {
+    if (row.name === 'virtual_clock') state.virtualClock = row.n === null ? null : Number(row.n);
+    else if (row.name === 'market_version') state.marketVersion = row.n === null ? null : Number(row.n);
+    else if (row.t !== null) state.providers.push({ name: row.name, value: row.t });
+  }
+  return state;
+}

@@ -8,6 +8,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { DashboardSessionRepository } from '../../src/store/repositories/dashboard-session-repository.ts';
+import { MarketRepository } from '../../src/store/repositories/market-repository.ts';
+import { RequestLogRepository } from '../../src/store/repositories/request-log-repository.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
@@ -185,6 +188,92 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'shared' })).toBe('{"n":1}');
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'r1' })).toBeUndefined();
       expect(await repo.bodyByLookupKey(store, { provider: 'acme', book: 'refunds', lookupKey: 'id-1' })).toBeUndefined();
+    });
+  });
+
+  describe('the market (its repository)', () => {
+    const repo = new MarketRepository();
+
+    it('keeps the first origin and seed recorded, and moves the version on each change', async () => {
+      expect(await repo.version(store)).toBeNull();
+      await repo.ensureOrigin(store, 1_000, 7);
+      await repo.ensureOrigin(store, 2_000, 8);
+      expect(await repo.state(store)).toEqual({ frozen_at: null, version: 0, origin_at: 1_000, seed: 7 });
+      await store.transaction(async (tx) => {
+        await repo.setFrozenAt(tx, 1_500);
+        await repo.bumpVersion(tx);
+      });
+      expect(await repo.version(store)).toBe(1);
+      expect(await repo.state(store)).toMatchObject({ frozen_at: 1_500, origin_at: 1_000, seed: 7 });
+    });
+
+    it('records one anchor per asset, replaced by the next resume', async () => {
+      await repo.anchorWalk(store, 'USDT', 10, '100000000');
+      await repo.anchorWalk(store, 'USDC', 11, '99990000');
+      await repo.anchorWalk(store, 'USDT', 12, '100010000');
+      const walks = await repo.walks(store);
+      expect(walks.sort((x, y) => x.asset.localeCompare(y.asset))).toEqual([
+        { asset: 'USDC', step: 11, value: '99990000' },
+        { asset: 'USDT', step: 12, value: '100010000' },
+      ]);
+    });
+  });
+
+  describe('dashboard sessions (their repository)', () => {
+    const repo = new DashboardSessionRepository();
+    const session = (tokenHash: string, signedIn: boolean, lastSeen: number) => ({ tokenHash, sealed: `sealed-${tokenHash}`, signedIn, lastSeen, expiresAt: lastSeen + 100 });
+
+    it('finds a session by its hash, moves its expiry on a touch, and forgets it on remove', async () => {
+      await repo.put(store, session('h1', false, 10));
+      expect(await repo.find(store, 'h1')).toEqual(session('h1', false, 10));
+      await repo.touch(store, 'h1', 50, 150);
+      expect(await repo.find(store, 'h1')).toMatchObject({ lastSeen: 50, expiresAt: 150, sealed: 'sealed-h1' });
+      await repo.remove(store, 'h1');
+      expect(await repo.find(store, 'h1')).toBeUndefined();
+    });
+
+    it('prunes the expired, then the least recently seen beyond the cap, signed-out ones first', async () => {
+      await repo.put(store, session('old', true, 0));
+      await repo.put(store, session('user', true, 200));
+      await repo.put(store, session('anon-1', false, 210));
+      await repo.put(store, session('anon-2', false, 220));
+      await repo.prune(store, 150, 2);
+      expect(await repo.find(store, 'old')).toBeUndefined();
+      expect(await repo.find(store, 'anon-1')).toBeUndefined();
+      expect(await repo.find(store, 'user')).toBeDefined();
+      expect(await repo.find(store, 'anon-2')).toBeDefined();
+    });
+  });
+
+  describe("the requests inspector's ring (its repository)", () => {
+    const entry = (n: number) => ({ environment: 'test', max: 3, merchantId: n % 2 ? 'mer_a' : null, objectId: n === 2 ? 'chg_1' : null, kind: 'merchant', status: 200 + n, entry: `{"n":${n}}` });
+
+    it("numbers each environment's entries and keeps the newest `max` in place, the table never holding more", async () => {
+      for (const postgres of [store.kind === 'postgres', false]) {
+        await store.run('DELETE FROM request_log');
+        await store.run("DELETE FROM runtime_state WHERE name LIKE 'request_log:%'");
+        const repo = new RequestLogRepository(postgres);
+        const seqs: number[] = [];
+        for (let n = 1; n <= 7; n++) seqs.push(await repo.append(store, entry(n)));
+        expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
+        expect(await repo.append(store, { ...entry(1), environment: 'live' })).toBe(1);
+        expect(await count(store, 'request_log')).toBe(4);
+        const page = await repo.page(store, 'test', 'mer_a', { before: null, kind: null, objectId: null, status: null, limit: 10 });
+        expect(page).toEqual([7, 6, 5].map((n) => ({ seq: n, entry: `{"n":${n}}` })));
+        expect((await repo.page(store, 'test', 'mer_b', { before: 7, kind: 'merchant', objectId: null, status: 206, limit: 10 })).map((r) => r.seq)).toEqual([6]);
+        // A slot keeps the later entry when an earlier one arrives late.
+        await store.run('UPDATE runtime_state SET value = 3 WHERE name = ?', ['request_log:test']);
+        await repo.append(store, entry(4));
+        expect((await repo.page(store, 'test', 'mer_a', { before: null, kind: null, objectId: null, status: null, limit: 10 })).map((r) => r.seq)).toEqual([7, 6, 5]);
+      }
+    });
+
+    it('finds the entries about an object, oldest first, and forgets slots beyond a lowered cap', async () => {
+      const repo = new RequestLogRepository(store.kind === 'postgres');
+      for (let n = 1; n <= 2; n++) await repo.append(store, { ...entry(n), max: 10, objectId: 'chg_1' });
+      expect((await repo.forObject(store, 'test', 'mer_a', 'chg_1')).map((r) => r.seq)).toEqual([1, 2]);
+      await repo.dropSlotsFrom(store, 2);
+      expect((await repo.forObject(store, 'test', 'mer_a', 'chg_1')).map((r) => r.seq)).toEqual([1]);
     });
   });
 

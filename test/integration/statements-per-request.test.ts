@@ -259,7 +259,7 @@ describe('settlement reports on PostgreSQL', () => {
 });
 
 /** Tables a statement may read whole: their size is set by configuration, never by history. */
-const BOUNDED_TABLES = new Set(['market_legs', 'market_state', 'shared_state', 'runtime_state']);
+const BOUNDED_TABLES = new Set(['market_legs', 'market_state', 'market_walks', 'shared_state', 'runtime_state']);
 /** Partial indexes that hold only work not done yet (the outbox's undispatched events): a backlog, not history. */
 const BACKLOG_INDEXES = new Set(['outbox_events_undispatched']);
 

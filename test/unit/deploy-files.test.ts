@@ -91,7 +91,7 @@ describe('deploy/compose.yaml', () => {
     expect(read('src/cli/migrate-command.ts')).toContain('export async function migrateMain');
   });
 
-  it('puts an nginx load balancer in front that round-robins across the three instances, the dashboard sticky', () => {
+  it('puts an nginx load balancer in front that round-robins every request across the three instances, the dashboard too', () => {
     const lb = compose.services.lb!;
     expect(lb.volumes).toContain('./nginx.conf:/etc/nginx/nginx.conf:ro');
     expect(Object.keys(lb.depends_on!).sort()).toEqual(instances);
@@ -104,11 +104,10 @@ describe('deploy/compose.yaml', () => {
     expect(upstream).not.toMatch(/least_conn|ip_hash|\bhash\b|random/);
     const listen = /listen\s+(\d+)/.exec(nginx)?.[1];
     expect(lb.ports).toEqual([`${listen}:${listen}`]);
-    // Dashboard sessions are per instance: the dashboard sticks to one instance per client.
-    const dashboard = /upstream railyard_dashboard \{([^}]*)\}/.exec(nginx)?.[1] ?? '';
-    expect(dashboard).toMatch(/hash \$remote_addr consistent;/);
-    expect([...dashboard.matchAll(/^\s*server\s+([\w.-]+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`)).toEqual(servers);
-    expect(nginx).toMatch(/location \/dashboard \{\s*proxy_pass http:\/\/railyard_dashboard;/);
+    // Dashboard sessions are in the database: nothing is sticky, there is one upstream.
+    expect([...nginx.matchAll(/^\s*upstream\s+([\w-]+)\s*\{/gm)].map((m) => m[1])).toEqual(['railyard']);
+    expect(nginx).not.toMatch(/\bhash\b|ip_hash|sticky/);
+    expect(new Set([...nginx.matchAll(/proxy_pass\s+http:\/\/([\w-]+);/g)].map((m) => m[1]))).toEqual(new Set(['railyard']));
     // nginx's braces balance (a cheap syntax check; there is no nginx binary here).
     expect(nginx.split('{').length).toBe(nginx.split('}').length);
   });

@@ -4,7 +4,7 @@ import { parseInteger, postgresMigrationSql, toPositional } from '../../src/stor
 
 describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
   it('numbers the placeholders from left to right', () => {
-    expect(toPositional('SELECT * FROM t WHERE a = ? AND b IN (?, ?) LIMIT ?')).toEqual({
+    expect(toPositional('SELECT * FROM t WHERE a = ? AND b IN (?, ?) LIMIT ?')).toMatchObject({
       text: 'SELECT * FROM t WHERE a = $1 AND b IN ($2, $3) LIMIT $4',
       count: 4,
     });
@@ -12,7 +12,7 @@ describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
 
   it('leaves a ? inside a string literal, a quoted identifier or a comment alone', () => {
     const sql = `SELECT '?', 'it''s ?', "odd?name" FROM t -- why?\nWHERE a = ? /* and ? here */ AND b = ?`;
-    expect(toPositional(sql)).toEqual({
+    expect(toPositional(sql)).toMatchObject({
       text: `SELECT '?', 'it''s ?', "odd?name" FROM t -- why?\nWHERE a = $1 /* and ? here */ AND b = $2`,
       count: 2,
     });
@@ -26,8 +26,14 @@ describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
     expect(toPositional('SELECT seq FROM t WHERE (? IS NULL OR kind = ?) AND (? is not null)').text).toBe('SELECT seq FROM t WHERE ($1::text IS NULL OR kind = $2) AND ($3::text is not null)');
   });
 
+  it('names each SQL text once, so a pooled connection prepares it once', () => {
+    const a = toPositional('SELECT 1 FROM t WHERE a = ?');
+    expect(toPositional('SELECT 1 FROM t WHERE a = ?').name).toBe(a.name);
+    expect(toPositional('SELECT 2 FROM t WHERE a = ?').name).not.toBe(a.name);
+  });
+
   it('leaves SQL without placeholders as it is', () => {
-    expect(toPositional("SELECT value FROM runtime_state WHERE name = 'boot'")).toEqual({ text: "SELECT value FROM runtime_state WHERE name = 'boot'", count: 0 });
+    expect(toPositional("SELECT value FROM runtime_state WHERE name = 'boot'")).toMatchObject({ text: "SELECT value FROM runtime_state WHERE name = 'boot'", count: 0 });
   });
 });
 

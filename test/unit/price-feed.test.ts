@@ -266,6 +266,56 @@ describe('PriceFeed: benchmark', () => {
   });
 });
 
+describe('PriceFeed: one market for every feed on the database (a fleet)', () => {
+  it("gives two feeds started at different times the same price at the same instant, from the first start's origin and seed", async () => {
+    const first = setup({ seed: 21 });
+    await first.feed.init();
+    first.advance(3_600_000);
+    // A second instance joins an hour later, configured with another seed: the database's seed wins.
+    const second = new PriceFeed({ store: first.store, clock: first.clock, seed: 99, market: market(), shared: true });
+    for (let i = 0; i < 50; i++) {
+      for (const asset of ['USDT', 'USDC'] as const) expect(await second.usd(asset)).toEqual(await first.feed.usd(asset));
+      first.advance(INTERVAL);
+    }
+    // The same as a lone feed with that seed walking from the first start.
+    const lone = setup({ seed: 21 });
+    lone.advance(3_600_000 + 50 * INTERVAL);
+    expect(await lone.feed.usd('USDT')).toEqual(await second.usd('USDT'));
+  });
+
+  it("sees another feed's pin, FX rate, freeze and resume at its next price when the store is shared", async () => {
+    const { store, clock } = setup({ seed: 4 });
+    const a = { feed: new PriceFeed({ store, clock, seed: 4, market: market(), shared: true }), clock, advance: (ms: number) => clock.set(clock.now() + ms) };
+    const b = new PriceFeed({ store, clock, seed: 4, market: market(), shared: true });
+    await a.feed.init();
+    await b.init();
+    a.advance(95_000);
+    await a.feed.pinUsd('USDT', parseRate('1.0101'), a.clock.now());
+    expect(await b.usd('USDT')).toEqual({ name: 'USDT', value: parseRate('1.0101'), asOf: a.clock.now(), source: 'pinned' });
+    await a.feed.setFx(parseRate('16.25'), a.clock.now());
+    expect((await b.fx()).value).toBe(parseRate('16.25'));
+    await a.feed.freeze();
+    a.advance(600_000);
+    const frozen = await a.feed.usd('USDC');
+    expect(await b.usd('USDC')).toEqual(frozen);
+    expect(b.isFrozen()).toBe(true);
+    await b.resume();
+    a.advance(7 * INTERVAL);
+    // Both walk on from the anchors resume() recorded, to the same values.
+    expect(await a.feed.usd('USDC')).toEqual(await b.usd('USDC'));
+    expect(await a.feed.usd('USDT')).toEqual(await b.usd('USDT'));
+    expect(a.feed.isFrozen()).toBe(false);
+  });
+
+  it('prices from memory on a store it owns: a write behind its back (another process) is not re-read', async () => {
+    const a = setup({ seed: 4 });
+    const before = await a.feed.usd('USDT');
+    await a.store.run("INSERT INTO market_legs (leg, value, as_of, pinned) VALUES ('USDT', '5', 0, 1)");
+    await a.store.run('UPDATE market_state SET version = version + 1');
+    expect(await a.feed.usd('USDT')).toEqual(before);
+  });
+});
+
 describe('legAgeSeconds', () => {
   it('is fractional seconds since asOf, never negative', () => {
     const leg = { name: 'FX' as const, value: 1n, asOf: 10_000, source: 'admin' as const };

@@ -14,6 +14,14 @@ describe('the seeded generator of chaos and the fuzzer', () => {
     for (let i = 0; i < 100; i++) expect(rng.next()).toBe(kernel.nextUint32() / 2 ** 32);
   });
 
+  it('gives any draw of a SeededRandom by its place, without drawing the ones before it', () => {
+    const kernel = new SeededRandom(0xfeed);
+    for (let i = 0; i < 1_000; i++) expect(SeededRandom.uint32At(0xfeed, i)).toBe(kernel.nextUint32());
+    const far = new SeededRandom(3);
+    for (let i = 0; i < 5_000_000; i++) far.nextUint32();
+    expect(SeededRandom.uint32At(3, 5_000_000)).toBe(far.nextUint32());
+  });
+
   it('gives a chaos trial the sequence its seed always gave', () => {
     expect(draws(seededRandom(1))).toEqual([797, 505, 733, 458, 47]);
     expect(draws(seededRandom(2))).toEqual([987, 476, 378, 645, 897]);
