@@ -43,7 +43,8 @@ import { TradingLimits } from './trading/trading-limits.ts';
 import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine, type RuleSource } from './scenarios/rule-engine.ts';
-import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
+import type { ApiRule, ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
+import { ApiFaultEngine } from './scenarios/api-fault-engine.ts';
 import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { inspectorRoutes } from './inspector/inspector.routes.ts';
@@ -96,6 +97,8 @@ export interface AppOptions {
   ruleSources?: readonly RuleSource[];
   /** Simulated customers' wallets from the scenario files. */
   wallets?: readonly Wallet[];
+  /** The scenario files' `api:` rules: faults on the merchant API (test keys only). */
+  apiRules?: readonly ApiRule[];
   /**
    * Real time, for timestamps a party outside checks against its own clock: inbound request
    * signatures and outbound webhook signatures. Business time (the virtual clock) governs the rest.
@@ -122,6 +125,8 @@ export interface Railyard {
   health: ProviderHealth;
   feed: PriceFeed;
   scenarios: RuleEngine;
+  /** The `api:` rules and the faults switched on through the sandbox control. */
+  apiFaults: ApiFaultEngine;
   routes: RouteSpec[];
   sandbox: { merchantId: string; key: string; signingSecret: string; webhookSecret: string | null };
   /** Each provider mock's base URL and the credentials it accepts, in registry order. */
@@ -211,6 +216,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
   if (store.kind === 'postgres') scenarios.share(store);
+  // Faults on the merchant API draw from the seed (a replay's, or the configured one), never from the time.
+  const apiFaults = new ApiFaultEngine({ clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()) }, options.apiRules ?? []);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
@@ -396,7 +403,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
   api.use(recorder.merchant());
   api.use(eventStreamRouter({ apiKeys, stream, logger }));
-  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
+  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency, faults: apiFaults });
   app.use(api);
   app.use((req, res) => {
     res.status(404).json(failure('not_found', `No route for ${req.method} ${req.path}`));
@@ -418,6 +425,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     health,
     feed,
     scenarios,
+    apiFaults,
     routes,
     sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret, webhookSecret: sandboxWebhookSecret },
     stream,
