@@ -157,10 +157,11 @@ export class ApiFaultEngine {
     const now = this.deps.clock.now();
     const windowMs = limit.per_seconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    let byKey = this.windows.get(rule);
-    if (!byKey) this.windows.set(rule, (byKey = new Map()));
-    let window = byKey.get(keyId);
-    if (!window || window.start !== start) byKey.set(keyId, (window = { start, count: 0 }));
+    const byKey = this.windows.get(rule) ?? new Map<string, Window>();
+    this.windows.set(rule, byKey);
+    const kept = byKey.get(keyId);
+    const window = kept && kept.start === start ? kept : { start, count: 0 };
+    byKey.set(keyId, window);
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
     const passes = window.count < limit.requests;
     if (passes) window.count++;
