@@ -230,7 +230,7 @@ async function serve(): Promise<void> {
   // The files in force, for the sandbox API's replays: the watcher below swaps them on a reload.
   let scenarioFiles = scenarios.files;
   const replays = new SandboxReplays(() => scenarioFiles);
-  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios), replays });
+  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, apiRules: scenarios.apiRules, ruleSources: ruleSources(scenarios), replays });
   const drain = new GracefulDrain();
   const server = createServer(drain.wrap(railyard.app));
   // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
@@ -255,6 +255,7 @@ async function serve(): Promise<void> {
     scenarioPaths,
     (loaded) => {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
+      railyard.apiFaults.replace(loaded.apiRules);
       scenarioFiles = loaded.files;
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
       reportScenarioProblems(loaded.files);

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { behaviourSchema, identifierPredicateSchema, matchSchema, predicateSchema, ruleSchema, scenarioFileSchema } from './scenario-schema.ts';
+import { apiLatencySchema, apiMatchSchema, apiRespondSchema, behaviourSchema, identifierPredicateSchema, matchSchema, predicateSchema, ruleSchema, scenarioFileSchema } from './scenario-schema.ts';
 
 // A JSON Schema (2020-12) of scenario files, generated from the zod schema that validates them,
 // for editors: with `# yaml-language-server: $schema=./scenario.schema.json` as a file's first
@@ -43,6 +43,14 @@ function widenShorthands(sequence: unknown, ctx: { zodSchema: unknown; jsonSchem
     });
     return;
   }
+  // An api rule's `respond: 503` and `latency_ms: 200` shorthands: a bare number.
+  if (zodSchema === apiRespondSchema || zodSchema === apiLatencySchema) {
+    const { id, description, ...object } = jsonSchema;
+    const shorthand =
+      zodSchema === apiRespondSchema ? { enum: [500, 503], description: 'Shorthand for { status: ... }' } : { type: 'integer', minimum: 0, description: 'Shorthand for { before_commit: ... }' };
+    replaceWith(jsonSchema, { ...(id !== undefined ? { id } : {}), ...(description !== undefined ? { description } : {}), anyOf: [shorthand, object] });
+    return;
+  }
   if (zodSchema === sequence && jsonSchema.type === 'array' && jsonSchema.items !== undefined) {
     const { id, description, ...asList } = jsonSchema;
     replaceWith(jsonSchema, {
@@ -70,6 +78,7 @@ function namedParts(): Map<unknown, string> {
     [behaviourOrSequence, 'behaviours'],
     [behaviourSchema, 'behaviour'],
     [behaviourSchema.shape.callback.unwrap(), 'callback'],
+    [apiMatchSchema, 'api_match'],
   ]);
 }
 
