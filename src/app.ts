@@ -33,6 +33,7 @@ import { SandboxMerchants } from './sandbox/sandbox-merchants.ts';
 import { SandboxFunding } from './sandbox/sandbox-funding.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
 import { replayRoutes } from './sandbox/replays.routes.ts';
+import { faultRoutes } from './sandbox/faults.routes.ts';
 import { NO_REPLAYS, type ScenarioReplays } from './sandbox/scenario-replays.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
@@ -331,6 +332,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
   routes.push(...accessRoutes({ apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
   routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
+  routes.push(...faultRoutes({ faults: apiFaults }));
   const openapi = buildOpenApi(routes, { version: VERSION });
 
   const app = express();

@@ -278,3 +278,43 @@ describe('what faults never touch', () => {
     expect((await sb.post('/api/v1/sandbox/wallet/fund', { amount: 100 })).status).toBe(200);
   });
 });
+
+describe('the sandbox control: POST, GET and DELETE /api/v1/sandbox/faults', () => {
+  it('switches lost responses on for one route, lists them with their counts, and off again', async () => {
+    const on = await sb.post('/api/v1/sandbox/faults', { profile: 'lost-responses', route: 'POST /api/v1/transfers', times: 1 });
+    expect(on.status).toBe(201);
+    expect(on.body.data).toMatchObject({ id: 'flt_1', file: null, name: 'lost-responses on POST /api/v1/transfers', action: 'drop', matched: 0, fired: 0 });
+    expect(on.body.data.rule).toMatchObject({ match: { method: { equals: 'POST' }, route: { equals: '/api/v1/transfers' } }, drop: 'after_commit', times: 1 });
+
+    const ts = timestamp();
+    await expect(sb.transfer(transferBody, { idempotencyKey: 'ctl-1', timestamp: ts })).rejects.toThrow();
+    const retry = await sb.transfer(transferBody, { idempotencyKey: 'ctl-1', timestamp: ts });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(await transferIds()).toEqual([retry.body.data.id]);
+
+    const listed = await sb.get('/api/v1/sandbox/faults');
+    expect(listed.body.data.map((f: { id: string; matched: number; fired: number }) => [f.id, f.matched, f.fired])).toEqual([['flt_1', 2, 1]]);
+    expect((await sb.http.delete('/api/v1/sandbox/faults/flt_9').set('Authorization', `Bearer ${sb.key}`)).status).toBe(404);
+    const off = await sb.http.delete('/api/v1/sandbox/faults').set('Authorization', `Bearer ${sb.key}`);
+    expect(off.body.data).toEqual({ removed: 1 });
+    expect((await sb.get('/api/v1/sandbox/faults')).body.data).toEqual([]);
+  });
+
+  it('a rate-limit profile, and server errors before the commit, switched off by id', async () => {
+    const limit = (await sb.post('/api/v1/sandbox/faults', { profile: 'rate-limit', requests: 1, per_seconds: 5 })).body.data;
+    expect(limit.rule.rate_limit).toEqual({ requests: 1, per_seconds: 5 });
+    expect((await sb.get('/api/v1/wallet')).status).toBe(200);
+    const refused = await sb.get('/api/v1/wallet');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect((await sb.http.delete(`/api/v1/sandbox/faults/${limit.id}`).set('Authorization', `Bearer ${sb.key}`)).status).toBe(200);
+    await sb.post('/api/v1/sandbox/faults', { profile: 'server-errors', route: '/api/v1/wallet' });
+    expect((await sb.get('/api/v1/wallet')).status).toBe(503);
+  });
+
+  it('refuses a profile it does not know, with the envelope', async () => {
+    const res = await sb.post('/api/v1/sandbox/faults', { profile: 'earthquake' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fields[0].field).toBe('profile');
+  });
+});
