@@ -325,6 +325,8 @@ async function main(argv: string[]): Promise<void> {
       return replay(rest);
     case 'clock':
       return process.exit(await (await import('./cli/clock-command.ts')).clockMain(rest, USAGE));
+    case 'faults':
+      return process.exit(await (await import('./cli/faults-command.ts')).faultsMain(rest));
     case 'contracts':
       return contracts(rest);
     case 'scenarios':
