@@ -45,7 +45,7 @@ export function formatFaults(faults: readonly FaultView[]): string {
   return faults.map((f) => `${(f.id ?? f.file ?? '').padEnd(12)}  ${f.action.padEnd(10)}  ${f.name}  (matched ${f.matched}, fired ${f.fired})\n`).join('');
 }
 
-function numberOption(name: string, text: string | undefined, integer: boolean): number | undefined | null {
+function numberOption(text: string | undefined, integer: boolean): number | undefined | null {
   if (text === undefined) return undefined;
   const n = Number(text);
   return text.trim() !== '' && Number.isFinite(n) && (!integer || Number.isInteger(n)) ? n : null;
@@ -103,7 +103,7 @@ export async function runFaults(args: string[], io: FaultsIo, env: NodeJS.Proces
       ['requests', 'requests', true],
       ['per-seconds', 'per_seconds', true],
     ] as const) {
-      const n = numberOption(option, values[option], integer);
+      const n = numberOption(values[option], integer);
       if (n === null) return usage(`--${option} must be ${integer ? 'a whole number' : 'a number'}, got "${values[option]}"`);
       if (n !== undefined) body[field] = n;
     }
@@ -123,7 +123,8 @@ export async function runFaults(args: string[], io: FaultsIo, env: NodeJS.Proces
     const answer = (res.json ?? {}) as Envelope<unknown>;
     if (res.status >= 300) {
       const fields = answer.error?.details?.fields?.map((f) => `${f.field}: ${f.message}`).join('; ');
-      io.stderr.write(`railyard faults: the API refused: ${res.status} ${answer.error?.code ?? ''} ${fields ?? answer.message ?? ''}`.trimEnd() + '\n');
+      const refusal = `railyard faults: the API refused: ${res.status} ${answer.error?.code ?? ''} ${fields ?? answer.message ?? ''}`;
+      io.stderr.write(`${refusal.trimEnd()}\n`);
       return 1;
     }
     if (method === 'GET') io.stdout.write(formatFaults(answer.data as FaultView[]));
