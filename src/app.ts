@@ -309,7 +309,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       scheduler,
       funding: new SandboxFunding({ store, ledger }),
       merchants: new SandboxMerchants({ store, clock, ids, ladder, apiKeys }),
-      scenarios,
+      // A restart starts the api rules' counts, windows and states afresh too.
+      scenarios: {
+        restart: () => {
+          scenarios.restart();
+          apiFaults.restart();
+        },
+      },
       defaultTimeoutMs: config.rails.timeout_ms,
       router,
       health,

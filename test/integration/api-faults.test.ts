@@ -267,6 +267,21 @@ describe('times, every, probability and named state', () => {
   });
 });
 
+describe('POST /api/v1/sandbox/scenarios/restart', () => {
+  it('starts the api rules afresh: times, windows and states', async () => {
+    useApiRules(`
+  - name: one failure
+    match: { route: /api/v1/wallet }
+    respond: { status: 503, before_commit: true }
+    times: 1
+`);
+    expect((await sb.get('/api/v1/wallet')).status).toBe(503);
+    expect((await sb.get('/api/v1/wallet')).status).toBe(200);
+    expect((await sb.post('/api/v1/sandbox/scenarios/restart', {})).status).toBe(200);
+    expect((await sb.get('/api/v1/wallet')).status).toBe(503);
+  });
+});
+
 describe('what faults never touch', () => {
   it('leaves the sandbox controls alone, so a default rule cannot lock the sandbox out', async () => {
     useApiRules(`
