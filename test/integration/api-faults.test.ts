@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import supertest from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadScenarios, parseScenario } from '../../src/scenarios/scenario-loader.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
@@ -75,6 +76,16 @@ describe('drop: after_commit (the answer is lost after the work committed)', () 
       [201, null],
       [null, { rule: 'lose the first transfer answer', file, index: 0, action: 'drop', dropped_after_commit: true }],
     ]);
+
+    // The dashboard's Requests page names it too.
+    const agent = supertest.agent(sb.baseUrl);
+    const csrf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const form = await agent.get('/dashboard/sign-in');
+    await agent
+      .post('/dashboard/sign-in')
+      .type('form')
+      .send({ csrf: csrf(form.text), api_key: sb.key, signing_secret: '' });
+    expect((await agent.get('/dashboard/requests')).text).toContain(`fault <code>${file}</code> lose the first transfer answer (drop: answer dropped after commit)`);
 
     const timeline = (await sb.get(`/api/v1/objects/${id}/timeline`)).body.data as { entries: { kind: string; title: string; details: Record<string, unknown> }[] };
     const requests = timeline.entries.filter((e) => e.kind === 'request');
