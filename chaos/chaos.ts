@@ -21,6 +21,7 @@ import { formatFinding } from './openapi-fuzzer/format-finding.ts';
 import { runFuzz } from './openapi-fuzzer/run-fuzz.ts';
 import { storeDigest } from './openapi-fuzzer/store-digest.ts';
 import type { FindingKind, Findings } from './reconcile.ts';
+import { runFaultTrial, type FaultTrialResult } from './run-fault-trial.ts';
 import { runFleetTrial, type FleetTrialResult } from './run-fleet-trial.ts';
 import { runTrial, trialFailed, type TrialResult } from './run-trial.ts';
 import { freePort, killAllStarted, RailyardProcess, REPO_ROOT, SANDBOX_KEY, SANDBOX_SECRET } from './spawn-server.ts';
@@ -45,6 +46,9 @@ const USAGE = `npm run chaos -- [options]
                         cluster, or RAILYARD_TEST_PG_URL's server), requests round-robined across
                         them, one killed and restarted at a time; adds webhook and job checks (default 1)
   --kills N             fleet mode: kills (and restarts) per trial (default 1)
+  --faults              fault mode: no kill; the server injects faults into its own API (lost answers
+                        after the commit, 5xx before and after it, cut connections, slow answers, 429s:
+                        POST /api/v1/sandbox/faults) and the clients retry through them (docs/retries.md)
   -h, --help
 `;
 
@@ -77,6 +81,7 @@ function parseOptions() {
           scenarios: { type: 'string' },
           instances: { type: 'string' },
           kills: { type: 'string' },
+          faults: { type: 'boolean', default: false },
           help: { type: 'boolean', short: 'h', default: false },
         },
       });
@@ -109,6 +114,7 @@ function parseOptions() {
     requestTimeoutMs: 60_000,
     instances: int('instances', v.instances, 1, 1, 8),
     kills: int('kills', v.kills, 1, 0, 20),
+    faults: v.faults === true,
   };
 }
 
@@ -190,6 +196,18 @@ function fleetTable(results: FleetTrialResult[]): string {
         r.findings.jobsTwice.length,
       ]),
     ),
+  ].join('\n');
+}
+
+/** Fault mode: how often each fault fired, per trial and in all. */
+function faultTable(results: FaultTrialResult[]): string {
+  const names = [...new Set(results.flatMap((r) => r.faults.map((f) => f.name)))];
+  const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  const fired = (r: FaultTrialResult, name: string) => r.faults.filter((f) => f.name === name).reduce((n, f) => n + f.fired, 0);
+  return [
+    row(['fault (fired)', ...results.map((r) => `trial ${r.trial}`), 'total']),
+    row(Array(results.length + 2).fill('---')),
+    ...names.map((name) => row([name, ...results.map((r) => fired(r, name)), results.reduce((n, r) => n + fired(r, name), 0)])),
   ].join('\n');
 }
 
@@ -299,7 +317,7 @@ async function main(): Promise<void> {
   const fleetMode = o.instances > 1;
   process.stdout.write(
     `# railyard chaos: ${o.trials} trial(s), ${o.clients} clients, ${o.requests} requests, seed ${o.seed}, SIGTERM ratio ${o.sigtermRatio}` +
-      `${fleetMode ? `, fleet of ${o.instances} on PostgreSQL, ${o.kills} kill(s) per trial` : ''}\n\n`,
+      `${fleetMode ? `, fleet of ${o.instances} on PostgreSQL, ${o.kills} kill(s) per trial` : ''}${o.faults ? ', fault mode (no kill: faults on the API)' : ''}\n\n`,
   );
   // Fleet mode: one PostgreSQL cluster for the run, a fresh database per trial.
   const cluster = fleetMode ? await (await import('../test/support/postgres-cluster.ts')).startPostgresCluster() : null;
@@ -307,7 +325,11 @@ async function main(): Promise<void> {
   for (let i = 1; i <= o.trials; i++) {
     const seed = o.seed + i - 1;
     process.stderr.write(`trial ${i}/${o.trials} (seed ${seed})… `);
-    const r = cluster ? await runFleetTrial({ ...o, trial: i, seed, cluster, webhookTimeoutMs: 10_000 }) : await runTrial({ ...o, trial: i, seed });
+    const r = cluster
+      ? await runFleetTrial({ ...o, trial: i, seed, cluster, webhookTimeoutMs: 10_000 })
+      : o.faults
+        ? await runFaultTrial({ ...o, trial: i, seed })
+        : await runTrial({ ...o, trial: i, seed });
     results.push(r);
     process.stderr.write(
       `${r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'} (${r.killedWith}, ${r.requests} requests, ${r.unansweredAtKill} unanswered at kill)${r.kept ? ` kept in ${r.dir}` : ''}\n`,
@@ -316,6 +338,7 @@ async function main(): Promise<void> {
   if (results.length) {
     process.stdout.write(`${table(results)}\n`);
     if (fleetMode) process.stdout.write(`\n${fleetTable(results as FleetTrialResult[])}\n`);
+    if (o.faults) process.stdout.write(`\n${faultTable(results as FaultTrialResult[])}\n`);
     const notable = results.filter((r) => trialFailed(r) || r.findings.warnings.length);
     if (notable.length) process.stdout.write(`\n## findings\n\n${notable.map(details).join('\n\n')}\n`);
   }

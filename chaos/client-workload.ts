@@ -188,7 +188,7 @@ export interface ClientSettings {
   t0: number;
 }
 
-async function attempt(op: Operation, phase: Phase, s: ClientSettings): Promise<Attempt> {
+export async function attempt(op: Operation, phase: Phase, s: ClientSettings): Promise<Attempt> {
   const request = recordOperation(op, s.port, s.key, s.secret);
   const at = Math.round(performance.now() - s.t0);
   const outcome = await sendRecorded(s.port, request, s.requestTimeoutMs);

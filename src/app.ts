@@ -35,6 +35,7 @@ import { SandboxMerchants } from './sandbox/sandbox-merchants.ts';
 import { SandboxFunding } from './sandbox/sandbox-funding.ts';
 import { scenarioRoutes } from './sandbox/scenarios.routes.ts';
 import { replayRoutes } from './sandbox/replays.routes.ts';
+import { faultRoutes } from './sandbox/faults.routes.ts';
 import { NO_REPLAYS, type ScenarioReplays } from './sandbox/scenario-replays.ts';
 import { Compliance } from './trading/compliance.ts';
 import { marketRoutes } from './trading/market.routes.ts';
@@ -45,7 +46,8 @@ import { TradingLimits } from './trading/trading-limits.ts';
 import { tradingSandboxRoutes } from './trading/trading-sandbox.routes.ts';
 import { tradingRoutes } from './trading/trading.routes.ts';
 import { RuleEngine, type RuleSource } from './scenarios/rule-engine.ts';
-import type { ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
+import type { ApiRule, ScenarioRule, Wallet } from './scenarios/scenario-schema.ts';
+import { ApiFaultEngine } from './scenarios/api-fault-engine.ts';
 import type { UpstreamTap } from './rails/upstream-tap.ts';
 import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { inspectorRoutes } from './inspector/inspector.routes.ts';
@@ -101,6 +103,8 @@ export interface AppOptions {
   ruleSources?: readonly RuleSource[];
   /** Simulated customers' wallets from the scenario files. */
   wallets?: readonly Wallet[];
+  /** The scenario files' `api:` rules: faults on the merchant API (test keys only). */
+  apiRules?: readonly ApiRule[];
   /**
    * Real time, for timestamps a party outside checks against its own clock: inbound request
    * signatures and outbound webhook signatures. Business time (the virtual clock) governs the rest.
@@ -127,6 +131,8 @@ export interface Railyard {
   health: ProviderHealth;
   feed: PriceFeed;
   scenarios: RuleEngine;
+  /** The `api:` rules and the faults switched on through the sandbox control. */
+  apiFaults: ApiFaultEngine;
   routes: RouteSpec[];
   sandbox: { merchantId: string; key: string; signingSecret: string; webhookSecret: string | null };
   /** Each provider mock's base URL and the credentials it accepts, in registry order. */
@@ -215,6 +221,8 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
   if (store.kind === 'postgres') scenarios.share(store);
+  // Faults on the merchant API draw from the seed (a replay's, or the configured one), never from the time.
+  const apiFaults = new ApiFaultEngine({ clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()) }, options.apiRules ?? []);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
@@ -322,7 +330,13 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
       scheduler,
       funding: new SandboxFunding({ store, ledger }),
       merchants: new SandboxMerchants({ store, clock, ids, ladder, apiKeys }),
-      scenarios,
+      // A restart starts the api rules' counts, windows and states afresh too.
+      scenarios: {
+        restart: () => {
+          scenarios.restart();
+          apiFaults.restart();
+        },
+      },
       defaultTimeoutMs: config.rails.timeout_ms,
       router,
       health,
@@ -349,6 +363,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
   routes.push(...accessRoutes({ apiKeys, ladder }), ...scenarioRoutes({ scenarios }));
   routes.push(...replayRoutes({ replays: options.replays ?? NO_REPLAYS }));
+  routes.push(...faultRoutes({ faults: apiFaults }));
   // Built on first request: converting every schema takes ~100 ms, which a start (a test suite's
   // startRailyard() above all) need not wait for.
   let openapi: Record<string, unknown> | undefined;
@@ -433,7 +448,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   );
   api.use(recorder.merchant());
   api.use(eventStreamRouter({ apiKeys, stream, logger }));
-  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency });
+  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency, faults: apiFaults });
   app.use(api);
   app.use((req, res) => {
     res.status(404).json(failure('not_found', `No route for ${req.method} ${req.path}`));
@@ -455,6 +470,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     health,
     feed,
     scenarios,
+    apiFaults,
     routes,
     sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret, webhookSecret: sandboxWebhookSecret },
     stream,

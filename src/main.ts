@@ -230,7 +230,7 @@ async function serve(): Promise<void> {
   // The files in force, for the sandbox API's replays: the watcher below swaps them on a reload.
   let scenarioFiles = scenarios.files;
   const replays = new SandboxReplays(() => scenarioFiles);
-  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, ruleSources: ruleSources(scenarios), replays });
+  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, apiRules: scenarios.apiRules, ruleSources: ruleSources(scenarios), replays });
   const listening = await listenRailyard(railyard, { port: config.port, host: config.host });
   const { port } = listening;
   listening.recovery
@@ -243,6 +243,7 @@ async function serve(): Promise<void> {
     scenarioPaths,
     (loaded) => {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
+      railyard.apiFaults.replace(loaded.apiRules);
       scenarioFiles = loaded.files;
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
       reportScenarioProblems(loaded.files);
@@ -305,6 +306,8 @@ async function main(argv: string[]): Promise<void> {
       return replay(rest);
     case 'clock':
       return process.exit(await (await import('./cli/clock-command.ts')).clockMain(rest, USAGE));
+    case 'faults':
+      return process.exit(await (await import('./cli/faults-command.ts')).faultsMain(rest));
     case 'contracts':
       return contracts(rest);
     case 'scenarios':

@@ -21,6 +21,10 @@ Usage:
   railyard clock advance <duration> [--api <url>] [--key <sk_test_…>]   (--base is --api)
                             move a running sandbox's virtual clock forward (90s, 15m, 24h, 1d) with a
                             progress bar of the jobs that fall due on the way
+  railyard faults on <profile> [--route 'METHOD /path'] [--probability P] [--every N] [--times N] ...
+  railyard faults list | railyard faults off [<id>]       [--api <url>] [--key <sk_test_…>]
+                            switch faults on railyard's own API on and off in a running sandbox:
+                            lost-responses, cut-connections, server-errors, slow-responses, rate-limit
   railyard replay <files or dirs...> [--reporter default|junit|json] [--output <file>] [--seed N]
                             run the scenario files' scripts, each in its own in-process sandbox on a
                             virtual clock, and check their expectations; exit 0 when all pass, 1 when

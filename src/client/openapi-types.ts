@@ -99,7 +99,7 @@ export interface paths {
   '/api/v1/requests': {
     /**
      * The requests inspector: recent merchant requests and provider mock calls, newest first
-     * @description Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in memory, in a ring of `inspector.max_requests` entries (and `inspector.max_bytes`) per environment: older entries make room for newer ones, and a restart empties it. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.
+     * @description Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in a ring of `inspector.max_requests` entries per environment: older entries make room for newer ones. On SQLite the ring is in memory (also capped at `inspector.max_bytes`), and a restart empties it; on PostgreSQL it is in the database, shared by every instance of a fleet. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.
      */
     get: operations['listRequests'];
   };
@@ -157,6 +157,27 @@ export interface paths {
      */
     post: operations['sandboxSimulateDeposit'];
   };
+  '/api/v1/sandbox/faults': {
+    /**
+     * The faults in force on the merchant API, in the order they are tried, with their counts
+     * @description Test keys only. Faults switched on here come first, then the scenario files' `api:` rules (docs/scenarios.md, Faults on railyard's own API).
+     */
+    get: operations['sandboxListFaults'];
+    /**
+     * Switch a fault profile on: lost responses, cut connections, server errors, slow responses or a rate limit
+     * @description Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault lives in this process until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules.
+     */
+    post: operations['sandboxAddFault'];
+    /**
+     * Switch off every fault switched on through the sandbox control
+     * @description Test keys only. The scenario files' `api:` rules stay: edit the files to change them.
+     */
+    delete: operations['sandboxClearFaults'];
+  };
+  '/api/v1/sandbox/faults/{id}': {
+    /** Switch off one fault switched on through the sandbox control */
+    delete: operations['sandboxDeleteFault'];
+  };
   '/api/v1/sandbox/keys': {
     /**
      * Issue an API key and signing secret for this merchant, e.g. a restricted or a live key
@@ -202,8 +223,8 @@ export interface paths {
     /** The provider line-up in force and the real-time timeout of upstream calls */
     get: operations['sandboxGetRails'];
     /**
-     * Tune the rails of this process: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls
-     * @description Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant of this process until the next tuning or a restart. Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.
+     * Tune the rails: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls
+     * @description Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant, on every instance of a fleet sharing a PostgreSQL database, until the next tuning (on SQLite, until a restart). Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.
      */
     put: operations['sandboxTuneRails'];
   };
@@ -240,7 +261,7 @@ export interface paths {
   '/api/v1/sandbox/scenarios/restart': {
     /**
      * Start the scenario rules afresh: every sequence at its first behaviour, named states and simulated wallets as loaded
-     * @description Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0.
+     * @description Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0, and so do the `api:` rules' counts, rate-limit windows and states (faults switched on through /api/v1/sandbox/faults stay on).
      */
     post: operations['sandboxRestartScenarios'];
   };
@@ -1376,7 +1397,7 @@ export interface operations {
   };
   /**
    * The requests inspector: recent merchant requests and provider mock calls, newest first
-   * @description Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in memory, in a ring of `inspector.max_requests` entries (and `inspector.max_bytes`) per environment: older entries make room for newer ones, and a restart empties it. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.
+   * @description Every request to the merchant API made with this merchant's keys of this environment, and every call that reached a provider mock (with the scenario rule that decided it, or the nearest rule and the condition it failed). Kept in a ring of `inspector.max_requests` entries per environment: older entries make room for newer ones. On SQLite the ring is in memory (also capped at `inspector.max_bytes`), and a restart empties it; on PostgreSQL it is in the database, shared by every instance of a fleet. Never holds a header but the Idempotency-Key, nor a body. Mock calls tied to no object are shown to every merchant of the test environment. GET /api/v1/requests itself is not recorded.
    */
   listRequests: {
     parameters: {
@@ -1401,6 +1422,18 @@ export interface operations {
             data: {
               /** @description Business time the exchange ended (ISO 8601) */
               at: string;
+              /** @description Merchant requests: the sandbox fault rule that fired on it (a scenario `api:` rule), or null */
+              fault: {
+                /** @enum {string} */
+                action: 'rate_limit' | 'respond' | 'drop' | 'latency';
+                /** @description The work committed and the connection was cut with no answer */
+                dropped_after_commit?: boolean;
+                /** @description The scenario file of the `api:` rule; "sandbox control" for a fault switched on through /api/v1/sandbox/faults */
+                file: string | null;
+                /** @description The rule's place in its file's api section (0-based) */
+                index: number | null;
+                rule: string;
+              } | null;
               id: string;
               idempotency_key: string | null;
               /**
@@ -2190,6 +2223,230 @@ export interface operations {
     };
   };
   /**
+   * The faults in force on the merchant API, in the order they are tried, with their counts
+   * @description Test keys only. Faults switched on here come first, then the scenario files' `api:` rules (docs/scenarios.md, Faults on railyard's own API).
+   */
+  sandboxListFaults: {
+    responses: {
+      /** @description The faults */
+      200: {
+        content: {
+          'application/json': {
+            data: {
+              /** @enum {string} */
+              action: 'rate_limit' | 'respond' | 'drop' | 'latency';
+              /** @description The scenario file of an `api:` rule; null for a fault switched on here */
+              file: string | null;
+              /** @description Times it fired (for a rate limit: requests it refused) */
+              fired: number;
+              /** @description flt_...: a fault switched on here (DELETE takes it); null for a scenario file's `api:` rule */
+              id: string | null;
+              /** @description The rule's place in its file's api section (0-based) */
+              index: number | null;
+              /** @description Requests the rule matched (in its required state) since it was switched on or the files loaded */
+              matched: number;
+              name: string;
+              /** @description The rule as a scenario file would write it, normalised */
+              rule: {
+                [key: string]: unknown;
+              };
+            }[];
+            message: string;
+            /** @constant */
+            status: true;
+          };
+        };
+      };
+      /** @description Error: validation_error */
+      400: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: unauthorized */
+      401: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: ip_not_allowed, role_forbidden, forbidden */
+      403: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  /**
+   * Switch a fault profile on: lost responses, cut connections, server errors, slow responses or a rate limit
+   * @description Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault lives in this process until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules.
+   */
+  sandboxAddFault: {
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description server-errors: a 500 after the work committed; slow-responses: wait after the commit */
+          after_commit?: boolean;
+          /** @description Fires on every Nth matching request */
+          every?: number;
+          /** @description slow-responses: real milliseconds (default 2000) */
+          latency_ms?: number;
+          /** @description rate-limit: the window in seconds of the business clock (default 1) */
+          per_seconds?: number;
+          /** @description Fires with this probability, drawn from the seed */
+          probability?: number;
+          /**
+           * @description lost-responses: drop after the commit; cut-connections: drop before it; server-errors: 503 before the commit (500 after it with after_commit); slow-responses: latency; rate-limit: 429 over a per-key window
+           * @enum {string}
+           */
+          profile: 'lost-responses' | 'cut-connections' | 'server-errors' | 'slow-responses' | 'rate-limit';
+          /** @description rate-limit: requests per key per window (default 25) */
+          requests?: number;
+          /** @description The requests it applies to: `POST /api/v1/transfers` (the route as declared; a bare path is any method); default every merchant request */
+          route?: string;
+          /** @description Fires at most this many times */
+          times?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The fault, switched on */
+      201: {
+        content: {
+          'application/json': {
+            data: {
+              /** @enum {string} */
+              action: 'rate_limit' | 'respond' | 'drop' | 'latency';
+              /** @description The scenario file of an `api:` rule; null for a fault switched on here */
+              file: string | null;
+              /** @description Times it fired (for a rate limit: requests it refused) */
+              fired: number;
+              /** @description flt_...: a fault switched on here (DELETE takes it); null for a scenario file's `api:` rule */
+              id: string | null;
+              /** @description The rule's place in its file's api section (0-based) */
+              index: number | null;
+              /** @description Requests the rule matched (in its required state) since it was switched on or the files loaded */
+              matched: number;
+              name: string;
+              /** @description The rule as a scenario file would write it, normalised */
+              rule: {
+                [key: string]: unknown;
+              };
+            };
+            message: string;
+            /** @constant */
+            status: true;
+          };
+        };
+      };
+      /** @description Error: validation_error */
+      400: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: unauthorized */
+      401: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: ip_not_allowed, role_forbidden, forbidden */
+      403: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  /**
+   * Switch off every fault switched on through the sandbox control
+   * @description Test keys only. The scenario files' `api:` rules stay: edit the files to change them.
+   */
+  sandboxClearFaults: {
+    responses: {
+      /** @description How many were switched off */
+      200: {
+        content: {
+          'application/json': {
+            data: {
+              removed: number;
+            };
+            message: string;
+            /** @constant */
+            status: true;
+          };
+        };
+      };
+      /** @description Error: validation_error */
+      400: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: unauthorized */
+      401: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: ip_not_allowed, role_forbidden, forbidden */
+      403: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  /** Switch off one fault switched on through the sandbox control */
+  sandboxDeleteFault: {
+    parameters: {
+      path: {
+        /** @description Names the fault, e.g. flt_1; a value that names no fault, whatever its shape, answers 404 not_found */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Switched off */
+      200: {
+        content: {
+          'application/json': {
+            data: {
+              removed: number;
+            };
+            message: string;
+            /** @constant */
+            status: true;
+          };
+        };
+      };
+      /** @description Error: validation_error */
+      400: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: unauthorized */
+      401: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: ip_not_allowed, role_forbidden, forbidden */
+      403: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error: not_found */
+      404: {
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  /**
    * Issue an API key and signing secret for this merchant, e.g. a restricted or a live key
    * @description A key can grant only scopes the calling key holds. The key and its signing secret are shown once.
    */
@@ -2695,8 +2952,8 @@ export interface operations {
     };
   };
   /**
-   * Tune the rails of this process: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls
-   * @description Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant of this process until the next tuning or a restart. Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.
+   * Tune the rails: switch providers on or off, reorder them, shorten the real-time timeout of upstream calls
+   * @description Test keys only. Each tuning starts from the configuration, not from the last tuning: providers not named, and the timeout when timeout_ms is left out, go back to their configured values, so {} restores the configuration. It holds for every merchant, on every instance of a fleet sharing a PostgreSQL database, until the next tuning (on SQLite, until a restart). Contract verification against a running railyard sets each state's line-up and a 500 ms timeout, as a replay does, and restores the configuration at the end.
    */
   sandboxTuneRails: {
     requestBody: {
@@ -3132,7 +3389,7 @@ export interface operations {
   };
   /**
    * Start the scenario rules afresh: every sequence at its first behaviour, named states and simulated wallets as loaded
-   * @description Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0.
+   * @description Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0, and so do the `api:` rules' counts, rate-limit windows and states (faults switched on through /api/v1/sandbox/faults stay on).
    */
   sandboxRestartScenarios: {
     responses: {

@@ -25,6 +25,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   provider_unavailable: 502,
+  service_unavailable: 503,
 };
 
 export function toErrorResponse(err: unknown, logger: Logger): { status: number; body: ErrorEnvelope; headers?: Record<string, string> } {

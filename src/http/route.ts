@@ -7,6 +7,7 @@ import type { Scope } from '../auth/scopes.ts';
 import { ForbiddenError, RailyardError, RoleForbiddenError, ValidationError, type ErrorCode, type FieldIssue } from '../kernel/errors.ts';
 import { parseIdempotencyKey, requestHash, type IdempotencyClaim, type IdempotencyService } from '../idempotency/idempotency-service.ts';
 import type { Store } from '../store/db.ts';
+import { applyApiFaults, type ApiFaultPolicy } from './api-faults.ts';
 
 export interface RouteContext<B, Q, P> {
   body: B;
@@ -89,6 +90,8 @@ export interface RouteDeps {
   apiKeys: ApiKeyService;
   signatures: RequestSignatureVerifier;
   idempotency: IdempotencyService;
+  /** The sandbox's fault rules on the merchant API (test keys; never on the sandbox's own controls). */
+  faults?: ApiFaultPolicy;
 }
 
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
@@ -103,6 +106,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
       if (route.sandboxOnly && auth.environment !== 'test') {
         throw new ForbiddenError('Sandbox helpers accept only sk_test_ keys', { environment: auth.environment });
       }
+      if (deps.faults && !route.sandboxOnly && (await applyApiFaults(deps.faults, route, auth, req, res)) === 'stop') return;
       // A signed request the server already holds under its Idempotency-Key (same key, same
       // request) is a retry, answered from the store whatever the age of its timestamp.
       const claimOf = (key: string): IdempotencyClaim => ({

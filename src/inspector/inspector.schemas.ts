@@ -34,6 +34,16 @@ export const requestEntrySchema = z.object({
   object_id: z.string().nullable().describe('The object it created or read (data.id of the answer), or the object a mock call was about'),
   provider: z.string().nullable().describe('Mock calls: the provider mock'),
   match: matchReportSchema,
+  fault: z
+    .object({
+      rule: z.string(),
+      file: z.string().nullable().describe('The scenario file of the `api:` rule; "sandbox control" for a fault switched on through /api/v1/sandbox/faults'),
+      index: z.number().int().nullable().describe("The rule's place in its file's api section (0-based)"),
+      action: z.enum(['rate_limit', 'respond', 'drop', 'latency']),
+      dropped_after_commit: z.boolean().optional().describe('The work committed and the connection was cut with no answer'),
+    })
+    .nullable()
+    .describe('Merchant requests: the sandbox fault rule that fired on it (a scenario `api:` rule), or null'),
 });
 
 export const listRequestsQuery = z.strictObject({

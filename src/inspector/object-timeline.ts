@@ -39,6 +39,16 @@ const STAGE: Record<TimelineKind, number> = {
 /** The outcomes after which the router tries the next provider. */
 const FAILS_OVER = new Set(['timeout', 'connection', 'server', 'protocol', 'skipped_down']);
 
+/** A merchant request's line; a sandbox fault that cut its answer after the commit says so. */
+function requestTitle(e: RequestLogEntry): string {
+  const title = `${e.method} ${e.path}`;
+  return e.fault?.dropped_after_commit ? `${title}: answer dropped after commit (rule "${e.fault.rule}")` : title;
+}
+
+function faultOf(e: RequestLogEntry): { fault?: RequestLogEntry['fault'] } {
+  return e.fault ? { fault: e.fault } : {};
+}
+
 interface Sortable extends ObjectTimelineEntry {
   ms: number;
   seq: number;
@@ -102,22 +112,23 @@ export class ObjectTimelineService {
     for (const claim of claims) {
       const first = logged.find((e) => e.idempotency_key === claim.idempotency_key);
       if (first) used.add(first);
-      add(claim.created_at, 0, 'request', first ? `${first.method} ${first.path}` : `request with Idempotency-Key ${claim.idempotency_key}`, {
+      add(claim.created_at, 0, 'request', first ? requestTitle(first) : `request with Idempotency-Key ${claim.idempotency_key}`, {
         idempotency_key: claim.idempotency_key,
         idempotency_state: claim.state,
         response_status: claim.response_status,
-        ...(first ? { request_id: first.id, method: first.method, path: first.path, status: first.status, latency_ms: first.latency_ms } : {}),
+        ...(first ? { request_id: first.id, method: first.method, path: first.path, status: first.status, latency_ms: first.latency_ms, ...faultOf(first) } : {}),
       });
     }
     for (const e of logged) {
       if (used.has(e)) continue;
-      add(Date.parse(e.at), Number(e.id.slice(4)), 'request', `${e.method} ${e.path}`, {
+      add(Date.parse(e.at), Number(e.id.slice(4)), 'request', requestTitle(e), {
         request_id: e.id,
         method: e.method,
         path: e.path,
         status: e.status,
         latency_ms: e.latency_ms,
         idempotency_key: e.idempotency_key,
+        ...faultOf(e),
       });
     }
   }

@@ -1,5 +1,6 @@
 import { iso, type Clock } from '../kernel/clock.ts';
 import type { Environment } from '../kernel/environment.ts';
+import type { AppliedFault } from '../kernel/api-fault.ts';
 import type { RuleMatchReport } from '../scenarios/rule-explanation.ts';
 
 /** One request as the inspector shows it. Never a header but the Idempotency-Key, never a body. */
@@ -17,6 +18,8 @@ export interface RequestLogEntry {
   object_id: string | null;
   provider: string | null;
   match: RuleMatchReport | null;
+  /** Merchant requests: the sandbox fault rule that fired on it. */
+  fault: AppliedFault | null;
 }
 
 interface Kept {
@@ -61,7 +64,12 @@ export interface RequestHistory {
 const ENTRY_OVERHEAD_BYTES = 400;
 function bytesOf(kept: Kept): number {
   const { entry } = kept;
-  let chars = entry.path.length + (entry.idempotency_key?.length ?? 0) + (entry.object_id?.length ?? 0) + (kept.merchantId?.length ?? 0);
+  let chars =
+    entry.path.length +
+    (entry.idempotency_key?.length ?? 0) +
+    (entry.object_id?.length ?? 0) +
+    (kept.merchantId?.length ?? 0) +
+    (entry.fault ? entry.fault.rule.length + (entry.fault.file?.length ?? 0) : 0);
   if (entry.match)
     chars += entry.match.matched
       ? (entry.match.file?.length ?? 0) + entry.match.rule_name.length
@@ -116,10 +124,10 @@ export class RequestLog implements RequestHistory {
 
   constructor(private readonly deps: { clock: Clock; maxPerEnvironment: number; maxBytesPerEnvironment: number }) {}
 
-  record(environment: Environment, merchantId: string | null, entry: Omit<RequestLogEntry, 'id' | 'at'> & { at?: number }): RequestLogEntry {
+  record(environment: Environment, merchantId: string | null, entry: Omit<RequestLogEntry, 'id' | 'at' | 'fault'> & { at?: number; fault?: AppliedFault | null }): RequestLogEntry {
     const seq = ++this.seq;
-    const { at, ...rest } = entry;
-    const kept: RequestLogEntry = { id: `req_${String(seq).padStart(12, '0')}`, at: iso(at ?? this.deps.clock.now()), ...rest };
+    const { at, fault, ...rest } = entry;
+    const kept: RequestLogEntry = { id: `req_${String(seq).padStart(12, '0')}`, at: iso(at ?? this.deps.clock.now()), ...rest, fault: fault ?? null };
     let ring = this.rings.get(environment);
     if (!ring) {
       ring = new Ring(this.deps.maxPerEnvironment, this.deps.maxBytesPerEnvironment);

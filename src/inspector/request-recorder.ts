@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { AuthContext } from '../auth/api-key-service.ts';
+import { API_FAULT_LOCAL, type AppliedFault } from '../kernel/api-fault.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Environment } from '../kernel/environment.ts';
 import { MOCK_MATCH_LOCAL, type RuleMatchReport } from '../scenarios/rule-explanation.ts';
@@ -75,6 +76,7 @@ export class RequestRecorder {
           object_id: objectId(),
           provider: null,
           match: null,
+          fault: (res.locals[API_FAULT_LOCAL] as AppliedFault | undefined) ?? null,
         });
       });
       next();
@@ -101,6 +103,7 @@ export class RequestRecorder {
               object_id: owner?.objectId ?? null,
               provider,
               match,
+              fault: null,
             });
           })
           .catch((err: unknown) => this.deps.logger.warn('requests inspector: mock call not recorded', { provider, error: String(err) }));

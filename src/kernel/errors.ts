@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'replay_failed'
   | 'rate_limited'
   | 'provider_unavailable'
+  | 'service_unavailable'
   | 'internal_error';
 
 export type ErrorDetails = Record<string, unknown>;
@@ -159,8 +160,24 @@ export class RoleForbiddenError extends RailyardError {
 
 /** The service is busy with work it does one at a time (a sandbox replay); retry when it is done. */
 export class RateLimitedError extends RailyardError {
-  constructor(message: string, details?: ErrorDetails) {
+  override readonly retryAfterSeconds: number | undefined = undefined;
+
+  constructor(message: string, details?: ErrorDetails, retryAfterSeconds?: number) {
     super('rate_limited', message, details);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * An answer a sandbox fault rule (a scenario's `api:` section) injected: 500 internal_error or
+ * 503 service_unavailable, before the work (nothing happened) or in place of a committed answer.
+ */
+export class InjectedFaultError extends RailyardError {
+  constructor(
+    readonly status: 500 | 503,
+    message: string,
+  ) {
+    super(status === 500 ? 'internal_error' : 'service_unavailable', message);
   }
 }
 

@@ -56,7 +56,13 @@ export class ScenarioSession {
     let appClock: Clock | undefined;
     const fallbackStart = config.virtual_start ? Date.parse(config.virtual_start) : VIRTUAL_EPOCH;
     const tl = timeline ?? new RecordingTimeline({ kind: 'virtual', now: () => appClock?.now() ?? fallbackStart });
-    const ry = await createApp(config, { rules: file.scenario.rules, wallets: file.scenario.wallets, timeline: tl, ...(options.upstreamTap ? { upstreamTap: options.upstreamTap } : {}) });
+    const ry = await createApp(config, {
+      rules: file.scenario.rules,
+      wallets: file.scenario.wallets,
+      apiRules: file.scenario.api,
+      timeline: tl,
+      ...(options.upstreamTap ? { upstreamTap: options.upstreamTap } : {}),
+    });
     appClock = ry.clock;
     const server = createServer(ry.app);
     let receiver: WebhookReceiver | null = null;

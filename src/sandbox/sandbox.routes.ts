@@ -190,7 +190,8 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       path: '/api/v1/sandbox/scenarios/restart',
       operationId: 'sandboxRestartScenarios',
       summary: 'Start the scenario rules afresh: every sequence at its first behaviour, named states and simulated wallets as loaded',
-      description: 'Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0.',
+      description:
+        "Test keys only. What a reload of the scenario files does, without reloading them; matched counts start from 0, and so do the `api:` rules' counts, rate-limit windows and states (faults switched on through /api/v1/sandbox/faults stay on).",
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,

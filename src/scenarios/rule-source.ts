@@ -1,4 +1,4 @@
-import type { ScenarioRule } from './scenario-schema.ts';
+import type { ApiRule, ScenarioRule } from './scenario-schema.ts';
 
 /** Where a loaded rule came from: its file (as the loader was given it) and its place in that file. */
 export interface RuleSource {
@@ -8,13 +8,13 @@ export interface RuleSource {
 
 // Kept beside the rule objects rather than in them, so a rule stays exactly what its file says
 // (replays compare and serialise rules).
-const sources = new WeakMap<ScenarioRule, RuleSource>();
+const sources = new WeakMap<object, RuleSource>();
 
-export function tagRuleSource(rule: ScenarioRule, source: RuleSource): void {
+export function tagRuleSource(rule: ScenarioRule | ApiRule, source: RuleSource): void {
   sources.set(rule, source);
 }
 
 /** The file and index of a rule the loader read; null for rules built in code. */
-export function ruleSource(rule: ScenarioRule): RuleSource | null {
+export function ruleSource(rule: ScenarioRule | ApiRule): RuleSource | null {
   return sources.get(rule) ?? null;
 }

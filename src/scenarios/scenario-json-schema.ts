@@ -1,7 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { behaviourOrSequence, behaviourSchema, identifierPredicateSchema, matchSchema, predicateSchema, type ScenarioSchema } from './scenario-schema.ts';
+import {
+  apiLatencySchema,
+  apiMatchSchema,
+  apiRespondSchema,
+  behaviourOrSequence,
+  behaviourSchema,
+  identifierPredicateSchema,
+  matchSchema,
+  predicateSchema,
+  type ScenarioSchema,
+} from './scenario-schema.ts';
 
 // A JSON Schema (2020-12) of scenario files, generated from the zod schema that validates them,
 // for editors: with `# yaml-language-server: $schema=./scenario.schema.json` as a file's first
@@ -42,6 +52,14 @@ function widenShorthands(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
     });
     return;
   }
+  // An api rule's `respond: 503` and `latency_ms: 200` shorthands: a bare number.
+  if (zodSchema === apiRespondSchema || zodSchema === apiLatencySchema) {
+    const { id, description, ...object } = jsonSchema;
+    const shorthand =
+      zodSchema === apiRespondSchema ? { enum: [500, 503], description: 'Shorthand for { status: ... }' } : { type: 'integer', minimum: 0, description: 'Shorthand for { before_commit: ... }' };
+    replaceWith(jsonSchema, { ...(id !== undefined ? { id } : {}), ...(description !== undefined ? { description } : {}), anyOf: [shorthand, object] });
+    return;
+  }
   if (zodSchema === behaviourOrSequence && jsonSchema.type === 'array' && jsonSchema.items !== undefined) {
     const { id, description, ...asList } = jsonSchema;
     replaceWith(jsonSchema, {
@@ -65,6 +83,7 @@ function namedParts(schema: ScenarioSchema): Map<unknown, string> {
     [behaviourOrSequence, 'behaviours'],
     [behaviourSchema, 'behaviour'],
     [behaviourSchema.shape.callback.unwrap(), 'callback'],
+    [apiMatchSchema, 'api_match'],
   ]);
 }
 

@@ -5,6 +5,7 @@
 
 import { isGhipssCode } from '../kernel/banks.ts';
 import { inferNetwork, NETWORKS, normaliseMsisdn } from '../kernel/msisdn.ts';
+import { apiRuleFindings } from './api-rule-lint.ts';
 import type { Behaviour, MatchBlock, Predicate, ScenarioFile, ScenarioRule, ScenarioSchema } from './scenario-schema.ts';
 
 export type LintSeverity = 'error' | 'warning';
@@ -284,6 +285,12 @@ export function lintScenario(schema: ScenarioSchema, scenario: ScenarioFile, fil
     for (const f of findings) {
       const { line, col } = locate(f.path);
       out.push({ file, line, column: col, severity: f.severity, code: f.code, message: `rule ${JSON.stringify(rule.name)}: ${f.message}`, rule: index });
+    }
+  });
+  scenario.api.forEach((rule, index) => {
+    for (const f of apiRuleFindings(rule, index)) {
+      const { line, col } = locate(f.path);
+      out.push({ file, line, column: col, severity: f.severity, code: f.code, message: `api rule ${JSON.stringify(rule.name)}: ${f.message}`, rule: null });
     }
   });
   scenario.wallets.forEach((wallet, i) => {

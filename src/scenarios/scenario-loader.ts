@@ -5,13 +5,15 @@ import { parseYamlSource, parseYamlWith, pathText, YamlSourceError, type Located
 import { lintScenario, type LintProblem } from './scenario-lint.ts';
 import { tagRuleSource } from './rule-source.ts';
 import type { RuleSource } from './rule-engine.ts';
-import { IDENTIFIER_FIELDS, type ScenarioFile, type ScenarioRule, type ScenarioSchema, type Wallet } from './scenario-schema.ts';
+import { IDENTIFIER_FIELDS, type ApiRule, type ScenarioFile, type ScenarioRule, type ScenarioSchema, type Wallet } from './scenario-schema.ts';
 
 export interface LoadedScenarios {
   /** Each file, with what `railyard scenarios lint` says of it (load time shows them as warnings). */
   files: { path: string; scenario: ScenarioFile; problems: LintProblem[] }[];
   rules: ScenarioRule[];
   wallets: Wallet[];
+  /** The files' `api:` rules, in file order: faults on railyard's own merchant API. */
+  apiRules: ApiRule[];
 }
 
 /** Files and directories (their *.yaml / *.yml, sorted by name) to scenario files, in order. */
@@ -93,8 +95,9 @@ export function loadScenarios(schema: ScenarioSchema, paths: readonly string[], 
   // Each rule remembers its file and place, so the requests inspector can name it.
   for (const { path, scenario } of files) {
     for (const [index, rule] of scenario.rules.entries()) tagRuleSource(rule, { file: displayPath(path, cwd), index });
+    for (const [index, rule] of scenario.api.entries()) tagRuleSource(rule, { file: displayPath(path, cwd), index });
   }
-  return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets) };
+  return { files, rules: files.flatMap((f) => f.scenario.rules), wallets: files.flatMap((f) => f.scenario.wallets), apiRules: files.flatMap((f) => f.scenario.api) };
 }
 
 function lintLoaded(schema: ScenarioSchema, scenario: ScenarioFile, text: string, file: string): LintProblem[] {

@@ -156,6 +156,11 @@ const scenarioFileSections = z.strictObject({
   description: z.string().optional(),
   wallets: z.array(walletSchema).default([]).describe("Simulated customers' mobile-money balances"),
   rules: z.array(ruleFields).default([]),
+  // Lazy: declared at the end of this file, beside the rest of the `api:` language.
+  api: z
+    .lazy(() => z.array(apiRuleSchema))
+    .default([])
+    .describe("Faults on railyard's own merchant API: rate limits, 5xx answers, cut connections, lost answers, latency"),
   replay: replaySettingsSchema.optional().describe('How `railyard replay` sets up the sandbox for the script'),
   script: z.array(scriptStepSchema).optional().describe('Steps `railyard replay` runs and checks'),
 });
@@ -184,3 +189,106 @@ export type Behaviour = z.infer<typeof behaviourSchema>;
 export type Wallet = z.infer<typeof walletSchema>;
 
 export type ScenarioRuleInput = z.input<ScenarioSchema['rule']>;
+
+// The `api:` section of a scenario file: faults on railyard's own merchant API (rate limits,
+// 5xx answers, cut connections, lost answers, latency). Its rules match merchant requests with
+// the same predicate language as provider rules (a bare value, equals, prefix, regex, one_of,
+// range; all/any/not), and are decided by api-fault-engine.ts.
+
+export interface ApiMatchBlock {
+  method?: Predicate;
+  route?: Predicate;
+  path?: Predicate;
+  key?: Predicate;
+  header?: Record<string, Predicate>;
+  body?: Record<string, Predicate>;
+  all?: ApiMatchBlock[];
+  any?: ApiMatchBlock[];
+  not?: ApiMatchBlock;
+}
+
+export const apiMatchSchema: z.ZodType<ApiMatchBlock> = z.lazy(() =>
+  z
+    .strictObject({
+      method: predicateSchema.optional().describe('The HTTP method, upper case: POST'),
+      route: predicateSchema.optional().describe('The route as declared (the OpenAPI path in express syntax): /api/v1/transfers, /api/v1/charges/:id'),
+      path: predicateSchema.optional().describe('The path as sent, without the query string'),
+      key: predicateSchema.optional().describe('The API key id (key_...), as GET /api/v1/keys lists it; the sandbox key is key_sandbox_test'),
+      header: z.record(z.string().min(1), predicateSchema).optional().describe('Request headers by name (any case): each named header must satisfy its predicate'),
+      body: z.record(z.string().min(1), predicateSchema).optional().describe('JSON body fields by dotted path (customer.msisdn): each must satisfy its predicate'),
+      all: z.array(apiMatchSchema).min(1).optional(),
+      any: z.array(apiMatchSchema).min(1).optional(),
+      not: apiMatchSchema.optional(),
+    })
+    .refine((m) => Object.values(m).some((v) => v !== undefined), 'match needs at least one field (or use default: true)'),
+);
+
+const apiStateSchema = z.strictObject({
+  scenario: z.string().min(1).default('default').describe('The named state machine of api rules; each starts in Started'),
+  requires: z.string().min(1).optional().describe('The rule applies only in this state'),
+  sets: z.string().min(1).optional().describe('The state after the rule fires'),
+});
+
+export const rateLimitSchema = z.strictObject({
+  requests: z.number().int().min(1).max(1_000_000).describe('Requests allowed per key in each window'),
+  per_seconds: z.number().int().min(1).max(86_400).default(1).describe('The window, in seconds of the business clock (fixed windows at multiples of it)'),
+});
+
+/** The 5xx statuses an injected answer may have, with the envelope code each carries. */
+export const INJECTED_STATUSES = [500, 503] as const;
+
+export const apiRespondSchema = z.preprocess(
+  (v) => (typeof v === 'number' ? { status: v } : v),
+  z.strictObject({
+    status: z
+      .union(INJECTED_STATUSES.map((s) => z.literal(s)) as [z.ZodLiteral<500>, z.ZodLiteral<503>])
+      .default(503)
+      .describe('500 internal_error or 503 service_unavailable'),
+    before_commit: z.boolean().default(false).describe('true: answer before any work (nothing happened); false: the work commits, then this answer replaces the real one'),
+    message: z.string().min(1).optional().describe("The envelope's message"),
+  }),
+);
+
+const latencyMs = z.number().int().min(0).max(120_000);
+export const apiLatencySchema = z.preprocess(
+  (v) => (typeof v === 'number' ? { before_commit: v } : v),
+  z
+    .strictObject({
+      before_commit: latencyMs.optional().describe('Real milliseconds before the work starts'),
+      after_commit: latencyMs.optional().describe('Real milliseconds between the commit and the answer'),
+    })
+    .refine((l) => l.before_commit !== undefined || l.after_commit !== undefined, 'give before_commit or after_commit (a bare number means before_commit)'),
+);
+
+const ACTIONS = ['rate_limit', 'respond', 'drop', 'latency_ms'] as const;
+
+export const apiRuleSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    match: apiMatchSchema.optional(),
+    default: z.boolean().optional().describe('Matches every merchant request'),
+    state: apiStateSchema.optional(),
+    every: z.number().int().min(1).optional().describe('Fires on every Nth request the rule matches (the Nth, 2Nth, ...)'),
+    probability: z.number().min(0).max(1).optional().describe("Fires with this probability, drawn from the scenario's seed"),
+    times: z.number().int().min(1).optional().describe('Fires at most this many times'),
+    rate_limit: rateLimitSchema.optional().describe('Per API key: a fixed window on the business clock; over it, 429 rate_limited with Retry-After'),
+    respond: apiRespondSchema.optional().describe('A 5xx answer with the error envelope (a bare status means { status })'),
+    drop: z.enum(['before_commit', 'after_commit']).optional().describe('Cut the connection with no answer: before any work, or after the work committed'),
+    latency_ms: apiLatencySchema.optional().describe('Real delay (a bare number: before the work)'),
+  })
+  .refine((r) => (r.match !== undefined) !== (r.default === true), { message: 'give match, or default: true', path: ['match'] })
+  .refine((r) => ACTIONS.some((a) => r[a] !== undefined), { message: 'give an action: rate_limit, respond, drop or latency_ms' })
+  .refine((r) => r.respond === undefined || r.drop === undefined, { message: 'give respond or drop, not both', path: ['drop'] })
+  .refine((r) => r.rate_limit === undefined || (r.respond === undefined && r.drop === undefined && r.latency_ms === undefined), {
+    message: 'rate_limit stands alone: put respond, drop or latency_ms in a rule of its own',
+    path: ['rate_limit'],
+  });
+
+export type ApiRule = z.infer<typeof apiRuleSchema>;
+export type ApiRuleInput = z.input<typeof apiRuleSchema>;
+
+/** A rule written as in YAML (bare values) to its normalised form. */
+export function parseApiRule(input: ApiRuleInput): ApiRule {
+  return apiRuleSchema.parse(input);
+}

@@ -19,6 +19,7 @@ export const requestStepSchema = z.strictObject({
     .strictObject({
       status: z.number().int().min(100).max(599).optional(),
       body: z.unknown().optional().describe('A partial match: every field given must be equal'),
+      dropped: z.boolean().optional().describe('true: the connection is cut with no answer (an `api:` rule with drop); the step fails if an answer comes'),
     })
     .optional(),
 });

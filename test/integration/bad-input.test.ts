@@ -87,6 +87,8 @@ const POSTS: PostEndpoint[] = [
   { label: 'POST /api/v1/merchant/ladder', path: '/api/v1/merchant/ladder', valid: VALID.ladder, firstRequired: 'action' },
   { label: 'POST /api/v1/keys', path: '/api/v1/keys', valid: VALID.newKey, firstRequired: 'environment' },
   { label: 'POST /api/v1/sandbox/replays', path: '/api/v1/sandbox/replays', valid: VALID.replay, firstRequired: 'file' },
+  // A fault on a route that does not exist: switching it on changes nothing the other cases send.
+  { label: 'POST /api/v1/sandbox/faults', path: '/api/v1/sandbox/faults', valid: { profile: 'slow-responses', route: 'GET /nowhere', latency_ms: 0 }, firstRequired: 'profile' },
 ];
 
 const bad = (field: string | RegExp): Expectation => ({ status: 400, code: 'validation_error', field });

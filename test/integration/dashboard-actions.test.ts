@@ -194,6 +194,20 @@ describe('sandbox actions', () => {
   });
 });
 
+describe('faults on the Sandbox page', () => {
+  it('lists the faults in force with their counts, and switches one off', async () => {
+    const on = await sb.post('/api/v1/sandbox/faults', { profile: 'slow-responses', route: 'GET /api/v1/wallet', latency_ms: 1 });
+    const d = await dashboardAs();
+    const page = await d.get('/dashboard/sandbox');
+    expect(page.text).toContain('Faults on the API');
+    expect(page.text).toMatch(new RegExp(`<code>${on.body.data.id}</code></td><td>slow-responses on GET /api/v1/wallet</td><td>latency</td>`));
+    const off = await d.follow(await d.post('/dashboard/sandbox/faults/off', { id: on.body.data.id }));
+    expect(off).toMatchObject({ kind: 'ok', message: 'Switched 1 fault(s) off.' });
+    expect((await sb.get('/api/v1/sandbox/faults')).body.data).toEqual([]);
+    expect(off.page.text).toContain('No faults: the API answers promptly and correctly.');
+  });
+});
+
 describe('replays on the Sandbox page', () => {
   const PASSING = 'test/fixtures/replay/pass/charge-success.yaml';
   const FAILING = 'test/fixtures/replay/fail/wrong-expectation.yaml';

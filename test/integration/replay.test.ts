@@ -144,6 +144,28 @@ describe('railyard replay: running scripts', () => {
     expect(JSON.stringify(json)).not.toMatch(/127\.0\.0\.1|whsec_|sig_test|sk_test|latency/);
   });
 
+  it('replays api faults (a lost answer, a 503, a rate limit, a seeded coin) byte for byte', async () => {
+    const a = await replay('faults/api-faults.yaml');
+    expectPassed(a);
+    const text = lines(a);
+    expect(text.slice(0, 3)).toEqual([
+      '+00:00.000 merchant → railyard POST /api/v1/charges',
+      expect.stringMatching(/^\+00:00\.000 railyard → mtn-momo collect chg_\w+: accepted$/),
+      '+00:00.000 railyard → merchant no answer: the connection was cut',
+    ]);
+    expect(text).toContain('+00:00.000 railyard → merchant 503 service_unavailable');
+    // The coin (probability 0.5) lands as seed 1 draws it, each run.
+    expect(text.slice(-8).filter((l) => l.includes('railyard → merchant'))).toEqual([
+      '+00:10.000 railyard → merchant 200 2 items',
+      '+00:10.000 railyard → merchant 500 internal_error',
+      '+00:10.000 railyard → merchant 500 internal_error',
+      '+00:10.000 railyard → merchant 500 internal_error',
+    ]);
+    const b = await replay('faults/api-faults.yaml');
+    expect(formatReport([b])).toBe(formatReport([a]));
+    expect(formatJson([b])).toBe(formatJson([a]));
+  });
+
   it('a failing expectation stops the script, names the step and shows expected against actual at the path', async () => {
     const r = await replay('fail/wrong-expectation.yaml');
     expect(r.status).toBe('failed');

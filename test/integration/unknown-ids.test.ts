@@ -40,6 +40,7 @@ const BY_ID: Record<string, { object: string; body?: unknown }> = {
   revealKeySigningSecret: { object: 'API key' },
   sandboxGetClockAdvance: { object: 'clock advance' },
   sandboxStreamClockAdvance: { object: 'clock advance' },
+  sandboxDeleteFault: { object: 'fault' },
 };
 
 /** Ids that name nothing, each as sent (percent-encoded) and as the route reads it. */

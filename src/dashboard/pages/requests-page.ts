@@ -20,6 +20,8 @@ interface InspectedRequest {
   object_id: string | null;
   provider: string | null;
   match: ScenarioMatch;
+  /** A sandbox fault (a scenario `api:` rule) that fired on a merchant request. */
+  fault?: { rule: string; file: string | null; action: string; dropped_after_commit?: boolean } | null;
 }
 
 /** The requests inspector. */
@@ -48,7 +50,9 @@ export function requestsPage(routes: DashboardRoutes): void {
             html`<span class="nowrap">${r.latency_ms} ms</span>`,
             r.idempotency_key ? html`<code class="clip" title="${r.idempotency_key}">${r.idempotency_key}</code>` : '—',
             objectHref(r.object_id),
-            matchCell(r.match),
+            r.fault
+              ? html`<span class="match fault">fault <code>${r.fault.file ?? ''}</code> ${r.fault.rule} (${r.fault.action}${r.fault.dropped_after_commit ? ': answer dropped after commit' : ''})</span>`
+              : matchCell(r.match),
           ]),
           { id: 'request-log', empty: 'No requests recorded yet.' },
         )

@@ -105,6 +105,16 @@ function advanceProgress(a: AdvanceView): Html {
   return html`<div id="advance-progress" data-poll-fragment="/dashboard/sandbox/advances/${a.id}" aria-live="polite" aria-busy="false">${advanceProgressInner(a)}</div>`;
 }
 
+/** A fault on the merchant API, as GET /api/v1/sandbox/faults lists it. */
+interface FaultView {
+  id: string | null;
+  file: string | null;
+  name: string;
+  action: string;
+  matched: number;
+  fired: number;
+}
+
 /** The sandbox page and its controls: test keys only (a live session gets 403). */
 export function sandboxPage(routes: DashboardRoutes): void {
   const testOnly = { testOnly: true };
@@ -113,7 +123,7 @@ export function sandboxPage(routes: DashboardRoutes): void {
     '/dashboard/sandbox',
     async (ctx) => {
       const advanceId = queryText(ctx, 'advance');
-      const [clock, providers, market, scenarios, replays, advance] = await Promise.all([
+      const [clock, providers, market, scenarios, replays, advance, faults] = await Promise.all([
         ctx.api.get<{ mode: string; now: string; pending_jobs: number; next_job_at: string | null }>('/api/v1/sandbox/clock', {}, ctx.call),
         ctx.api.get<{ name: string; channels: string[]; networks: string[]; priority: number; status: string; upstream: string }[]>('/api/v1/sandbox/providers', {}, ctx.call),
         ctx.api.get<{ frozen: boolean; legs: { leg: string; value: string; as_of: string; stale: boolean; source: string }[]; benchmarks: { asset: string; rate: string }[] }>(
@@ -124,6 +134,7 @@ export function sandboxPage(routes: DashboardRoutes): void {
         ctx.api.get<ScenarioFile[]>('/api/v1/sandbox/scenarios', {}, ctx.call),
         ctx.api.get<Replayable[]>('/api/v1/sandbox/replays', {}, ctx.call),
         advanceId && ADVANCE_ID.test(advanceId) ? ctx.api.get<AdvanceView>(`/api/v1/sandbox/clock/advances/${advanceId}`, {}, ctx.call) : null,
+        ctx.api.get<FaultView[]>('/api/v1/sandbox/faults', {}, ctx.call),
       ]);
       const progress = advance ? (advance.ok ? advanceProgress(advance.data) : apiProblem(advance, 'The advance could not be read')) : '';
       const clockCard = clock.ok
@@ -183,6 +194,20 @@ ${table(
             )}`
           : html`<p class="empty">No scenario files loaded.</p>`
         : apiProblem(scenarios, 'Scenarios could not be read');
+      const faultCard = faults.ok
+        ? html`${table(
+            ['From', 'Fault', 'Action', 'Matched', 'Fired', ''],
+            faults.data.map((f) => [
+              f.id ? html`<code>${f.id}</code>` : html`<code>${f.file ?? ''}</code>`,
+              f.name,
+              f.action,
+              html`<span class="count">${f.matched}</span>`,
+              html`<span class="count">${f.fired}</span>`,
+              f.id ? actionButton(ctx.session, '/dashboard/sandbox/faults/off', 'Switch off', { fields: { id: f.id }, id: `fault-${f.id}`, danger: true }) : '',
+            ]),
+            { id: 'faults', empty: 'No faults: the API answers promptly and correctly.' },
+          )}${faults.data.some((f) => f.id) ? html`<div class="quick">${actionButton(ctx.session, '/dashboard/sandbox/faults/off', 'Switch all off', { id: 'faults-off', danger: true })}</div>` : ''}`
+        : apiProblem(faults, 'Faults could not be read');
       ctx.render(
         { title: 'Sandbox', page: 'sandbox' },
         html`<div class="grid">
@@ -191,8 +216,20 @@ ${table(
 </div>
 <section class="card"><h2>Providers</h2>${providerRows}<p class="maps">POST /api/v1/sandbox/providers/:name/outage</p></section>
 <section class="card"><h2>Scenarios</h2>${scenarioCard}<p class="maps">GET /api/v1/sandbox/scenarios</p></section>
+<section class="card"><h2>Faults on the API</h2>${faultCard}<p class="maps">GET /api/v1/sandbox/faults · DELETE /api/v1/sandbox/faults, /:id · railyard faults on|list|off</p></section>
 <section class="card" id="replays"><h2>Replays</h2>${replaysCard(ctx, replays)}<p class="maps">GET /api/v1/sandbox/replays · POST /api/v1/sandbox/replays</p></section>`,
       );
+    },
+    testOnly,
+  );
+
+  // DELETE /api/v1/sandbox/faults/:id, or every fault switched on by hand
+  routes.action(
+    '/dashboard/sandbox/faults/off',
+    async (ctx) => {
+      const id = field(ctx, 'id');
+      const answer = await ctx.api.delete<{ removed: number }>(id ? `/api/v1/sandbox/faults/${encodeURIComponent(id)}` : '/api/v1/sandbox/faults', ctx.call);
+      ctx.done('/dashboard/sandbox', answer.ok ? { kind: 'ok', text: `Switched ${answer.data.removed} fault(s) off.` } : ctx.refusal(answer, 'No fault was switched off'));
     },
     testOnly,
   );

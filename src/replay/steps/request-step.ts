@@ -3,6 +3,7 @@
 // gives one; saves it under `as:`, lets the jobs due now run (webhooks fan out), then checks
 // `expect:` (status, and a partial match on the body).
 
+import { HttpConnectionError } from '../../kernel/http-exchange.ts';
 import type { ScriptStep } from '../../scenarios/script-schema.ts';
 import { describeMismatch, interpolate, partialMatch } from '../partial-match.ts';
 import type { RunContext } from '../run-context.ts';
@@ -17,7 +18,20 @@ export async function runRequestStep(ctx: RunContext, step: Extract<ScriptStep, 
   const explicitKey = r.idempotency_key === undefined ? undefined : String(interpolate(r.idempotency_key, ctx.vars));
   const idempotencyKey = explicitKey ?? (route?.idempotent ? `replay-step-${index}` : undefined);
   ctx.timeline.record('merchant', 'railyard', `${r.method} ${path}`);
-  const res = await sendToSandbox(ctx, { method: r.method, path, body, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+  let res: Awaited<ReturnType<typeof sendToSandbox>>;
+  try {
+    res = await sendToSandbox(ctx, { method: r.method, path, body, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+  } catch (err) {
+    // An `api:` rule that drops the answer cuts the connection: the step says whether it expected that.
+    if (!(err instanceof HttpConnectionError)) throw err;
+    ctx.timeline.record('railyard', 'merchant', 'no answer: the connection was cut');
+    ctx.exchange = null;
+    if (r.as) ctx.vars[r.as] = { status: null, body: null };
+    await ctx.ry.scheduler.runDue();
+    if (step.expect?.dropped !== true) throw new StepFailure('no answer: the connection was cut (expect: { dropped: true } if the scenario drops it)');
+    return;
+  }
+  if (step.expect?.dropped === true) throw new StepFailure(`expected the connection to be cut, got ${res.status}`);
   const summary = summariseResponse(res.body);
   ctx.timeline.record('railyard', 'merchant', `${res.status}${summary ? ` ${summary}` : ''}${res.replayed ? ' (replayed)' : ''}`);
   ctx.exchange = {
