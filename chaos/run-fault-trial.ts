@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { attempt, errorCode, planWorkload, type ClientSettings, type Operation } from './client-workload.ts';
 import { checkAnswers, checkDatabase, checkViaApi, emptyFindings, firstAcknowledged } from './reconcile.ts';
 import { apiCall } from './recorded-request.ts';
-import { logErrors, trialFailed, type TrialOptions, type TrialResult } from './run-trial.ts';
+import { freshTrialResult, logErrors, trialFailed, type TrialOptions, type TrialResult } from './run-trial.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { seededRandom } from './seeded-random.ts';
 import { freePort, RailyardProcess, SANDBOX_KEY, SANDBOX_SECRET, sleep } from './spawn-server.ts';
@@ -64,20 +64,7 @@ export async function runFaultTrial(o: TrialOptions): Promise<FaultTrialResult> 
   const logFile = join(dir, 'server.log');
   const findings = emptyFindings();
   const result: FaultTrialResult = {
-    trial: o.trial,
-    seed: o.seed,
-    dir,
-    kept: false,
-    killedWith: '-',
-    requests: 0,
-    acknowledged: 0,
-    unavailable: 0,
-    startedBeforeKill: 0,
-    unansweredAtKill: 0,
-    retried: 0,
-    replaySampled: 0,
-    findings,
-    logErrors: [],
+    ...freshTrialResult(o, dir, findings),
     faults: [],
     // A retry that meets its first send still running (a rail timing out) is answered 409, as it should be.
     tolerated: ['conflictsAfterRestart'],

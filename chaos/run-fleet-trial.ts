@@ -8,7 +8,7 @@ import type { PostgresCluster } from '../test/support/postgres-cluster.ts';
 import { acknowledgedId, errorCode, planWorkload, recordOperation, type Attempt, type Operation, type Phase } from './client-workload.ts';
 import { checkAnswers, checkDatabase, checkViaApi, emptyFindings, firstAcknowledged, type Findings } from './reconcile.ts';
 import { apiCall, LOOPBACK, sendRecorded } from './recorded-request.ts';
-import { logErrors, trialFailed, type TrialOptions, type TrialResult } from './run-trial.ts';
+import { freshTrialResult, logErrors, trialFailed, type TrialOptions, type TrialResult } from './run-trial.ts';
 import { seededRandom, type Rng } from './seeded-random.ts';
 import { freePort, RailyardProcess, SANDBOX_KEY, SANDBOX_SECRET, sleep } from './spawn-server.ts';
 
@@ -173,20 +173,7 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
     undeliveredEvents: 0,
   };
   const result: FleetTrialResult = {
-    trial: o.trial,
-    seed: o.seed,
-    dir,
-    kept: false,
-    killedWith: '-',
-    requests: 0,
-    acknowledged: 0,
-    unavailable: 0,
-    startedBeforeKill: 0,
-    unansweredAtKill: 0,
-    retried: 0,
-    replaySampled: 0,
-    findings,
-    logErrors: [],
+    ...freshTrialResult(o, dir, findings),
     fleet,
     // A request re-sent while its key is in flight on a killed instance is told 409 and retries.
     tolerated: ['conflictsAfterRestart'],

@@ -53,6 +53,26 @@ export interface TrialResult {
   tolerated?: FindingKind[];
 }
 
+/** A trial's result before anything has happened: nothing sent, nothing killed, nothing found. */
+export function freshTrialResult(o: Pick<TrialOptions, 'trial' | 'seed'>, dir: string, findings: Findings): TrialResult {
+  return {
+    trial: o.trial,
+    seed: o.seed,
+    dir,
+    kept: false,
+    killedWith: '-',
+    requests: 0,
+    acknowledged: 0,
+    unavailable: 0,
+    startedBeforeKill: 0,
+    unansweredAtKill: 0,
+    retried: 0,
+    replaySampled: 0,
+    findings,
+    logErrors: [],
+  };
+}
+
 export function trialFailed(r: TrialResult): boolean {
   return !!r.error || FAILURE_KINDS.some((k) => !r.tolerated?.includes(k) && r.findings[k].length > 0);
 }
@@ -69,22 +89,7 @@ export async function runTrial(o: TrialOptions): Promise<TrialResult> {
   const logFile = join(dir, 'server.log');
   const findings = emptyFindings();
   const signal = rng.chance(o.sigtermRatio) ? ('SIGTERM' as const) : ('SIGKILL' as const);
-  const result: TrialResult = {
-    trial: o.trial,
-    seed: o.seed,
-    dir,
-    kept: false,
-    killedWith: '-',
-    requests: 0,
-    acknowledged: 0,
-    unavailable: 0,
-    startedBeforeKill: 0,
-    unansweredAtKill: 0,
-    retried: 0,
-    replaySampled: 0,
-    findings,
-    logErrors: [],
-  };
+  const result: TrialResult = freshTrialResult(o, dir, findings);
   let ops: Operation[] = [];
   let server: RailyardProcess | null = null;
   try {

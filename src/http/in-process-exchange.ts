@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { IncomingMessage, ServerResponse, type IncomingHttpHeaders, type RequestListener } from 'node:http';
 import { Duplex } from 'node:stream';
-import { httpExchange, HttpConnectionError, HttpTimeoutError, type HttpExchangeRequest, type HttpExchangeResponse } from '../kernel/http-exchange.ts';
+import { guardExchange, httpExchange, HttpConnectionError, type HttpExchangeRequest, type HttpExchangeResponse } from '../kernel/http-exchange.ts';
 import type { HttpExchange } from '../kernel/http-exchange-thread.ts';
 
 /**
@@ -69,8 +69,7 @@ export function inProcessExchange(listener: RequestListener): (url: URL, request
       const finish = (settle: () => void) => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
-        request.signal?.removeEventListener('abort', abort);
+        guard.release();
         settle();
       };
       const take = (chunk: unknown, encoding?: unknown) => {
@@ -115,16 +114,11 @@ export function inProcessExchange(listener: RequestListener): (url: URL, request
           res.emit('close');
         }
       });
-      const deadline = setTimeout(() => {
-        finish(() => reject(new HttpTimeoutError(`timed out after ${request.timeoutMs} ms`)));
-        socket.destroy();
-      }, request.timeoutMs);
-      const abort = () => {
-        finish(() => reject(new HttpConnectionError('the request was stopped', 'ABORT_ERR')));
-        socket.destroy();
-      };
-      if (request.signal?.aborted) abort();
-      else request.signal?.addEventListener('abort', abort, { once: true });
+      const guard = guardExchange(
+        request,
+        (error) => finish(() => reject(error)),
+        () => socket.destroy(),
+      );
       afresh(() => listener(req, res));
     });
 }

@@ -39,6 +39,30 @@ export class HttpConnectionError extends Error {
   }
 }
 
+/**
+ * An exchange's deadline and its caller's abort signal, however it is carried: either fails it
+ * (a timeout, or a stop) and hangs up. `release` when it settles otherwise.
+ */
+export function guardExchange(request: Pick<HttpExchangeRequest, 'timeoutMs' | 'signal'>, fail: (error: Error) => void, hangUp: () => void): { release(): void } {
+  const deadline = setTimeout(() => {
+    fail(new HttpTimeoutError(`timed out after ${request.timeoutMs} ms`));
+    hangUp();
+  }, request.timeoutMs);
+  const abort = () => {
+    fail(new HttpConnectionError('the request was stopped', 'ABORT_ERR'));
+    hangUp();
+  };
+  // Already stopped: failed on the next turn, once the caller holds this guard.
+  if (request.signal?.aborted) queueMicrotask(abort);
+  else request.signal?.addEventListener('abort', abort, { once: true });
+  return {
+    release() {
+      clearTimeout(deadline);
+      request.signal?.removeEventListener('abort', abort);
+    },
+  };
+}
+
 /** One HTTP exchange over node:http with kept-alive connections: the answer read whole, as text. */
 export function httpExchange(url: string | URL, request: HttpExchangeRequest): Promise<HttpExchangeResponse> {
   const target = typeof url === 'string' ? new URL(url) : url;
@@ -50,8 +74,7 @@ export function httpExchange(url: string | URL, request: HttpExchangeRequest): P
     const finish = (settle: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(deadline);
-      request.signal?.removeEventListener('abort', abort);
+      guard.release();
       settle();
     };
     const req = (secure ? httpsRequest : httpRequest)(target, { method: request.method, headers, agent: request.agent ?? (secure ? agents.https : agents.http) }, (res) => {
@@ -60,16 +83,11 @@ export function httpExchange(url: string | URL, request: HttpExchangeRequest): P
       res.once('end', () => finish(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })));
       res.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
     });
-    const deadline = setTimeout(() => {
-      finish(() => reject(new HttpTimeoutError(`timed out after ${request.timeoutMs} ms`)));
-      req.destroy();
-    }, request.timeoutMs);
-    const abort = () => {
-      finish(() => reject(new HttpConnectionError('the request was stopped', 'ABORT_ERR')));
-      req.destroy();
-    };
-    if (request.signal?.aborted) abort();
-    else request.signal?.addEventListener('abort', abort, { once: true });
+    const guard = guardExchange(
+      request,
+      (error) => finish(() => reject(error)),
+      () => req.destroy(),
+    );
     req.on('error', (err) => finish(() => reject(new HttpConnectionError(err.message, (err as NodeJS.ErrnoException).code))));
     req.end(request.body);
   });
