@@ -10,7 +10,7 @@ import { listenRailyard } from '../listen-railyard.ts';
 import { tagRuleSource } from '../scenarios/rule-source.ts';
 import type { RuleSource } from '../scenarios/rule-engine.ts';
 import { expandScenarioPaths } from '../scenarios/scenario-loader.ts';
-import type { ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
+import type { ApiRule, ScenarioFile, ScenarioRule, Wallet } from '../scenarios/scenario-schema.ts';
 import { openConnection, type RailyardConnection } from './connect-railyard.ts';
 
 // railyard/testing: a whole sandbox inside the test process, on a port of its own, with a
@@ -42,7 +42,8 @@ export interface StartRailyardOptions {
 export interface RailyardScenarios {
   /**
    * Loads a scenario file (a path) or its YAML text on top of those loaded at start: its rules
-   * come first, so they win. Only this sandbox sees them. Counts and states start afresh.
+   * come first, so they win, and so do the faults of its `api:` section on railyard's own API
+   * (docs/retries.md). Only this sandbox sees them. Counts and states start afresh.
    */
   use(yamlOrPath: string): void;
   /** Back to the scenarios loaded at start, counts and states afresh. */
@@ -58,17 +59,22 @@ export interface RailyardSandbox extends RailyardConnection {
 }
 
 /** Scenario files as the loader reads them, without its lint pass: a test start need not wait for warnings nobody reads. */
-function readScenarios(paths: readonly string[]): { rules: ScenarioRule[]; wallets: Wallet[]; sources: RuleSource[] } {
-  const files = expandScenarioPaths(paths).map((path) => {
-    const scenario = parseScenario(readFileSync(path, 'utf8'), path);
-    for (const [index, rule] of scenario.rules.entries()) tagRuleSource(rule, { file: path, index });
-    return { path, scenario };
-  });
+function readScenarios(paths: readonly string[]): { rules: ScenarioRule[]; apiRules: ApiRule[]; wallets: Wallet[]; sources: RuleSource[] } {
+  const files = expandScenarioPaths(paths).map((path) => ({ path, scenario: parseTagged(readFileSync(path, 'utf8'), path) }));
   return {
     rules: files.flatMap((f) => f.scenario.rules),
+    apiRules: files.flatMap((f) => f.scenario.api),
     wallets: files.flatMap((f) => f.scenario.wallets),
     sources: files.map((f) => ({ file: f.path, rules: f.scenario.rules.length })),
   };
+}
+
+/** A scenario file, each of its rules (provider and api) tagged with its file and place, as the loader tags them. */
+function parseTagged(text: string, file: string): ScenarioFile {
+  const scenario = parseScenario(text, file);
+  for (const [index, rule] of scenario.rules.entries()) tagRuleSource(rule, { file, index });
+  for (const [index, rule] of scenario.api.entries()) tagRuleSource(rule, { file, index });
+  return scenario;
 }
 
 /** A scenario given as text rather than a path: it has a line break, or names no file. */
@@ -90,7 +96,7 @@ export async function startRailyard(options: StartRailyardOptions = {}): Promise
     rails: { timeout_ms: 1000, ...(overrides.rails as object | undefined) },
   });
   const initial = readScenarios(options.scenarios ?? [SANDBOX_SCENARIOS]);
-  const railyard = await createApp(config, { rules: initial.rules, wallets: initial.wallets, ruleSources: initial.sources });
+  const railyard = await createApp(config, { rules: initial.rules, apiRules: initial.apiRules, wallets: initial.wallets, ruleSources: initial.sources });
   const listening = await listenRailyard(railyard, { port: config.port, host: config.host });
   const removeTemp = () => tempDir && rmSync(tempDir, { recursive: true, force: true });
   let connection: RailyardConnection;
@@ -111,9 +117,12 @@ export async function startRailyard(options: StartRailyardOptions = {}): Promise
   }
 
   // Rules used on top of the initial ones, newest first.
-  let used: { rules: ScenarioRule[]; wallets: Wallet[]; source: RuleSource }[] = [];
-  const apply = () =>
+  let used: { rules: ScenarioRule[]; apiRules: ApiRule[]; wallets: Wallet[]; source: RuleSource }[] = [];
+  const apply = () => {
     railyard.scenarios.replace([...used.flatMap((u) => u.rules), ...initial.rules], [...initial.wallets, ...used.flatMap((u) => u.wallets)], [...used.map((u) => u.source), ...initial.sources]);
+    // The faults on railyard's own API (a file's api: section) follow the same files.
+    railyard.apiFaults.replace([...used.flatMap((u) => u.apiRules), ...initial.apiRules]);
+  };
 
   return {
     ...connection,
@@ -122,9 +131,8 @@ export async function startRailyard(options: StartRailyardOptions = {}): Promise
       use(yamlOrPath) {
         const inline = isYamlText(yamlOrPath);
         const file = inline ? `scenarios.use #${used.length + 1}` : yamlOrPath;
-        const scenario = parseScenario(inline ? yamlOrPath : readFileSync(yamlOrPath, 'utf8'), file);
-        for (const [index, rule] of scenario.rules.entries()) tagRuleSource(rule, { file, index });
-        used = [{ rules: scenario.rules, wallets: scenario.wallets, source: { file, rules: scenario.rules.length } }, ...used];
+        const scenario = parseTagged(inline ? yamlOrPath : readFileSync(yamlOrPath, 'utf8'), file);
+        used = [{ rules: scenario.rules, apiRules: scenario.api, wallets: scenario.wallets, source: { file, rules: scenario.rules.length } }, ...used];
         apply();
       },
       reset() {

@@ -132,6 +132,29 @@ rules:
     }
   });
 
+  it("applies a file's api: faults to railyard's own API too: a lost answer, and the retry gets the stored one", async () => {
+    const merchant = await sandbox.newMerchant();
+    sandbox.scenarios.use(`
+version: 1
+name: lost answers
+api:
+  - name: the first charge's answer is lost after the commit
+    match: { route: /api/v1/charges, method: POST }
+    drop: after_commit
+    times: 1
+`);
+    try {
+      await expect(merchant.post('/api/v1/charges', charge(), { idempotencyKey: 'lost-answer-1' })).rejects.toThrow();
+      const retry = await merchant.post('/api/v1/charges', charge(), { idempotencyKey: 'lost-answer-1' });
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+    } finally {
+      sandbox.scenarios.reset();
+    }
+    // reset() takes the fault back with the rest.
+    expect((await merchant.post('/api/v1/charges', charge())).status).toBe(201);
+  });
+
   it('reports a bad file with its place', () => {
     expect(() => sandbox.scenarios.use('version: 1\nname: bad\nrules:\n  - match: { msisdn: 0551234987 }\n')).toThrow(/scenarios\.use #\d+:4:/);
   });
