@@ -70,9 +70,9 @@ async function main(): Promise<void> {
   }
 
   const rows = [
-    ['startRailyard() to first answer, fresh process (median of ' + runs + ')', ms(median(cold.map((c) => c.startMs))), '< 300 ms'],
+    [`startRailyard() to first answer, fresh process (median of ${runs})`, ms(median(cold.map((c) => c.startMs))), '< 300 ms'],
     ['  import of railyard/testing in that process (median)', ms(median(cold.map((c) => c.importMs))), ''],
-    ['startRailyard() to first answer, warm process (median of ' + runs + ')', ms(median(warm)), '< 300 ms'],
+    [`startRailyard() to first answer, warm process (median of ${runs})`, ms(median(warm)), '< 300 ms'],
     ['newMerchant() (median of 200)', ms(median(merchants)), '< 20 ms'],
     ['newMerchant() (p95 of 200)', ms(p95(merchants)), '< 20 ms'],
     ['Vitest example, 50 tests: whole `vitest run` (median)', ms(median(suites.map((s) => s.wallMs))), '< 5 s'],
