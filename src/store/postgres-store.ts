@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ValidationError } from '../kernel/errors.ts';
-import { inJobTurn } from '../kernel/job-scope.ts';
+import { currentJob, inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
@@ -49,11 +49,12 @@ export interface PostgresStoreOptions {
  * The shared store: PostgreSQL through a `pg` pool. Several railyard processes may use one database.
  *
  * What each method promises:
- * - Within one process, operations keep SQLite's order: a transaction starts once every operation
- *   asked for before it has finished, and nothing asked for after it starts before it commits or
- *   rolls back. Plain run/get/all calls between two transactions run concurrently, each in its own
- *   autocommitted statement. So a caller sees exactly what SqliteStore would show it.
- * - Across processes, concurrency is real: each transaction is SERIALIZABLE, so a read-check-write
+ * - Statements and transactions run side by side, each on a connection of the pool, within this
+ *   process as across the fleet: PostgreSQL's isolation, not a queue in this process, keeps them
+ *   apart. A plain run/get/all is its own autocommitted statement and sees what was committed when
+ *   it ran. Only a job's transactions keep their order: they start in the order asked for
+ *   (JobScope gives each its turn), so a round commits as a serial run would.
+ * - Each transaction is SERIALIZABLE, so a read-check-write
  *   (a balance check, a limit check) holds as if the fleet ran transactions one at a time. When
  *   PostgreSQL aborts one for a serialization failure or a deadlock, the whole `work` closure runs
  *   again on a fresh transaction (up to 10 attempts): `work` must therefore only touch `tx`, which it
@@ -73,9 +74,9 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private closed = false;
   private closing: Promise<void> | undefined;
-  /** Settles when the latest transaction asked for has finished. */
-  private lastTransaction: Promise<void> = Promise.resolve();
-  /** Plain statements asked for since then, still running: the next transaction waits for them. */
+  /** Settles when the latest job transaction asked for has finished: the next one starts after it. */
+  private lastJobTransaction: Promise<void> = Promise.resolve();
+  /** Everything asked for and not yet settled: close() lets it finish. */
   private readonly running = new Set<Promise<unknown>>();
 
   private constructor(
@@ -139,29 +140,35 @@ export class PostgresStore implements Store {
     return on.query({ name, text, values: values(params) });
   }
 
-  /** A plain statement: after every transaction asked for before it; retried if it deadlocked (it rolled back). */
-  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[], reads: boolean, method: string): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
-    // Asked for from inside a transaction's work, it would wait for that transaction to end, for ever.
-    const reentrant = reentrantCall(this, method);
-    if (reentrant) return Promise.reject(reentrant);
-    const done = this.lastTransaction.then(async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return read(await this.query(this.pool, sql, params, reads));
-        } catch (error) {
-          if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
-          await pause(attempt);
-        }
-      }
-    });
-    const tracked = done.then(
+  /** Tracks `work` until it settles, so close() can let it finish. */
+  private track<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(
       () => undefined,
       () => undefined,
     );
-    this.running.add(tracked);
-    void tracked.then(() => this.running.delete(tracked));
-    return done;
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
+    return work;
+  }
+
+  /** A plain statement, autocommitted; retried if it deadlocked (it rolled back). */
+  private statement<T>(read: (result: pg.QueryResult) => T, sql: string, params: SqlValue[], reads: boolean, method: string): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    // Asked for from inside a transaction's work, it would run outside that transaction: refused, as on SQLite.
+    const reentrant = reentrantCall(this, method);
+    if (reentrant) return Promise.reject(reentrant);
+    return this.track(
+      (async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return read(await this.query(this.pool, sql, params, reads));
+          } catch (error) {
+            if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
+            await pause(attempt);
+          }
+        }
+      })(),
+    );
   }
 
   run(sql: string, params: SqlValue[] = []) {
@@ -183,14 +190,14 @@ export class PostgresStore implements Store {
 
   private startTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    const before = Promise.all([this.lastTransaction, ...this.running]);
-    this.running.clear();
-    const done = before.then(() => this.runTransaction(work));
-    this.lastTransaction = done.then(
+    if (!currentJob()) return this.track(this.runTransaction(work));
+    // A job's transactions commit in the order asked for, as a serial run would commit them.
+    const done = this.lastJobTransaction.then(() => this.runTransaction(work));
+    this.lastJobTransaction = done.then(
       () => undefined,
       () => undefined,
     );
-    return done;
+    return this.track(done);
   }
 
   private async runTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
@@ -241,7 +248,7 @@ export class PostgresStore implements Store {
 
   close(): Promise<void> {
     this.closed = true;
-    this.closing ??= Promise.all([this.lastTransaction, ...this.running]).then(() => this.pool.end());
+    this.closing ??= Promise.all([this.lastJobTransaction, ...this.running]).then(() => this.pool.end());
     return this.closing;
   }
 }
