@@ -20,7 +20,16 @@ export interface ScheduledJob {
    * one, the job is an object of its own.
    */
   partition?: string;
+  /**
+   * 'outbound': the job waits on a merchant's endpoint (a webhook delivery). Outbound jobs have a
+   * lane of their own in each round, so they are sent while the jobs beside them run.
+   */
+  lane?: 'outbound';
 }
+
+/** The lanes as stored: the work lane, and the outbound lane. */
+const WORK_LANE = 0;
+const OUTBOUND_LANE = 1;
 
 /** How far an advance has got: jobs run, of the jobs due by its target known so far. */
 export interface AdvanceProgress {
@@ -139,6 +148,7 @@ export class Scheduler {
       runAt: Math.round(job.runAt),
       payload: JSON.stringify(job.payload),
       partition: job.partition ?? null,
+      lane: job.lane === 'outbound' ? OUTBOUND_LANE : WORK_LANE,
       now: this.deps.clock.now(),
     });
     return id;
@@ -355,21 +365,30 @@ export class Scheduler {
   }
 
   /**
-   * Claims the next round: up to ROUND_SIZE free jobs due by `dueBy`, in (run_at, seq) order. On a
-   * database only this process uses, reads it: rounds run one at a time and a round's jobs are
-   * marked before the next is read, so none runs twice, and nothing is written for the claim.
+   * Claims the next round: up to ROUND_SIZE free jobs of each lane due by `dueBy`, the work
+   * lane's first, each lane in (run_at, seq) order. On a database only this process uses, reads
+   * it: rounds run one at a time and a round's jobs are marked before the next is read, so none
+   * runs twice, and nothing is written for the claim.
    */
-  private claimRound(dueBy: number): Promise<JobRow[]> {
-    if (!this.shared) return this.repo.dueRound(this.deps.store, dueBy, ROUND_SIZE);
+  private async claimRound(dueBy: number): Promise<JobRow[]> {
+    const work = await this.claimLane(dueBy, WORK_LANE);
+    return [...work, ...(await this.claimLane(dueBy, OUTBOUND_LANE))];
+  }
+
+  private claimLane(dueBy: number, lane: number): Promise<JobRow[]> {
+    if (!this.shared) return this.repo.dueRound(this.deps.store, dueBy, lane, ROUND_SIZE);
     const now = this.deps.wallClock.now();
-    return this.repo.claimRound(this.deps.store, dueBy, now, this.deps.boot, now + JOB_LEASE_MS, ROUND_SIZE);
+    return this.repo.claimRound(this.deps.store, dueBy, lane, now, this.deps.boot, now + JOB_LEASE_MS, ROUND_SIZE);
   }
 
   /**
    * Runs a round: the jobs of one partition one after another in round order, different
-   * partitions side by side, at most `concurrency` in flight. The next job to start is always the
-   * earliest in the round whose partition is idle, so the earliest unfinished job is always
-   * running; a job's transactions wait only for earlier jobs, so the round never stalls.
+   * partitions side by side: at most `concurrency` of the work lane in flight, and the whole
+   * outbound lane (one job in all, run serially). The next job of a lane to start is always the lane's earliest whose partition is
+   * idle, so the earliest unfinished job is always running; a job's transactions wait only for
+   * earlier jobs, so the round never stalls. The outbound lane comes last in the round's order
+   * but starts at once: its deliveries are on the wire while the work lane's jobs commit, and
+   * take their turn to write after them.
    */
   private runRound(jobs: JobRow[], onDone?: (done: number) => void): Promise<number> {
     if (jobs.length === 0) return Promise.resolve(0);
@@ -381,7 +400,17 @@ export class Scheduler {
     /** Every job before this rank has finished or sealed. */
     let settledBelow = 0;
     const turns: { rank: number; go: () => void }[] = [];
-    let inFlight = 0;
+    const serial = this.concurrency === 1;
+    /** Jobs in flight per lane. */
+    const inFlight = [0, 0];
+    const firstOutbound = Math.max(
+      0,
+      jobs.findIndex((job) => job.lane === OUTBOUND_LANE),
+    );
+    // The outbound lane's jobs wait on the wire, then for their turn after the work lane: all of
+    // them are sent at once (a round holds at most ROUND_SIZE), or the last would wait a round.
+    const room = [this.concurrency, ROUND_SIZE];
+    const hasRoom = (lane: number) => (serial ? inFlight[WORK_LANE]! + inFlight[OUTBOUND_LANE]! === 0 : inFlight[lane]! < room[lane]!);
     let done = 0;
     const marks: Promise<void>[] = [];
     /** Jobs whose handlers succeeded: marked done together when the round ends (one statement). */
@@ -394,15 +423,24 @@ export class Scheduler {
     };
     return new Promise<number>((resolve) => {
       const dispatch = () => {
-        for (let rank = settledBelow; rank < jobs.length && inFlight < this.concurrency; rank++) {
+        for (let rank = settledBelow; rank < jobs.length; rank++) {
           if (started[rank]) continue;
           const job = jobs[rank]!;
+          const lane = job.lane === OUTBOUND_LANE ? OUTBOUND_LANE : WORK_LANE;
+          if (!hasRoom(lane)) {
+            // The work lane is full: on to the outbound lane's jobs, which have room of their own.
+            if (lane === WORK_LANE && !serial && firstOutbound > rank) {
+              rank = firstOutbound - 1;
+              continue;
+            }
+            break;
+          }
           const partition = job.partition_key ?? job.id;
           // The partition's earlier job is still running, or this one waits behind it.
           if (busy.has(partition)) continue;
           busy.add(partition);
           started[rank] = true;
-          inFlight++;
+          inFlight[lane]!++;
           const scope: JobScope = {
             jobId: job.id,
             round,
@@ -424,7 +462,7 @@ export class Scheduler {
             }
             finished[rank] = true;
             busy.delete(partition);
-            inFlight--;
+            inFlight[lane]!--;
             done++;
             release();
             try {

@@ -750,4 +750,15 @@ CREATE INDEX request_log_seq ON request_log (environment, seq);
 CREATE INDEX request_log_object ON request_log (environment, object_id, seq);
 `,
   },
+  {
+    version: 26,
+    name: 'job-lanes',
+    // Jobs that wait on a merchant's endpoint (webhook deliveries) in a lane of their own: a round
+    // takes the due jobs of each lane, so deliveries are sent while the callbacks beside them
+    // settle instead of queueing behind every callback due at the same instant.
+    sql: `
+ALTER TABLE jobs ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_lane_due ON jobs (lane, run_at, seq) WHERE state = 'pending';
+`,
+  },
 ];

@@ -112,7 +112,7 @@ export class WebhookDispatcher {
             if (types && !types.includes(event.type)) continue;
             const id = ids.next('wd');
             await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
-            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id, event.object_id) });
+            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id, event.object_id), lane: 'outbound' });
           }
         }
         // The chunk is every undispatched event up to its last seq: one statement marks them all.
@@ -213,7 +213,7 @@ export class WebhookDispatcher {
         }
         const next = now + delay * 1000;
         await this.repo.scheduleRetry(tx, deliveryId, attempts, next, now);
-        await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, ...(partition !== null ? { partition } : {}) });
+        await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: next, payload: { delivery_id: deliveryId }, lane: 'outbound', ...(partition !== null ? { partition } : {}) });
       }),
     );
   }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VirtualClock, VIRTUAL_EPOCH } from '../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
@@ -146,5 +146,59 @@ describe('the scheduler', () => {
     expect(seen.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 5]);
     for (const p of seen) expect(p.total).toBeGreaterThanOrEqual(p.done);
     expect(seen.at(-1)).toEqual({ done: 5, total: 5 });
+  });
+
+  describe('the outbound lane (jobs that wait on a merchant endpoint, such as webhook deliveries)', () => {
+    /** Work jobs that settle behind a gate, and outbound jobs that note when they go on the wire; each writes one row when done. */
+    function laneTable(concurrency: number) {
+      const { store, clock, wall } = sharedTable();
+      const ids = new IdGenerator(clock, new SeededRandom(3));
+      const scheduler = new Scheduler({ store, clock, ids, logger: silentLogger, wallClock: wall, boot: 1, concurrency });
+      const sent: string[] = [];
+      const settling: string[] = [];
+      let openGate!: () => void;
+      const gate = new Promise<void>((open) => (openGate = open));
+      const write = (name: string) => store.transaction((tx) => tx.run('INSERT INTO lane_trail (name) VALUES (?)', [name]));
+      scheduler.register('settle', async (p: { name: string }) => {
+        settling.push(p.name);
+        await gate;
+        await write(p.name);
+      });
+      scheduler.register('send', async (p: { name: string }) => {
+        sent.push(p.name);
+        await write(p.name);
+      });
+      const trail = async () => (await store.all<{ name: string }>('SELECT name FROM lane_trail ORDER BY seq')).map((r) => r.name);
+      return { store, scheduler, sent, settling, openGate, trail };
+    }
+
+    it('sends the outbound jobs of a round at once, beside the work still running, and writes what they did after the work lane', async () => {
+      const { store, scheduler, sent, openGate, trail } = laneTable(64);
+      await store.run('CREATE TABLE lane_trail (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL)');
+      await scheduler.schedule(store, { kind: 'send', runAt: VIRTUAL_EPOCH + 1_000, payload: { name: 'webhook 1' }, lane: 'outbound' });
+      for (const name of ['callback 1', 'callback 2']) await scheduler.schedule(store, { kind: 'settle', runAt: VIRTUAL_EPOCH + 1_000, payload: { name } });
+      await scheduler.schedule(store, { kind: 'send', runAt: VIRTUAL_EPOCH + 1_000, payload: { name: 'webhook 2' }, lane: 'outbound' });
+      const advance = scheduler.advanceBy(5_000);
+      // The callbacks wait at their gate; the webhooks are on the wire meanwhile.
+      await vi.waitFor(() => expect(sent).toEqual(['webhook 1', 'webhook 2']));
+      expect(await trail()).toEqual([]);
+      openGate();
+      expect(await advance).toBe(4);
+      expect(await trail()).toEqual(['callback 1', 'callback 2', 'webhook 1', 'webhook 2']);
+    });
+
+    it('runs the outbound lane after the work lane, one job at a time, when run serially', async () => {
+      const { store, scheduler, sent, settling, openGate, trail } = laneTable(1);
+      await store.run('CREATE TABLE lane_trail (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL)');
+      await scheduler.schedule(store, { kind: 'send', runAt: VIRTUAL_EPOCH + 1_000, payload: { name: 'webhook 1' }, lane: 'outbound' });
+      await scheduler.schedule(store, { kind: 'settle', runAt: VIRTUAL_EPOCH + 1_000, payload: { name: 'callback 1' } });
+      const advance = scheduler.advanceBy(5_000);
+      // The one job in flight is the callback, at its gate: the webhook has not gone out.
+      await vi.waitFor(() => expect(settling).toEqual(['callback 1']));
+      expect(sent).toEqual([]);
+      openGate();
+      expect(await advance).toBe(2);
+      expect(await trail()).toEqual(['callback 1', 'webhook 1']);
+    });
   });
 });

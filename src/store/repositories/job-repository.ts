@@ -9,6 +9,8 @@ export interface JobRow {
   /** The object the job acts on: its jobs run in order; null, the job is its own partition. */
   partition_key: string | null;
   seq: number;
+  /** 0: the work lane; 1: the outbound lane (jobs that wait on a merchant's endpoint). */
+  lane: number;
 }
 
 /** Durable delayed work and its leases: the SQL of the jobs aggregate. */
@@ -19,8 +21,8 @@ export class JobRepository {
    */
   constructor(private readonly skipLocked = false) {}
 
-  async insert(db: Db, job: { id: string; kind: string; runAt: number; payload: string; partition: string | null; now: number }): Promise<void> {
-    await db.run('INSERT INTO jobs (id, kind, run_at, payload, partition_key, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+  async insert(db: Db, job: { id: string; kind: string; runAt: number; payload: string; partition: string | null; lane: number; now: number }): Promise<void> {
+    await db.run('INSERT INTO jobs (id, kind, run_at, payload, partition_key, state, created_at, lane) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       job.id,
       job.kind,
       job.runAt,
@@ -28,6 +30,7 @@ export class JobRepository {
       job.partition,
       'pending',
       job.now,
+      job.lane,
     ]);
   }
 
@@ -79,36 +82,42 @@ export class JobRepository {
   }
 
   /**
-   * The first `limit` jobs due by `dueBy` in (run_at, seq) order, read and not claimed: on a
-   * database only this process uses, the round the scheduler holds while it runs them is claim
-   * enough, and a claim left by a crash would be freed at start-up anyway.
+   * The first `limit` jobs of `lane` due by `dueBy` in (run_at, seq) order, read and not claimed:
+   * on a database only this process uses, the round the scheduler holds while it runs them is
+   * claim enough, and a claim left by a crash would be freed at start-up anyway.
    */
-  async dueRound(db: Db, dueBy: number, limit: number): Promise<JobRow[]> {
-    const rows = await db.all<JobRow>("SELECT id, kind, run_at, payload, partition_key, seq FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, seq LIMIT ?", [dueBy, limit]);
+  async dueRound(db: Db, dueBy: number, lane: number, limit: number): Promise<JobRow[]> {
+    const rows = await db.all<JobRow>("SELECT id, kind, run_at, payload, partition_key, seq, lane FROM jobs WHERE state = 'pending' AND lane = ? AND run_at <= ? ORDER BY run_at, seq LIMIT ?", [
+      lane,
+      dueBy,
+      limit,
+    ]);
     for (const row of rows) {
       row.run_at = Number(row.run_at);
       row.seq = Number(row.seq);
+      row.lane = Number(row.lane);
     }
     return rows;
   }
 
   /**
-   * Claims for `boot`, until `leaseUntil`, the first `limit` free jobs due by `dueBy` in (run_at,
-   * seq) order: a round, which comes back in that order. (Jobs a round writes are inserted in
-   * the round's order, JobScope, so seq is the same in a serial and a concurrent run.)
+   * Claims for `boot`, until `leaseUntil`, the first `limit` free jobs of `lane` due by `dueBy` in
+   * (run_at, seq) order, which they come back in. (Jobs a round writes are inserted in the
+   * round's order, JobScope, so seq is the same in a serial and a concurrent run.)
    */
-  async claimRound(db: Db, dueBy: number, now: number, boot: number, leaseUntil: number, limit: number): Promise<JobRow[]> {
+  async claimRound(db: Db, dueBy: number, lane: number, now: number, boot: number, leaseUntil: number, limit: number): Promise<JobRow[]> {
     // The outer conditions repeat the inner ones: a row claimed meanwhile by another process is
     // checked again in its new version before it is taken.
     const rows = await db.all<JobRow>(
       `UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE seq IN (
-           SELECT seq FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
-         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id, kind, run_at, payload, partition_key, seq`,
-      [boot, leaseUntil, dueBy, now, boot, limit, now, boot],
+           SELECT seq FROM jobs WHERE state = 'pending' AND lane = ? AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
+         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id, kind, run_at, payload, partition_key, seq, lane`,
+      [boot, leaseUntil, lane, dueBy, now, boot, limit, now, boot],
     );
     for (const row of rows) {
       row.run_at = Number(row.run_at);
       row.seq = Number(row.seq);
+      row.lane = Number(row.lane);
     }
     return rows.sort((a, b) => a.run_at - b.run_at || a.seq - b.seq);
   }
