@@ -53,9 +53,13 @@ function normaliseDefault(value: string | null): string | null {
   return value === null ? null : value.replace(/::[a-z ]+$/i, '').trim();
 }
 
-/** A condition without the parentheses PostgreSQL adds, in one case and spacing. */
+/** A condition without the parentheses and literal casts ('pending'::text) PostgreSQL adds, in one case and spacing. */
 function normaliseCondition(condition: string): string {
-  let c = condition.replace(/\s+/g, ' ').trim().toLowerCase();
+  let c = condition
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase()
+    .replace(/('(?:[^']|'')*')::[a-z ]+?(?=\)|\s|$)/g, '$1');
   while (c.startsWith('(') && c.endsWith(')')) c = c.slice(1, -1).trim();
   return c;
 }
