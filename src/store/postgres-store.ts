@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ValidationError } from '../kernel/errors.ts';
-import { currentJob, inJobTurn } from '../kernel/job-scope.ts';
+import { inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
@@ -49,11 +49,11 @@ export interface PostgresStoreOptions {
  * The shared store: PostgreSQL through a `pg` pool. Several railyard processes may use one database.
  *
  * What each method promises:
- * - Statements and transactions run side by side, each on a connection of the pool, within this
- *   process as across the fleet: PostgreSQL's isolation, not a queue in this process, keeps them
- *   apart. A plain run/get/all is its own autocommitted statement and sees what was committed when
- *   it ran. Only a job's transactions keep their order: they start in the order asked for
- *   (JobScope gives each its turn), so a round commits as a serial run would.
+ * - Within one process, transactions run one at a time, in the order asked for: under SERIALIZABLE,
+ *   transactions of one process that overlapped would abort each other (a hot balance row, index
+ *   pages they share) far more often than instances do, and a conflict costs a whole retry. Plain
+ *   run/get/all statements do not wait for them: each runs at once on the pool, autocommitted, and
+ *   sees what was committed when it ran, as a statement from another instance would.
  * - Each transaction is SERIALIZABLE, so a read-check-write
  *   (a balance check, a limit check) holds as if the fleet ran transactions one at a time. When
  *   PostgreSQL aborts one for a serialization failure or a deadlock, the whole `work` closure runs
@@ -74,8 +74,8 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private closed = false;
   private closing: Promise<void> | undefined;
-  /** Settles when the latest job transaction asked for has finished: the next one starts after it. */
-  private lastJobTransaction: Promise<void> = Promise.resolve();
+  /** Settles when the latest transaction asked for has finished: the next one starts after it. */
+  private lastTransaction: Promise<void> = Promise.resolve();
   /** Everything asked for and not yet settled: close() lets it finish. */
   private readonly running = new Set<Promise<unknown>>();
 
@@ -190,10 +190,8 @@ export class PostgresStore implements Store {
 
   private startTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    if (!currentJob()) return this.track(this.runTransaction(work));
-    // A job's transactions commit in the order asked for, as a serial run would commit them.
-    const done = this.lastJobTransaction.then(() => this.runTransaction(work));
-    this.lastJobTransaction = done.then(
+    const done = this.lastTransaction.then(() => this.runTransaction(work));
+    this.lastTransaction = done.then(
       () => undefined,
       () => undefined,
     );
@@ -248,7 +246,7 @@ export class PostgresStore implements Store {
 
   close(): Promise<void> {
     this.closed = true;
-    this.closing ??= Promise.all([this.lastJobTransaction, ...this.running]).then(() => this.pool.end());
+    this.closing ??= Promise.all([this.lastTransaction, ...this.running]).then(() => this.pool.end());
     return this.closing;
   }
 }

@@ -437,17 +437,21 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await count(store, 'contract_items')).toBe(1);
     });
 
-    it('isolates concurrent transactions: two read-then-write loops of 50 increments each end at 100, no update lost', async () => {
+    it('serialises concurrent transactions: two read-then-write loops of 50 increments each end at 100, without interleaving', async () => {
       await store.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', ['counter', 0]);
-      const incrementFiftyTimes = () =>
+      const trail: string[] = [];
+      const incrementFiftyTimes = (who: string) =>
         store.transaction(async (tx) => {
           for (let i = 0; i < 50; i++) {
             const row = await tx.get<{ n: number }>('SELECT n FROM contract_counter WHERE id = ?', ['counter']);
+            trail.push(who);
             await tx.run('UPDATE contract_counter SET n = ? WHERE id = ?', [Number(row!.n) + 1, 'counter']);
           }
         });
-      await Promise.all([incrementFiftyTimes(), incrementFiftyTimes()]);
+      await Promise.all([incrementFiftyTimes('A'), incrementFiftyTimes('B')]);
       expect(await store.get('SELECT n FROM contract_counter WHERE id = ?', ['counter'])).toEqual({ n: 100 });
+      const runs = trail.join('').replace(/(.)\1*/g, '$1');
+      expect(['AB', 'BA']).toContain(runs);
     });
 
     it('serialises many concurrent transactions: every increment lands', async () => {

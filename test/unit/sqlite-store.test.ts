@@ -51,19 +51,6 @@ describe('SqliteStore group commit', () => {
     for (const view of seen) expect(view).toEqual([1, 2, 3]);
   });
 
-  it('runs transactions one after another, in the order asked for: two loops never interleave', async () => {
-    const trail: string[] = [];
-    const loop = (who: string) =>
-      store.transaction(async (tx) => {
-        for (let i = 0; i < 20; i++) {
-          await tx.get('SELECT COUNT(*) AS n FROM items');
-          trail.push(who);
-        }
-      });
-    await Promise.all([loop('A'), loop('B')]);
-    expect(trail.join('')).toBe(`${'A'.repeat(20)}${'B'.repeat(20)}`);
-  });
-
   it('answers a read issued among writes only after they commit, so nothing uncommitted leaks out', async () => {
     const write = store.transaction((tx) => tx.run('INSERT INTO items (id, label) VALUES (?, ?)', [1, 'x']));
     const read = store.get<{ n: number }>('SELECT COUNT(*) AS n FROM items').then((row) => ({ row, committed: committedIds() }));
