@@ -8,7 +8,7 @@ import { round } from '../stats.ts';
 import { startWebhookReceiver } from '../webhook-receiver.ts';
 import { ADVANCE_TIMEOUT_MS, CREATE_CONCURRENCY, createCharges, expressRoundTripMs, P4_CONFIG, timedAdvance } from './simulated-day.ts';
 
-const MAX_SECONDS = 10;
+const MAX_SECONDS = 5;
 /** The success number's callback delay: every callback of the batch falls due at this instant. */
 const CALLBACK_SECONDS = 5;
 
