@@ -761,4 +761,22 @@ ALTER TABLE jobs ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX jobs_lane_due ON jobs (lane, run_at, seq) WHERE state = 'pending';
 `,
   },
+  {
+    version: 27,
+    name: 'request-log-sequences',
+    // On a shared database the requests inspector numbers its entries from a sequence per
+    // environment, not a counter row: every request of the fleet incremented that one row and held
+    // its lock until the commit was flushed, so requests queued behind each other. A sequence
+    // neither locks nor waits for a commit. It starts after the counter's last number.
+    sql: `-- SQLite: one process numbers its requests with the runtime_state counter, as before.
+SELECT 1;
+`,
+    postgres: `
+CREATE SEQUENCE request_log_test_seq;
+CREATE SEQUENCE request_log_live_seq;
+SELECT setval('request_log_test_seq', COALESCE((SELECT value FROM runtime_state WHERE name = 'request_log:test'), 0) + 1, false);
+SELECT setval('request_log_live_seq', COALESCE((SELECT value FROM runtime_state WHERE name = 'request_log:live'), 0) + 1, false);
+DELETE FROM runtime_state WHERE name IN ('request_log:test', 'request_log:live');
+`,
+  },
 ];

@@ -246,12 +246,18 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
   });
 
   describe("the requests inspector's ring (its repository)", () => {
-    const entry = (n: number) => ({ environment: 'test', max: 3, merchantId: n % 2 ? 'mer_a' : null, objectId: n === 2 ? 'chg_1' : null, kind: 'merchant', status: 200 + n, entry: `{"n":${n}}` });
+    const entry = (n: number) => ({ environment: 'test' as 'test' | 'live', max: 3, merchantId: n % 2 ? 'mer_a' : null, objectId: n === 2 ? 'chg_1' : null, kind: 'merchant', status: 200 + n, entry: `{"n":${n}}` });
 
     it("numbers each environment's entries and keeps the newest `max` in place, the table never holding more", async () => {
       for (const postgres of [store.kind === 'postgres', false]) {
+        /** The environment's next number is `next`: the sequence on PostgreSQL, the counter row otherwise. */
+        const numberFrom = async (environment: 'test' | 'live', next: number) => {
+          if (postgres) await store.get('SELECT setval(CAST(? AS regclass), ?, false)', [`request_log_${environment}_seq`, next]);
+          else await store.run('INSERT INTO runtime_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [`request_log:${environment}`, next - 1]);
+        };
         await store.run('DELETE FROM request_log');
-        await store.run("DELETE FROM runtime_state WHERE name LIKE 'request_log:%'");
+        await numberFrom('test', 1);
+        await numberFrom('live', 1);
         const repo = new RequestLogRepository(postgres);
         const seqs: number[] = [];
         for (let n = 1; n <= 7; n++) seqs.push(await repo.append(store, entry(n)));
@@ -262,7 +268,7 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
         expect(page).toEqual([7, 6, 5].map((n) => ({ seq: n, entry: `{"n":${n}}` })));
         expect((await repo.page(store, 'test', 'mer_b', { before: 7, kind: 'merchant', objectId: null, status: 206, limit: 10 })).map((r) => r.seq)).toEqual([6]);
         // A slot keeps the later entry when an earlier one arrives late.
-        await store.run('UPDATE runtime_state SET value = 3 WHERE name = ?', ['request_log:test']);
+        await numberFrom('test', 4);
         await repo.append(store, entry(4));
         expect((await repo.page(store, 'test', 'mer_a', { before: null, kind: null, objectId: null, status: null, limit: 10 })).map((r) => r.seq)).toEqual([7, 6, 5]);
       }

@@ -29,22 +29,24 @@ export class RequestLogRepository {
   constructor(private readonly postgres: boolean) {}
 
   /**
-   * Keeps an entry: takes the environment's next number n (runtime_state request_log:<environment>)
-   * and writes the entry in slot n mod max, unless a later entry already took the slot. Returns n.
+   * Keeps an entry: takes the environment's next number n and writes the entry in slot n mod max,
+   * unless a later entry already took the slot. Returns n. On PostgreSQL n comes from the
+   * environment's sequence (request_log_<environment>_seq), which no two requests wait on; here,
+   * from the runtime_state counter request_log:<environment>.
    */
-  async append(db: Db, e: { environment: string; max: number; merchantId: string | null; objectId: string | null; kind: string; status: number | null; entry: string }): Promise<number> {
-    const counter = `request_log:${e.environment}`;
+  async append(db: Db, e: { environment: 'test' | 'live'; max: number; merchantId: string | null; objectId: string | null; kind: string; status: number | null; entry: string }): Promise<number> {
     if (this.postgres) {
       const row = await db.get<{ seq: number }>(
-        `WITH n AS (INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value)
-         INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry)
-         SELECT CAST(? AS TEXT), n.value % CAST(? AS BIGINT), n.value, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT) FROM n
+        `INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry)
+         SELECT CAST(? AS TEXT), n.value % CAST(? AS BIGINT), n.value, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT)
+           FROM (SELECT nextval(CAST(? AS regclass)) AS value) AS n
          ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}
          RETURNING seq`,
-        [counter, e.environment, e.max, e.merchantId, e.objectId, e.kind, e.status, e.entry],
+        [e.environment, e.max, e.merchantId, e.objectId, e.kind, e.status, e.entry, `request_log_${e.environment}_seq`],
       );
       return Number(row?.seq ?? 0);
     }
+    const counter = `request_log:${e.environment}`;
     const seq = Number(
       (await db.get<{ value: number }>('INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value', [counter]))!.value,
     );
