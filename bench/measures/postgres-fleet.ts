@@ -282,6 +282,12 @@ export const postgresFleet: Measure = {
             count.statements
               .slice(0, 6)
               .map((s) => `${fmt(s.callsPerOp, '', 2)}× ${s.query.slice(0, 70)}`)
+              .join(' | ') +
+            '; most execution time per request: ' +
+            [...count.statements]
+              .sort((a, b) => b.callsPerOp * b.meanUs - a.callsPerOp * a.meanUs)
+              .slice(0, 3)
+              .map((s) => `${fmt(s.callsPerOp * s.meanUs, 'µs')} (${fmt(s.callsPerOp, '', 2)}× ${fmt(s.meanUs, 'µs')}) ${s.query.slice(0, 90)}`)
               .join(' | '),
         );
       }
