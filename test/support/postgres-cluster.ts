@@ -17,7 +17,27 @@ export interface PostgresCluster {
   dropDatabase(url: string): Promise<void>;
   /** Drops what it created; stops and removes the cluster when it started one. */
   stop(): Promise<void>;
+  /** The pid under which the started server's processes run (absent on RAILYARD_TEST_PG_URL's server). */
+  serverPid?: number;
 }
+
+export interface PostgresClusterOptions {
+  /**
+   * The server's `-c` settings besides its address, port and socket. Default THROWAWAY_SETTINGS;
+   * `{}` runs the server on its defaults (fsync on), as a plain `postgres` starts.
+   */
+  settings?: Record<string, string>;
+}
+
+/** A throwaway cluster: durability off, small memory, so several test files can each run one. */
+export const THROWAWAY_SETTINGS: Readonly<Record<string, string>> = {
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  shared_buffers: '16MB',
+  max_connections: '60',
+  max_pred_locks_per_transaction: '256',
+};
 
 export const INSTALL_HINT =
   'PostgreSQL is needed for these tests: install the Debian package `postgresql` (apt-get install -y postgresql, which .ci/run does), or set RAILYARD_TEST_PG_URL to a superuser URL of a running server';
@@ -103,7 +123,7 @@ async function onServer(adminUrl: string): Promise<PostgresCluster> {
   };
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export async function startPostgresCluster(options: PostgresClusterOptions = {}): Promise<PostgresCluster> {
   const given = process.env.RAILYARD_TEST_PG_URL;
   if (given) return onServer(given);
 
@@ -120,29 +140,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
 
   const port = await freePort();
   const log = join(dir, 'postgres.log');
-  // A throwaway cluster: durability off, small memory, so several test files can each run one.
-  const args = [
-    '-D',
-    data,
-    '-p',
-    String(port),
-    '-k',
-    dir,
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'shared_buffers=16MB',
-    '-c',
-    'max_connections=60',
-    '-c',
-    'max_pred_locks_per_transaction=256',
-  ];
+  const settings = { listen_addresses: '127.0.0.1', ...(options.settings ?? THROWAWAY_SETTINGS) };
+  const args = ['-D', data, '-p', String(port), '-k', dir, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
   // postgres runs under a small shell that, on SIGINT, stops it (fast shutdown) and removes the
   // directory. setpriv --pdeathsig sends the shell that SIGINT when this test process dies in any
   // way (a test worker is often killed rather than left to exit), so no cluster outlives its tests.
@@ -189,6 +188,7 @@ rm -rf "$dir"`;
     async stop() {
       await stopServer(); // the databases go with the cluster
     },
+    ...(server.pid !== undefined ? { serverPid: server.pid } : {}),
   };
 }
 
