@@ -83,8 +83,11 @@ export class PostgresStore implements Store {
     readonly url: string,
     options: PostgresStoreOptions,
   ) {
-    // application_name shows railyard's connections in pg_stat_activity (a URL's own setting wins).
-    this.pool = new pg.Pool({ application_name: 'railyard', connectionString: url, max: options.poolSize ?? 10, types });
+    // application_name shows railyard's connections in pg_stat_activity. synchronous_commit=off: a
+    // commit answers without waiting for its WAL flush, so a request does not wait on the disk; a
+    // PostgreSQL crash may lose the last moments of commits, whole, never part of one. (A URL's own
+    // `options` wins over this one.)
+    this.pool = new pg.Pool({ application_name: 'railyard', options: '-c synchronous_commit=off', connectionString: url, max: options.poolSize ?? 10, types });
     // An idle client that loses its connection (a restarted server) is dropped, not fatal.
     this.pool.on('error', () => undefined);
   }

@@ -246,7 +246,15 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
   });
 
   describe("the requests inspector's ring (its repository)", () => {
-    const entry = (n: number) => ({ environment: 'test' as 'test' | 'live', max: 3, merchantId: n % 2 ? 'mer_a' : null, objectId: n === 2 ? 'chg_1' : null, kind: 'merchant', status: 200 + n, entry: `{"n":${n}}` });
+    const entry = (n: number) => ({
+      environment: 'test' as 'test' | 'live',
+      max: 3,
+      merchantId: n % 2 ? 'mer_a' : null,
+      objectId: n === 2 ? 'chg_1' : null,
+      kind: 'merchant',
+      status: 200 + n,
+      entry: `{"n":${n}}`,
+    });
 
     it("numbers each environment's entries and keeps the newest `max` in place, the table never holding more", async () => {
       for (const postgres of [store.kind === 'postgres', false]) {
