@@ -386,9 +386,10 @@ export class Scheduler {
    * partitions side by side: at most `concurrency` of the work lane in flight, and the whole
    * outbound lane (one job in all, run serially). The next job of a lane to start is always the lane's earliest whose partition is
    * idle, so the earliest unfinished job is always running; a job's transactions wait only for
-   * earlier jobs, so the round never stalls. The outbound lane comes last in the round's order
-   * but starts at once: its deliveries are on the wire while the work lane's jobs commit, and
-   * take their turn to write after them.
+   * the earlier jobs of its lane, so the round never stalls. The outbound lane comes last in the
+   * round's order but starts at once: its deliveries are on the wire while the work lane's jobs
+   * commit, and each lane writes in its own order, which is all a serial run fixes too (the lanes
+   * write to different rows: deliveries never touch what the work lane writes).
    */
   private runRound(jobs: JobRow[], onDone?: (done: number) => void): Promise<number> {
     if (jobs.length === 0) return Promise.resolve(0);
@@ -397,18 +398,19 @@ export class Scheduler {
     const finished = new Array<boolean>(jobs.length).fill(false);
     const started = new Array<boolean>(jobs.length).fill(false);
     const busy = new Set<string>();
-    /** Every job before this rank has finished or sealed. */
-    let settledBelow = 0;
-    const turns: { rank: number; go: () => void }[] = [];
     const serial = this.concurrency === 1;
+    /** Where the outbound lane starts in the round's order (the work lane's jobs come first). */
+    let firstOutbound = jobs.findIndex((job) => job.lane === OUTBOUND_LANE);
+    if (firstOutbound < 0) firstOutbound = jobs.length;
+    const laneOf = (rank: number) => (rank < firstOutbound ? WORK_LANE : OUTBOUND_LANE);
+    /** Per lane: every job of the lane before this rank has finished or sealed. */
+    const settledBelow = [0, firstOutbound];
+    const laneEnd = [firstOutbound, jobs.length];
+    const turns: { rank: number; go: () => void }[] = [];
     /** Jobs in flight per lane. */
     const inFlight = [0, 0];
-    const firstOutbound = Math.max(
-      0,
-      jobs.findIndex((job) => job.lane === OUTBOUND_LANE),
-    );
-    // The outbound lane's jobs wait on the wire, then for their turn after the work lane: all of
-    // them are sent at once (a round holds at most ROUND_SIZE), or the last would wait a round.
+    // The outbound lane's jobs wait on the wire: all of them are sent at once (a round holds at
+    // most ROUND_SIZE), or the last would wait behind the first.
     const room = [this.concurrency, ROUND_SIZE];
     const hasRoom = (lane: number) => (serial ? inFlight[WORK_LANE]! + inFlight[OUTBOUND_LANE]! === 0 : inFlight[lane]! < room[lane]!);
     let done = 0;
@@ -416,25 +418,29 @@ export class Scheduler {
     /** Jobs whose handlers succeeded: marked done together when the round ends (one statement). */
     const succeeded: number[] = [];
     const release = () => {
-      while (settledBelow < jobs.length && finished[settledBelow]) settledBelow++;
+      for (const lane of [WORK_LANE, OUTBOUND_LANE]) {
+        while (settledBelow[lane]! < laneEnd[lane]! && finished[settledBelow[lane]!]) settledBelow[lane]!++;
+      }
       for (let i = turns.length - 1; i >= 0; i--) {
-        if (turns[i]!.rank <= settledBelow) turns.splice(i, 1)[0]!.go();
+        const { rank } = turns[i]!;
+        if (rank <= settledBelow[laneOf(rank)]!) turns.splice(i, 1)[0]!.go();
       }
     };
     return new Promise<number>((resolve) => {
       const dispatch = () => {
-        for (let rank = settledBelow; rank < jobs.length; rank++) {
+        // Serially, one job at a time in the round's order; otherwise each lane from its earliest unfinished job.
+        for (let rank = settledBelow[WORK_LANE]!; rank < jobs.length; rank++) {
           if (started[rank]) continue;
-          const job = jobs[rank]!;
-          const lane = job.lane === OUTBOUND_LANE ? OUTBOUND_LANE : WORK_LANE;
+          const lane = laneOf(rank);
           if (!hasRoom(lane)) {
             // The work lane is full: on to the outbound lane's jobs, which have room of their own.
-            if (lane === WORK_LANE && !serial && firstOutbound > rank) {
-              rank = firstOutbound - 1;
+            if (lane === WORK_LANE && !serial) {
+              rank = Math.max(firstOutbound, settledBelow[OUTBOUND_LANE]!) - 1;
               continue;
             }
             break;
           }
+          const job = jobs[rank]!;
           const partition = job.partition_key ?? job.id;
           // The partition's earlier job is still running, or this one waits behind it.
           if (busy.has(partition)) continue;
@@ -448,7 +454,7 @@ export class Scheduler {
             ids: this.deps.ids.fork(`${job.id}@${job.run_at}`, job.seq),
             entries: 0,
             finalSection: false,
-            turn: () => (rank <= settledBelow ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
+            turn: () => (rank <= settledBelow[lane]! ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
             seal: () => {
               finished[rank] = true;
               release();

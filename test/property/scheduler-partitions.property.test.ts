@@ -9,7 +9,8 @@ import { SqliteStore } from '../../src/store/sqlite-store.ts';
 // Random mixes of jobs over a few objects, each object with its own sequence of jobs at random
 // times (many at the same instant), some of them scheduling a follow-up for their object. Whatever
 // the concurrency, every job runs exactly once, the jobs of one object run one at a time in the
-// order they were due (and, at one instant, written), and each sees its own run_at as the time.
+// order they were due (and, at one instant, written), and each sees its own run_at as the time;
+// half the objects' jobs are in the outbound lane.
 
 interface PlannedJob {
   object: number;
@@ -50,7 +51,8 @@ async function runMix(plan: PlannedJob[], concurrency: number) {
   let order = 0;
   const write = async (name: string, object: number, runAt: number, job: Omit<PlannedJob, 'at' | 'object'>) => {
     written.push({ name, object, runAt, order: order++ });
-    await scheduler.schedule(store, { kind: 'step', runAt, payload: { name, object, ...job }, partition: `object:${object}` });
+    // Objects 3 to 5 are outbound, as a webhook endpoint's deliveries are: their own lane in each round.
+    await scheduler.schedule(store, { kind: 'step', runAt, payload: { name, object, ...job }, partition: `object:${object}`, ...(object >= 3 ? { lane: 'outbound' as const } : {}) });
   };
   scheduler.register('step', async (p: { name: string; object: number; work: number; followUp: number | null }, job) => {
     const mine = (inFlight.get(p.object) ?? 0) + 1;
