@@ -270,6 +270,7 @@ export class Scheduler {
   async join(): Promise<number> {
     const { store, boot } = this.deps;
     if (!this.shared) return this.repo.releaseClaimsNotOf(store, [boot]);
+    await store.holdPresence?.(boot);
     await this.heartbeat();
     if (!this.beating) {
       this.beating = setInterval(() => {
@@ -281,13 +282,18 @@ export class Scheduler {
   }
 
   /**
-   * The other boots alive on a shared database (heartbeat within the lease): their claims and
+   * The other boots alive on a shared database (heartbeat within the lease and, on PostgreSQL,
+   * their presence session open): their claims and
    * in-flight requests are theirs. Always none on SQLite, where one process owns the database.
    */
   async liveBoots(): Promise<number[]> {
     if (!this.shared) return [];
-    const live = await liveBoots(this.deps.store, this.deps.wallClock.now() - JOB_LEASE_MS);
-    return live.filter((b) => b !== this.deps.boot);
+    const { store } = this.deps;
+    const live = await liveBoots(store, this.deps.wallClock.now() - JOB_LEASE_MS);
+    // A store that knows which processes hold their session open knows a killed one dead at once,
+    // without waiting out its heartbeat's lease.
+    const present = store.presentBoots ? new Set(await store.presentBoots()) : undefined;
+    return live.filter((b) => b !== this.deps.boot && (present === undefined || present.has(b)));
   }
 
   /** Leaves a shared database on a clean stop: the heartbeat ends and the jobs it held are free at once. */

@@ -20,4 +20,13 @@ export interface Store extends Db {
    */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * A store several processes share can tell which of them are alive at this moment, by a
+   * session each holds open: `holdPresence(boot)` keeps this process's, until close();
+   * `presentBoots()` lists the boots whose session is open. A process that dies (even SIGKILL)
+   * drops its session with its connection, so it is known dead at once. Absent on a store one
+   * process owns.
+   */
+  holdPresence?(boot: number): Promise<void>;
+  presentBoots?(): Promise<number[]>;
 }

@@ -24,6 +24,10 @@ const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 10;
 /** The advisory lock migrations hold: instances starting together migrate one after the other. */
 const MIGRATION_LOCK = 0x7261696c; // 'rail'
+/** The first key of the session advisory lock (PRESENCE, boot) each live process holds. */
+const PRESENCE = 0x72626f74; // 'rbot'
+/** How soon a presence session lost while the process lives (a restarted server) is opened again. */
+const PRESENCE_RECONNECT_MS = 200;
 
 function retryable(error: unknown): boolean {
   return typeof error === 'object' && error !== null && RETRYABLE.has((error as { code?: string }).code ?? '');
@@ -78,6 +82,9 @@ export class PostgresStore implements Store {
   private lastTransaction: Promise<void> = Promise.resolve();
   /** Everything asked for and not yet settled: close() lets it finish. */
   private readonly running = new Set<Promise<unknown>>();
+  /** The session that holds this process's presence lock, and the boot it holds it for. */
+  private presence: pg.Client | undefined;
+  private presenceBoot: number | undefined;
 
   private constructor(
     readonly url: string,
@@ -247,9 +254,47 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * Holds the session advisory lock (PRESENCE, boot) on a connection of its own, outside the pool,
+   * for as long as this store is open: the lock goes with the connection, so when the process
+   * dies PostgreSQL releases it at once. A session lost while the process lives is opened again.
+   */
+  async holdPresence(boot: number): Promise<void> {
+    this.presenceBoot = boot;
+    await this.openPresence();
+  }
+
+  private async openPresence(): Promise<void> {
+    if (this.closed || this.presenceBoot === undefined) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: 'railyard presence' });
+    client.on('error', () => undefined);
+    client.on('end', () => {
+      if (this.presence !== client || this.closed) return;
+      this.presence = undefined;
+      setTimeout(() => void this.openPresence().catch(() => undefined), PRESENCE_RECONNECT_MS).unref();
+    });
+    await client.connect();
+    await client.query('SELECT pg_advisory_lock($1, $2)', [PRESENCE, this.presenceBoot]);
+    this.presence = client;
+  }
+
+  /** The boots whose presence lock is held: the processes alive now. */
+  async presentBoots(): Promise<number[]> {
+    const rows = await this.all<{ boot: number }>(
+      "SELECT objid AS boot FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ? AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      [PRESENCE],
+    );
+    return rows.map((r) => Number(r.boot));
+  }
+
   close(): Promise<void> {
     this.closed = true;
-    this.closing ??= Promise.all([this.lastTransaction, ...this.running]).then(() => this.pool.end());
+    this.closing ??= Promise.all([this.lastTransaction, ...this.running]).then(async () => {
+      const presence = this.presence;
+      this.presence = undefined;
+      await presence?.end().catch(() => undefined);
+      await this.pool.end();
+    });
     return this.closing;
   }
 }

@@ -7,10 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, type Railyard } from '../../src/app.ts';
 import { VirtualClock } from '../../src/kernel/clock.ts';
 import { JOB_LEASE_MS } from '../../src/scheduler/scheduler.ts';
+import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { saveHeartbeat } from '../../src/store/runtime-state.ts';
 import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
@@ -119,6 +121,38 @@ describe('several instances on one PostgreSQL database', () => {
     laterWall.set(wall.now() + JOB_LEASE_MS + 1);
     expect(await b.scheduler.liveBoots()).toEqual([]);
     expect(await b.recoverInterrupted()).toBe(1);
+  });
+
+  it('knows an instance dead the moment its connection drops (as under SIGKILL), its heartbeat still fresh, and recovers its in-flight keys at once', async () => {
+    const db = await (await postgres()).createDatabase();
+    const wall = new VirtualClock(Date.UTC(2026, 10, 25));
+    const b = await instance(db, wall);
+    // Another process, boot 900: it holds its presence and has just beaten, and a request of its is in flight.
+    const other = await PostgresStore.open(db);
+    await other.holdPresence(900);
+    await saveHeartbeat(other, 900, wall.now());
+    await other.run(
+      "INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at) VALUES ('test', 'm', 'k1', 'h', 'in_flight', 'zzz_1', 900, 0, ?)",
+      [b.clock.now() + 86_400_000],
+    );
+    expect(await b.scheduler.liveBoots()).toEqual([900]);
+    expect(await b.recoverInterrupted()).toBe(0);
+    // It dies without a word: its connections drop, and its heartbeat row stays, as fresh as before.
+    await other.close();
+    expect(await b.scheduler.liveBoots()).toEqual([]);
+    expect(await b.recoverInterrupted()).toBe(1);
+  });
+
+  it('opens its presence again when the session is lost while the process lives (a restarted server), so it is not taken for dead', async () => {
+    const db = await (await postgres()).createDatabase();
+    const a = await instance(db, new VirtualClock(Date.UTC(2026, 10, 25)));
+    const b = await instance(db, new VirtualClock(Date.UTC(2026, 10, 25)));
+    expect(await b.scheduler.liveBoots()).toEqual([a.boot]);
+    await b.store.get(
+      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND objid = ? AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      [a.boot],
+    );
+    await vi.waitFor(async () => expect(await b.scheduler.liveBoots()).toEqual([a.boot]), { timeout: 5_000 });
   });
 
   it('finishes, on a surviving instance, a charge whose initiation a dead instance left in flight', async () => {
