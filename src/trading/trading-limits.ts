@@ -24,8 +24,6 @@ export class TradingLimits {
     const now = new Date(this.deps.clock.now());
     const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    // Trades that count toward limits: everything not failed or reversed.
-    const used = (since: number) => this.trades.fiatUsedSince(db, auth.environment, auth.merchantId, since);
     const refuse = (limit: string, limitAmount: number, usedAmount: number) => {
       const remaining = Math.max(0, limitAmount - usedAmount);
       throw new LimitExceededError(`This trade of ${trade.fiat} pesewas exceeds the ${limit.replace('_', ' ')} limit; ${remaining} pesewas remain`, {
@@ -38,10 +36,10 @@ export class TradingLimits {
       });
     };
     if (trade.fiat > limits.per_trade) refuse('per_trade', limits.per_trade, 0);
-    const today = await used(dayStart);
-    if (today + trade.fiat > limits.daily) refuse('daily', limits.daily, today);
-    const month = await used(monthStart);
-    if (month + trade.fiat > limits.monthly) refuse('monthly', limits.monthly, month);
+    // Trades that count toward limits (everything not failed or reversed), today and this month, in one read.
+    const used = await this.trades.fiatUsedSince(db, auth.environment, auth.merchantId, { dayStart, monthStart });
+    if (used.day + trade.fiat > limits.daily) refuse('daily', limits.daily, used.day);
+    if (used.month + trade.fiat > limits.monthly) refuse('monthly', limits.monthly, used.month);
     if (trade.side === 'buy') {
       const cap = await this.exposureCap(db, auth.environment, trade.asset, trade.network);
       if (trade.fiat > cap) refuse('exposure_cap', cap, 0);
