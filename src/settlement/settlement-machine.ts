@@ -140,9 +140,12 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
     await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload, partition: record.id });
   }
 
-  /** Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation). */
-  async initiate(id: string, claim: IdempotencyClaim): Promise<RouteResult> {
-    const row = (await this.row(this.deps.store, id))!;
+  /**
+   * Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation).
+   * `recorded` is the row as its creating transaction stored it, when the caller has it: no read then.
+   */
+  async initiate(id: string, claim: IdempotencyClaim, recorded?: Row): Promise<RouteResult> {
+    const row = recorded ?? (await this.row(this.deps.store, id))!;
     return runInitiation(
       this.deps,
       this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response)),
@@ -171,6 +174,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
       messages: this.kind.messages,
       route: () => this.kind.route(row),
       present: async (tx) => this.kind.present((await this.row(tx, id))!),
+      presentRow: (stored) => this.kind.present(stored as Row),
       fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
       complete,
     };
