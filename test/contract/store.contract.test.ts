@@ -5,12 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Db, Store } from '../../src/store/db.ts';
+import type { Db, SqlValue, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { DashboardSessionRepository } from '../../src/store/repositories/dashboard-session-repository.ts';
 import { MarketRepository } from '../../src/store/repositories/market-repository.ts';
 import { RequestLogRepository } from '../../src/store/repositories/request-log-repository.ts';
+import { StoredRequestLog } from '../../src/inspector/stored-request-log.ts';
+import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
@@ -266,6 +269,53 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
         await repo.append(store, entry(4));
         expect((await repo.page(store, 'test', 'mer_a', { before: null, kind: null, objectId: null, status: null, limit: 10 })).map((r) => r.seq)).toEqual([7, 6, 5]);
       }
+    });
+
+    it('keeps a batch of entries in one call as one by one: numbered in order, each in its slot of the ring', async () => {
+      for (const postgres of [store.kind === 'postgres', false]) {
+        await store.run('DELETE FROM request_log');
+        await store.run("DELETE FROM runtime_state WHERE name LIKE 'request_log:%'");
+        const repo = new RequestLogRepository(postgres);
+        await repo.append(store, entry(1));
+        expect(await repo.appendAll(store, { environment: 'test', max: 3, entries: [2, 3, 4].map(entry) })).toEqual([2, 3, 4]);
+        expect(await repo.appendAll(store, { environment: 'test', max: 3, entries: [] })).toEqual([]);
+        const all = await repo.page(store, 'test', 'mer_a', { before: null, kind: null, objectId: null, status: null, limit: 10 });
+        expect(all).toEqual([4, 3, 2].map((n) => ({ seq: n, entry: `{"n":${n}}` })));
+        expect(await count(store, 'request_log')).toBe(3);
+        // More entries than the ring has slots would put two in one slot: refused.
+        await expect(repo.appendAll(store, { environment: 'test', max: 3, entries: [5, 6, 7, 8].map(entry) })).rejects.toThrow(/exceeds the ring of 3/);
+      }
+    });
+
+    it('records entries answered while a write is on its way in one next statement, and lists them all in order', async () => {
+      let statements = 0;
+      const counting: Store = {
+        kind: store.kind,
+        run: (sql, params) => (statements++, store.run(sql, params)),
+        get: <T>(sql: string, params?: SqlValue[]) => (statements++, store.get<T>(sql, params)),
+        all: <T>(sql: string, params?: SqlValue[]) => (statements++, store.all<T>(sql, params)),
+        transaction: (work) => store.transaction(work),
+        close: () => store.close(),
+      };
+      const log = new StoredRequestLog({ store: counting, clock: new VirtualClock(VIRTUAL_EPOCH), logger: silentLogger, maxPerEnvironment: 50 });
+      const request = (n: number) => ({
+        kind: 'merchant' as const,
+        method: 'GET',
+        path: `/api/v1/n${n}`,
+        status: 200,
+        latency_ms: 1,
+        idempotency_key: null,
+        object_id: null,
+        provider: null,
+        match: null,
+        fault: null,
+      });
+      // The first goes at once; the four recorded while it is on its way wait, then go together.
+      await Promise.all([1, 2, 3, 4, 5].map((n) => log.record('test', 'mer_batch', request(n))));
+      const page = await log.list('test', 'mer_batch', { limit: 10 });
+      expect(page.items.map((e) => e.path)).toEqual([5, 4, 3, 2, 1].map((n) => `/api/v1/n${n}`));
+      // On PostgreSQL: the trim of a lowered cap, the first entry, the other four, the listing.
+      if (store.kind === 'postgres') expect(statements).toBe(4);
     });
 
     it('finds the entries about an object, oldest first, and forgets slots beyond a lowered cap', async () => {

@@ -6,6 +6,15 @@ export interface RequestLogRow {
   entry: string;
 }
 
+/** An entry to keep, and what it is found by. */
+export interface RequestLogWrite {
+  merchantId: string | null;
+  objectId: string | null;
+  kind: string;
+  status: number | null;
+  entry: string;
+}
+
 export interface RequestLogFilter {
   /** Entries before this seq (the previous page's last). */
   before: number | null;
@@ -30,30 +39,52 @@ export class RequestLogRepository {
 
   /**
    * Keeps an entry: takes the environment's next number n (runtime_state request_log:<environment>)
-   * and writes the entry in slot n mod max, unless a later entry already took the slot. Returns n.
+   * and writes the entry in slot n mod max, unless a later entry already took the slot. Returns n
+   * (on PostgreSQL 0 when a later entry held the slot).
    */
-  async append(db: Db, e: { environment: string; max: number; merchantId: string | null; objectId: string | null; kind: string; status: number | null; entry: string }): Promise<number> {
-    const counter = `request_log:${e.environment}`;
+  async append(db: Db, e: { environment: string; max: number } & RequestLogWrite): Promise<number> {
+    const [seq] = await this.appendAll(db, { environment: e.environment, max: e.max, entries: [e] });
+    return seq ?? 0;
+  }
+
+  /**
+   * Keeps several entries of one environment, numbered in order, as append would one by one; on
+   * PostgreSQL in one statement (the numbers taken at once, the entries from one JSON parameter).
+   * At most `max` entries, so no two of them share a slot. Returns their numbers (on PostgreSQL, of
+   * those written).
+   */
+  async appendAll(db: Db, batch: { environment: string; max: number; entries: RequestLogWrite[] }): Promise<number[]> {
+    const { environment, max, entries } = batch;
+    if (entries.length === 0) return [];
+    if (entries.length > max) throw new Error(`a batch of ${entries.length} request log entries exceeds the ring of ${max}`);
+    const counter = `request_log:${environment}`;
     if (this.postgres) {
-      const row = await db.get<{ seq: number }>(
-        `WITH n AS (INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value)
+      const k = entries.length;
+      const json = JSON.stringify(entries.map((e, i) => ({ i: i + 1, merchant_id: e.merchantId, object_id: e.objectId, kind: e.kind, status: e.status, entry: e.entry })));
+      const rows = await db.all<{ seq: number }>(
+        `WITH n AS (INSERT INTO runtime_state (name, value) VALUES (?, CAST(? AS BIGINT)) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + excluded.value RETURNING value),
+           e AS (SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS e(i BIGINT, merchant_id TEXT, object_id TEXT, kind TEXT, status BIGINT, entry TEXT))
          INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry)
-         SELECT CAST(? AS TEXT), n.value % CAST(? AS BIGINT), n.value, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT) FROM n
+         SELECT CAST(? AS TEXT), (n.value - CAST(? AS BIGINT) + e.i) % CAST(? AS BIGINT), n.value - CAST(? AS BIGINT) + e.i, e.merchant_id, e.object_id, e.kind, e.status, e.entry FROM n, e
          ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}
          RETURNING seq`,
-        [counter, e.environment, e.max, e.merchantId, e.objectId, e.kind, e.status, e.entry],
+        [counter, k, json, environment, k, max, k],
       );
-      return Number(row?.seq ?? 0);
+      return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
     }
-    const seq = Number(
-      (await db.get<{ value: number }>('INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value', [counter]))!.value,
-    );
-    await db.run(
-      `INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}`,
-      [e.environment, seq % e.max, seq, e.merchantId, e.objectId, e.kind, e.status, e.entry],
-    );
-    return seq;
+    const seqs: number[] = [];
+    for (const e of entries) {
+      const seq = Number(
+        (await db.get<{ value: number }>('INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value', [counter]))!.value,
+      );
+      await db.run(
+        `INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}`,
+        [environment, seq % max, seq, e.merchantId, e.objectId, e.kind, e.status, e.entry],
+      );
+      seqs.push(seq);
+    }
+    return seqs;
   }
 
   /** Forgets the slots beyond `max` (the cap was lowered): the table stays within the cap. */
