@@ -10,6 +10,7 @@ import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { DashboardSessionRepository } from '../../src/store/repositories/dashboard-session-repository.ts';
 import { MarketRepository } from '../../src/store/repositories/market-repository.ts';
+import { IdempotencyRepository } from '../../src/store/repositories/idempotency-repository.ts';
 import { RequestLogRepository } from '../../src/store/repositories/request-log-repository.ts';
 import { StoredRequestLog } from '../../src/inspector/stored-request-log.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
@@ -324,6 +325,24 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect((await repo.forObject(store, 'test', 'mer_a', 'chg_1')).map((r) => r.seq)).toEqual([1, 2]);
       await repo.dropSlotsFrom(store, 2);
       expect((await repo.forObject(store, 'test', 'mer_a', 'chg_1')).map((r) => r.seq)).toEqual([1]);
+    });
+  });
+
+  describe('Idempotency-Keys (their repository)', () => {
+    const keys = new IdempotencyRepository();
+    const id = { environment: 'test', merchantId: 'mer_a', key: 'k-1' };
+    const claim = (requestHash: string, createdAt: number) => ({ requestHash, resourceId: `chg_${requestHash}`, boot: 1, createdAt, expiresAt: createdAt + 100 });
+
+    it('claims a key in one statement: a new one, or one whose retention ended (afresh, over its old row), never a live one', async () => {
+      expect(await keys.claimInFlight(store, id, claim('first', 1_000), 1_000)).toBe(true);
+      await keys.complete(store, id, 201, '{"done":true}');
+      // Still retained: refused, and the stored answer stands.
+      expect(await keys.claimInFlight(store, id, claim('second', 1_099), 1_099)).toBe(false);
+      expect(await keys.find(store, id)).toMatchObject({ request_hash: 'first', state: 'done', response_status: 201 });
+      // Retention over: claimed afresh, nothing of the old answer left.
+      expect(await keys.claimInFlight(store, id, claim('third', 1_100), 1_100)).toBe(true);
+      expect(await keys.find(store, id)).toEqual({ request_hash: 'third', state: 'in_flight', boot: 1, resource_id: 'chg_third', response_status: null, response_body: null, expires_at: 1_200 });
+      expect(await count(store, 'idempotency_keys')).toBe(1);
     });
   });
 
