@@ -62,15 +62,20 @@ export async function runInitiation<T extends { id: string; status: string }>(de
     });
   try {
     const { provider, result } = await spec.route();
-    return await finish(async (tx) => {
+    return await deps.store.transaction(async (tx) => {
       // The row as updated (RETURNING): no read of it follows.
       const row = await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
       const record = row ? spec.presentRow(row) : await spec.present(tx);
-      // A callback may already have settled it while the provider's answer was on its way.
-      if (record.status === spec.pendingStatus) {
-        await deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record });
-      }
-      return { status: 201, body: ok(spec.messages.initiated, record) };
+      const response: RouteResult = { status: 201, body: ok(spec.messages.initiated, record) };
+      // The event (unless a callback settled it while the provider's answer was on its way) and the
+      // stored answer: independent writes, issued at once.
+      await Promise.all([
+        record.status === spec.pendingStatus
+          ? deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record })
+          : undefined,
+        spec.complete(tx, response),
+      ]);
+      return response;
     });
   } catch (err) {
     if (err instanceof ProviderUnavailableError) {

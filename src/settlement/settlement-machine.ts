@@ -135,9 +135,12 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    * we crash mid-call), the poll settles it.
    */
   async track(tx: Db, record: { id: string; environment: Environment; merchantId: string }, now: number): Promise<void> {
-    await this.transactions.insert(tx, { environment: record.environment, merchantId: record.merchantId, objectType: this.kind.object, objectId: record.id, createdAt: now });
     const payload: PollPayload = { object: this.kind.object, id: record.id, polls: 0 };
-    await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload, partition: record.id });
+    // Two independent writes, issued at once (one round trip on PostgreSQL).
+    await Promise.all([
+      this.transactions.insert(tx, { environment: record.environment, merchantId: record.merchantId, objectType: this.kind.object, objectId: record.id, createdAt: now }),
+      this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload, partition: record.id }),
+    ]);
   }
 
   /**

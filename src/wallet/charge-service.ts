@@ -102,8 +102,11 @@ export class ChargeService {
     const now = clock.now();
     const row = await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
-      const inserted = await this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now });
-      await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
+      // The charge, its transactions row and its poll job: independent writes, issued at once.
+      const [inserted] = await Promise.all([
+        this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now }),
+        this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now),
+      ]);
       return inserted;
     });
     return this.settlement.initiate(id, claim, row);

@@ -500,6 +500,20 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await count(store, 'contract_items')).toBe(0);
     });
 
+    it('runs statements its work issues at once in the order issued, and commits all of them or, when one fails, none', async () => {
+      const insert = (tx: Db, id: number, label: string) => tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [id, label, id]);
+      await store.transaction(async (tx) => {
+        const [a, b, c] = await Promise.all([insert(tx, 1, 'one'), insert(tx, 2, 'two'), tx.run('UPDATE contract_items SET qty = qty * 10 WHERE id = ?', [2])]);
+        expect([a, b, c].map((r) => r.changes)).toEqual([1, 1, 1]); // the update ran after the insert before it
+      });
+      expect(await store.all('SELECT id, qty FROM contract_items ORDER BY id')).toEqual([
+        { id: 1, qty: 1 },
+        { id: 2, qty: 20 },
+      ]);
+      await expect(store.transaction((tx) => Promise.all([insert(tx, 3, 'three'), insert(tx, 1, 'duplicate key'), insert(tx, 4, 'four')]))).rejects.toThrow();
+      expect(await count(store, 'contract_items')).toBe(2);
+    });
+
     it('stays usable after a rolled-back transaction', async () => {
       await expect(store.transaction(async () => Promise.reject(new Error('first fails')))).rejects.toThrow('first fails');
       await store.transaction((tx) => tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'after', 1]));
