@@ -1,7 +1,7 @@
 import express, { type Express, type Request } from 'express';
 import { performance } from 'node:perf_hooks';
 import { accessRoutes } from './access/access.routes.ts';
-import { ApiKeyService } from './auth/api-key-service.ts';
+import { ApiKeyService, apiKeyHashOf, type LookedUpKey } from './auth/api-key-service.ts';
 import { ServiceLadder } from './auth/service-ladder.ts';
 import { RequestSignatureVerifier } from './auth/request-signature.ts';
 import { SCOPES } from './auth/scopes.ts';
@@ -11,7 +11,7 @@ import { EventOutbox } from './events/event-outbox.ts';
 import { failure } from './http/envelope.ts';
 import { errorHandler, toErrorResponse } from './http/error-mapper.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { ownMocksExchange } from './http/in-process-exchange.ts';
+import { ownMocksExchange, servedInProcess } from './http/in-process-exchange.ts';
 import { mountRoutes, type RouteSpec } from './http/route.ts';
 import { IdempotencyService } from './idempotency/idempotency-service.ts';
 import { SystemClock, VirtualClock, VIRTUAL_EPOCH, type Clock } from './kernel/clock.ts';
@@ -174,7 +174,7 @@ function logRequest(logger: Logger, method: string, originalPath: string, status
  * have read off the socket, the same per-request steps before it (the fleet's clock and outages)
  * and the same request log line after it.
  */
-function localCallbackReceiver(settlement: RailSettlement, deps: { syncFleet: () => Promise<void>; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
+function localCallbackReceiver(settlement: RailSettlement, deps: { syncFleet: () => Promise<unknown>; logger: Logger; logRequests: boolean }): LocalCallbackReceiver {
   return async ({ method, path, headers, body }) => {
     const started = performance.now();
     let status: number;
@@ -284,13 +284,18 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     versionPerRequest: store.kind === 'postgres',
   });
   await feed.init();
-  /** The fleet's state a request starts from (a shared database only): one statement. */
-  const syncFleet = async (): Promise<void> => {
-    if (store.kind !== 'postgres') return;
-    const state = await readFleetState(store);
+  /**
+   * The fleet's state a request starts from (a shared database only): one statement. Given the
+   * request's Authorization header, the API key it names is read in that statement too.
+   */
+  const syncFleet = async (authorization?: string): Promise<LookedUpKey | undefined> => {
+    if (store.kind !== 'postgres') return undefined;
+    const hash = apiKeyHashOf(authorization);
+    const state = await readFleetState(store, hash);
     scheduler.adoptSharedTime(state.virtualClock);
     health.adopt(state.providers);
     feed.adoptVersion(state.marketVersion);
+    return hash === undefined ? undefined : { hash, row: state.apiKey };
   };
   const ladder = new ServiceLadder({ store });
   const compliance = new Compliance(config.trading, ladder);
@@ -385,9 +390,14 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   }
 
   // On a shared database each request starts on the fleet's clock, outages, rails' tuning and
-  // market version, read in one statement.
-  app.use(async (_req, _res, next) => {
-    await syncFleet();
+  // market version, and its API key, read in one statement. A call railyard's adapters hand to
+  // its own mocks in process is part of a request or job of this process that has read them
+  // already: it goes on what that read (the router and the mock then see the same outages).
+  app.use(async (req, res, next) => {
+    if (!servedInProcess(req)) {
+      const lookedUpKey = await syncFleet(req.get('authorization'));
+      if (lookedUpKey) res.locals.lookedUpKey = lookedUpKey;
+    }
     next();
   });
   app.get('/healthz', async (_req, res) => {

@@ -31,6 +31,14 @@ class LoopbackSocket extends Duplex {
   }
 }
 
+/** Requests handed to the app in process (inProcessExchange), not read off a socket. */
+const inProcess = new WeakSet<IncomingMessage>();
+
+/** Whether `req` was handed over in process by railyard itself (a call of its adapters to its own mocks). */
+export function servedInProcess(req: IncomingMessage): boolean {
+  return inProcess.has(req);
+}
+
 /**
  * Hands a request to `listener` (the express app) in this process and takes its answer, as
  * httpExchange would have over a socket to the same app: the same method, path, headers (in lower
@@ -48,6 +56,7 @@ export function inProcessExchange(listener: RequestListener): (url: URL, request
     new Promise<HttpExchangeResponse>((resolve, reject) => {
       const socket = new LoopbackSocket();
       const req = new IncomingMessage(socket as never);
+      inProcess.add(req);
       req.method = request.method.toUpperCase();
       req.url = `${url.pathname}${url.search}`;
       req.httpVersion = '1.1';

@@ -97,7 +97,7 @@ export interface RouteDeps {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
-      const auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip);
+      const auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip, res.locals.lookedUpKey);
       res.locals.auth = auth; // whose request it is, for the requests inspector
       if (route.scope && !auth.scopes.includes(route.scope)) {
         throw new ForbiddenError(`This API key lacks the ${route.scope} scope`, { required_scope: route.scope });

@@ -131,14 +131,13 @@ export class IdempotencyService {
   /** Marks the key in flight for this boot, inside the transaction that creates the resource. */
   async claim(tx: Db, claim: IdempotencyClaim, resourceId: string): Promise<void> {
     const now = this.deps.clock.now();
-    await this.repo.deleteExpired(tx, keyId(claim), now);
-    const inserted = await this.repo.insertInFlight(tx, keyId(claim), {
-      requestHash: claim.requestHash,
-      resourceId,
-      boot: this.deps.boot,
-      createdAt: now,
-      expiresAt: now + IDEMPOTENCY_RETENTION_MS,
-    });
+    // A key whose retention ended is claimed afresh, over its old row.
+    const inserted = await this.repo.claimInFlight(
+      tx,
+      keyId(claim),
+      { requestHash: claim.requestHash, resourceId, boot: this.deps.boot, createdAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS },
+      now,
+    );
     if (!inserted) {
       // Lost a race with a concurrent request that used the same key: a different request is
       // idempotency_key_reused; otherwise the other one is, or just was, in flight.

@@ -7,7 +7,7 @@ import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Environment } from '../kernel/environment.ts';
 import { RailError, type RailAccepted } from '../rails/provider-port.ts';
 import type { Db, Store } from '../store/db.ts';
-import type { RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
+import type { RailRecordColumns, RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
 import { RailRepository } from '../store/repositories/rail-repository.ts';
 import { failureReason } from './failure-reason.ts';
 
@@ -34,6 +34,8 @@ export interface Initiation<T extends { id: string; status: string }> {
   messages: { initiated: string; declined: string };
   route(): Promise<{ provider: { name: string }; result: RailAccepted }>;
   present(tx: Db): Promise<T>;
+  /** The record as presented, from its row as just written. */
+  presentRow(row: RailRecordColumns): T;
   fail(tx: Db, reason: string, providerReason: string | null): Promise<void>;
   /** Stores the answer under the request's Idempotency-Key, in the transaction that records it. */
   complete(tx: Db, response: StoredResponse): Promise<void>;
@@ -60,14 +62,20 @@ export async function runInitiation<T extends { id: string; status: string }>(de
     });
   try {
     const { provider, result } = await spec.route();
-    return await finish(async (tx) => {
-      await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
-      const record = await spec.present(tx);
-      // A callback may already have settled it while the provider's answer was on its way.
-      if (record.status === spec.pendingStatus) {
-        await deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record });
-      }
-      return { status: 201, body: ok(spec.messages.initiated, record) };
+    return await deps.store.transaction(async (tx) => {
+      // The row as updated (RETURNING): no read of it follows.
+      const row = await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
+      const record = row ? spec.presentRow(row) : await spec.present(tx);
+      const response: RouteResult = { status: 201, body: ok(spec.messages.initiated, record) };
+      // The event (unless a callback settled it while the provider's answer was on its way) and the
+      // stored answer: independent writes, issued at once.
+      await Promise.all([
+        record.status === spec.pendingStatus
+          ? deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record })
+          : undefined,
+        spec.complete(tx, response),
+      ]);
+      return response;
     });
   } catch (err) {
     if (err instanceof ProviderUnavailableError) {

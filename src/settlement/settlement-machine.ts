@@ -135,14 +135,20 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    * we crash mid-call), the poll settles it.
    */
   async track(tx: Db, record: { id: string; environment: Environment; merchantId: string }, now: number): Promise<void> {
-    await this.transactions.insert(tx, { environment: record.environment, merchantId: record.merchantId, objectType: this.kind.object, objectId: record.id, createdAt: now });
     const payload: PollPayload = { object: this.kind.object, id: record.id, polls: 0 };
-    await this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload, partition: record.id });
+    // Two independent writes, issued at once (one round trip on PostgreSQL).
+    await Promise.all([
+      this.transactions.insert(tx, { environment: record.environment, merchantId: record.merchantId, objectType: this.kind.object, objectId: record.id, createdAt: now }),
+      this.deps.scheduler.schedule(tx, { kind: RAIL_POLL, runAt: now + this.deps.config.rails.poll_after_seconds * 1000, payload, partition: record.id }),
+    ]);
   }
 
-  /** Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation). */
-  async initiate(id: string, claim: IdempotencyClaim): Promise<RouteResult> {
-    const row = (await this.row(this.deps.store, id))!;
+  /**
+   * Routes a freshly recorded record and answers the request's Idempotency-Key (see runInitiation).
+   * `recorded` is the row as its creating transaction stored it, when the caller has it: no read then.
+   */
+  async initiate(id: string, claim: IdempotencyClaim, recorded?: Row): Promise<RouteResult> {
+    const row = recorded ?? (await this.row(this.deps.store, id))!;
     return runInitiation(
       this.deps,
       this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response)),
@@ -171,6 +177,7 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
       messages: this.kind.messages,
       route: () => this.kind.route(row),
       present: async (tx) => this.kind.present((await this.row(tx, id))!),
+      presentRow: (stored) => this.kind.present(stored as Row),
       fail: (tx, reason, providerReason) => this.fail(tx, id, reason, providerReason),
       complete,
     };

@@ -17,6 +17,8 @@ export interface Store extends Db {
    * calls on `tx`; never network I/O, which would hold the store for everyone else. A call on
    * the store itself from inside `work` (run, get, all, transaction) would wait for this very
    * transaction: it rejects at once with a ReentrantStoreCallError (transaction-scope.ts).
+   * Statements none of which reads what another writes may be issued at once (Promise.all): they
+   * run in the order issued, and a store whose connection pipelines sends them together.
    */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;

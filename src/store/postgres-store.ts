@@ -93,8 +93,10 @@ export class PostgresStore implements Store {
     // application_name shows railyard's connections in pg_stat_activity. synchronous_commit=off: a
     // commit answers without waiting for its WAL flush, so a request does not wait on the disk; a
     // PostgreSQL crash may lose the last moments of commits, whole, never part of one. (A URL's own
-    // `options` wins over this one.)
-    this.pool = new pg.Pool({ application_name: 'railyard', options: '-c synchronous_commit=off', connectionString: url, max: options.poolSize ?? 10, types });
+    // `options` and application_name win over these.) pipeline: a query is written as soon as it
+    // is asked for, not once the one before it is answered, so a transaction's BEGIN travels with
+    // its first statement (runTransaction).
+    this.pool = new pg.Pool({ application_name: 'railyard', options: '-c synchronous_commit=off', connectionString: url, max: options.poolSize ?? 10, types, pipeline: true });
     // An idle client that loses its connection (a restarted server) is dropped, not fatal.
     this.pool.on('error', () => undefined);
   }
@@ -213,12 +215,19 @@ export class PostgresStore implements Store {
     let broken = false;
     try {
       for (let attempt = 1; ; attempt++) {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        // Not waited for: the work's first statement goes out right behind it (the connection
+        // pipelines), so opening the transaction costs no round trip of its own. Both are answered
+        // in order; BEGIN's answer is checked before any statement's result is used.
+        const begun = client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        begun.catch(() => undefined); // checked below; not an unhandled rejection meanwhile
         // The first statement that failed: PostgreSQL aborted the transaction there, even if `work` caught it.
         let failed: { error: unknown } | undefined;
         const query = async (sql: string, params: SqlValue[], reads: boolean) => {
           try {
-            return await this.query(client, sql, params, reads);
+            const result = this.query(client, sql, params, reads);
+            result.catch(() => undefined); // awaited just below, once BEGIN's answer is in
+            await begun;
+            return await result;
           } catch (error) {
             failed ??= { error };
             throw error;
@@ -236,6 +245,7 @@ export class PostgresStore implements Store {
           if (failed) {
             throw retryable(failed.error) ? failed.error : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: failed.error });
           }
+          await begun;
           await client.query('COMMIT');
           return value;
         } catch (error) {

@@ -14,18 +14,57 @@ import { TradeRepository } from '../store/repositories/trade-repository.ts';
  * inventory_at_start) for the quote's network, rounded down. The cap shrinks in step with the
  * inventory and never grows past its configured value.
  */
+/** A trade as the limits see it. */
+interface Trade {
+  side: 'buy' | 'sell';
+  asset: string;
+  network: string;
+  /** Its cedis, in pesewas. */
+  fiat: number;
+}
+
+/** What a trade is judged by (TradingLimits.usage). */
+export interface LimitUsage {
+  /** Cedis of today's counted trades, in pesewas. */
+  day: number;
+  /** Cedis of this month's. */
+  month: number;
+  /** For a buy: the largest one the treasury takes now. */
+  exposureCap: number | undefined;
+}
+
 export class TradingLimits {
   private readonly trades = new TradeRepository();
 
   constructor(private readonly deps: { clock: Clock; ledger: Ledger; config: Pick<TradingConfig, 'limits' | 'inventory' | 'exposure_cap'> }) {}
 
-  async check(db: Db, auth: AuthContext, trade: { side: 'buy' | 'sell'; asset: string; network: string; fiat: number }): Promise<void> {
-    const { limits } = this.deps.config;
+  /** Reads what the limits need (usage), then judges the trade by them. */
+  async check(db: Db, auth: AuthContext, trade: Trade): Promise<void> {
+    // Over the per-trade limit, it is refused without a read.
+    if (trade.fiat > this.deps.config.limits.per_trade) this.judge({ day: 0, month: 0, exposureCap: undefined }, trade);
+    this.judge(await this.usage(db, auth, trade), trade);
+  }
+
+  /**
+   * What the limits judge a trade of this side, asset and network by: the cedis of the merchant's
+   * trades that count toward them (everything not failed or reversed) today and this month, in one
+   * read, and for a buy the exposure cap. Both reads are issued at once (a pipelining store sends
+   * them together).
+   */
+  async usage(db: Db, auth: AuthContext, trade: Pick<Trade, 'side' | 'asset' | 'network'>): Promise<LimitUsage> {
     const now = new Date(this.deps.clock.now());
     const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    // Trades that count toward limits: everything not failed or reversed.
-    const used = (since: number) => this.trades.fiatUsedSince(db, auth.environment, auth.merchantId, since);
+    const [used, exposureCap] = await Promise.all([
+      this.trades.fiatUsedSince(db, auth.environment, auth.merchantId, { dayStart, monthStart }),
+      trade.side === 'buy' ? this.exposureCap(db, auth.environment, trade.asset, trade.network) : undefined,
+    ]);
+    return { ...used, exposureCap };
+  }
+
+  /** Refuses the trade by the first limit it exceeds, in order: per trade, daily, monthly, exposure cap. */
+  judge(usage: LimitUsage, trade: Pick<Trade, 'side' | 'fiat'>): void {
+    const { limits } = this.deps.config;
     const refuse = (limit: string, limitAmount: number, usedAmount: number) => {
       const remaining = Math.max(0, limitAmount - usedAmount);
       throw new LimitExceededError(`This trade of ${trade.fiat} pesewas exceeds the ${limit.replace('_', ' ')} limit; ${remaining} pesewas remain`, {
@@ -38,14 +77,9 @@ export class TradingLimits {
       });
     };
     if (trade.fiat > limits.per_trade) refuse('per_trade', limits.per_trade, 0);
-    const today = await used(dayStart);
-    if (today + trade.fiat > limits.daily) refuse('daily', limits.daily, today);
-    const month = await used(monthStart);
-    if (month + trade.fiat > limits.monthly) refuse('monthly', limits.monthly, month);
-    if (trade.side === 'buy') {
-      const cap = await this.exposureCap(db, auth.environment, trade.asset, trade.network);
-      if (trade.fiat > cap) refuse('exposure_cap', cap, 0);
-    }
+    if (usage.day + trade.fiat > limits.daily) refuse('daily', limits.daily, usage.day);
+    if (usage.month + trade.fiat > limits.monthly) refuse('monthly', limits.monthly, usage.month);
+    if (trade.side === 'buy' && trade.fiat > (usage.exposureCap ?? 0)) refuse('exposure_cap', usage.exposureCap ?? 0, 0);
   }
 
   /** The largest buy of `asset` on `network` the treasury takes now, in pesewas. */

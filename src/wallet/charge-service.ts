@@ -100,12 +100,16 @@ export class ChargeService {
     }
     const id = ids.next('chg');
     const now = clock.now();
-    await store.transaction(async (tx) => {
+    const row = await store.transaction(async (tx) => {
       await idempotency.claim(tx, claim, id);
-      await this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now });
-      await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
+      // The charge, its transactions row and its poll job: independent writes, issued at once.
+      const [inserted] = await Promise.all([
+        this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now }),
+        this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now),
+      ]);
+      return inserted;
     });
-    return this.settlement.initiate(id, claim);
+    return this.settlement.initiate(id, claim, row);
   }
 
   get(auth: AuthContext, id: string): Promise<Charge> {

@@ -18,7 +18,7 @@ export function eventStreamRouter(deps: { apiKeys: ApiKeyService; stream: EventS
     let auth: Awaited<ReturnType<typeof deps.apiKeys.authenticate>>;
     let types: Set<string> | null = null;
     try {
-      auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip);
+      auth = await deps.apiKeys.authenticate(req.get('authorization'), req.ip, res.locals.lookedUpKey);
       if (!auth.scopes.includes('read')) throw new ForbiddenError('This API key lacks the read scope', { required_scope: 'read' });
       const raw = typeof req.query.types === 'string' ? req.query.types : undefined;
       if (raw !== undefined) {

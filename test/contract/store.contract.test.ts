@@ -5,12 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Db, Store } from '../../src/store/db.ts';
+import type { Db, SqlValue, Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { DashboardSessionRepository } from '../../src/store/repositories/dashboard-session-repository.ts';
 import { MarketRepository } from '../../src/store/repositories/market-repository.ts';
+import { IdempotencyRepository } from '../../src/store/repositories/idempotency-repository.ts';
 import { RequestLogRepository } from '../../src/store/repositories/request-log-repository.ts';
+import { StoredRequestLog } from '../../src/inspector/stored-request-log.ts';
+import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
@@ -282,12 +286,77 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       }
     });
 
+    it('keeps a batch of entries in one call as one by one: numbered in order, each in its slot of the ring', async () => {
+      for (const postgres of [store.kind === 'postgres', false]) {
+        await store.run('DELETE FROM request_log');
+        await store.run("DELETE FROM runtime_state WHERE name LIKE 'request_log:%'");
+        const repo = new RequestLogRepository(postgres);
+        await repo.append(store, entry(1));
+        expect(await repo.appendAll(store, { environment: 'test', max: 3, entries: [2, 3, 4].map(entry) })).toEqual([2, 3, 4]);
+        expect(await repo.appendAll(store, { environment: 'test', max: 3, entries: [] })).toEqual([]);
+        const all = await repo.page(store, 'test', 'mer_a', { before: null, kind: null, objectId: null, status: null, limit: 10 });
+        expect(all).toEqual([4, 3, 2].map((n) => ({ seq: n, entry: `{"n":${n}}` })));
+        expect(await count(store, 'request_log')).toBe(3);
+        // More entries than the ring has slots would put two in one slot: refused.
+        await expect(repo.appendAll(store, { environment: 'test', max: 3, entries: [5, 6, 7, 8].map(entry) })).rejects.toThrow(/exceeds the ring of 3/);
+      }
+    });
+
+    it('records entries answered while a write is on its way in one next statement, and lists them all in order', async () => {
+      let statements = 0;
+      const counting: Store = {
+        kind: store.kind,
+        run: (sql, params) => (statements++, store.run(sql, params)),
+        get: <T>(sql: string, params?: SqlValue[]) => (statements++, store.get<T>(sql, params)),
+        all: <T>(sql: string, params?: SqlValue[]) => (statements++, store.all<T>(sql, params)),
+        transaction: (work) => store.transaction(work),
+        close: () => store.close(),
+      };
+      const log = new StoredRequestLog({ store: counting, clock: new VirtualClock(VIRTUAL_EPOCH), logger: silentLogger, maxPerEnvironment: 50 });
+      const request = (n: number) => ({
+        kind: 'merchant' as const,
+        method: 'GET',
+        path: `/api/v1/n${n}`,
+        status: 200,
+        latency_ms: 1,
+        idempotency_key: null,
+        object_id: null,
+        provider: null,
+        match: null,
+        fault: null,
+      });
+      // The first goes at once; the four recorded while it is on its way wait, then go together.
+      await Promise.all([1, 2, 3, 4, 5].map((n) => log.record('test', 'mer_batch', request(n))));
+      const page = await log.list('test', 'mer_batch', { limit: 10 });
+      expect(page.items.map((e) => e.path)).toEqual([5, 4, 3, 2, 1].map((n) => `/api/v1/n${n}`));
+      // On PostgreSQL: the trim of a lowered cap, the first entry, the other four, the listing.
+      if (store.kind === 'postgres') expect(statements).toBe(4);
+    });
+
     it('finds the entries about an object, oldest first, and forgets slots beyond a lowered cap', async () => {
       const repo = new RequestLogRepository(store.kind === 'postgres');
       for (let n = 1; n <= 2; n++) await repo.append(store, { ...entry(n), max: 10, objectId: 'chg_1' });
       expect((await repo.forObject(store, 'test', 'mer_a', 'chg_1')).map((r) => r.seq)).toEqual([1, 2]);
       await repo.dropSlotsFrom(store, 2);
       expect((await repo.forObject(store, 'test', 'mer_a', 'chg_1')).map((r) => r.seq)).toEqual([1]);
+    });
+  });
+
+  describe('Idempotency-Keys (their repository)', () => {
+    const keys = new IdempotencyRepository();
+    const id = { environment: 'test', merchantId: 'mer_a', key: 'k-1' };
+    const claim = (requestHash: string, createdAt: number) => ({ requestHash, resourceId: `chg_${requestHash}`, boot: 1, createdAt, expiresAt: createdAt + 100 });
+
+    it('claims a key in one statement: a new one, or one whose retention ended (afresh, over its old row), never a live one', async () => {
+      expect(await keys.claimInFlight(store, id, claim('first', 1_000), 1_000)).toBe(true);
+      await keys.complete(store, id, 201, '{"done":true}');
+      // Still retained: refused, and the stored answer stands.
+      expect(await keys.claimInFlight(store, id, claim('second', 1_099), 1_099)).toBe(false);
+      expect(await keys.find(store, id)).toMatchObject({ request_hash: 'first', state: 'done', response_status: 201 });
+      // Retention over: claimed afresh, nothing of the old answer left.
+      expect(await keys.claimInFlight(store, id, claim('third', 1_100), 1_100)).toBe(true);
+      expect(await keys.find(store, id)).toEqual({ request_hash: 'third', state: 'in_flight', boot: 1, resource_id: 'chg_third', response_status: null, response_body: null, expires_at: 1_200 });
+      expect(await count(store, 'idempotency_keys')).toBe(1);
     });
   });
 
@@ -443,6 +512,20 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
         }),
       ).rejects.toThrow();
       expect(await count(store, 'contract_items')).toBe(0);
+    });
+
+    it('runs statements its work issues at once in the order issued, and commits all of them or, when one fails, none', async () => {
+      const insert = (tx: Db, id: number, label: string) => tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [id, label, id]);
+      await store.transaction(async (tx) => {
+        const [a, b, c] = await Promise.all([insert(tx, 1, 'one'), insert(tx, 2, 'two'), tx.run('UPDATE contract_items SET qty = qty * 10 WHERE id = ?', [2])]);
+        expect([a, b, c].map((r) => r.changes)).toEqual([1, 1, 1]); // the update ran after the insert before it
+      });
+      expect(await store.all('SELECT id, qty FROM contract_items ORDER BY id')).toEqual([
+        { id: 1, qty: 1 },
+        { id: 2, qty: 20 },
+      ]);
+      await expect(store.transaction((tx) => Promise.all([insert(tx, 3, 'three'), insert(tx, 1, 'duplicate key'), insert(tx, 4, 'four')]))).rejects.toThrow();
+      expect(await count(store, 'contract_items')).toBe(2);
     });
 
     it('stays usable after a rolled-back transaction', async () => {

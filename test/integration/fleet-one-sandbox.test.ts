@@ -186,6 +186,23 @@ describe('the requests inspector across the fleet', () => {
   });
 });
 
+describe('API keys across the fleet', () => {
+  it('serves a key issued on one instance on every other, and refuses it everywhere from the moment it is revoked', async () => {
+    const [a, b] = await fleet(2);
+    const issued = await a!.post('/api/v1/keys', { environment: 'test', scopes: ['read'] });
+    expect(issued.status).toBe(201);
+    const { id, key } = issued.body.data as { id: string; key: string };
+    // Each request reads its key with the fleet's state, in one statement: what any instance wrote.
+    expect((await b!.get('/api/v1/transactions', key)).status).toBe(200);
+    expect((await b!.post(`/api/v1/keys/${id}/revoke`, {})).status).toBe(200);
+    expect((await a!.get('/api/v1/transactions', key)).status).toBe(401);
+    expect((await b!.get('/api/v1/transactions', key)).status).toBe(401);
+    // A key that never was is refused the same way, and the sandbox key still serves.
+    expect((await a!.get('/api/v1/transactions', 'sk_test_never_issued_0000000000000000')).status).toBe(401);
+    expect((await a!.get('/api/v1/transactions')).status).toBe(200);
+  });
+});
+
 describe('the rails’ tuning across the fleet', () => {
   it('holds a tuning made on one instance on every other, and its reset too', async () => {
     const [a, b] = await fleet(2);

@@ -327,12 +327,15 @@ async function requestKinds(sb: Served): Promise<Record<string, RequestStatement
   const charge = await sb.api('POST', '/api/v1/charges', { amount: 1_000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
   expect(charge.status).toBe(201);
   const chargeCreate = await sb.counter.last('POST', '/api/v1/charges');
+  expect((await sb.api('POST', '/api/v1/trades/quote', { side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 100_000 })).status).toBe(201);
+  const quote = await sb.counter.last('POST', '/api/v1/trades/quote');
   expect((await sb.api('GET', `/api/v1/charges/${charge.body.data.id}`)).status).toBe(200);
   const chargeGet = await sb.counter.last('GET', /^\/api\/v1\/charges\/ch/);
   expect((await sb.api('GET', '/api/v1/transactions?page_size=10')).status).toBe(200);
   const listPage = await sb.counter.last('GET', '/api/v1/transactions');
   return {
     'POST /api/v1/charges': chargeCreate,
+    'POST /api/v1/trades/quote': quote,
     'GET /api/v1/charges/:id': chargeGet,
     'GET /api/v1/transactions': listPage,
     'MTN requesttopay': mtn.take,

@@ -392,6 +392,19 @@ describe('POST /api/v1/trades/quote: limit_exceeded', () => {
     expect((await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 1_000_000 })).status).toBe(201);
   });
 
+  it("judges the merchant's stage before the limits: a quote both would refuse is a compliance_block", async () => {
+    sb = await startTestSandbox({ trading: { market: { volatility_bps: 0 }, limits: { per_trade: 1_000_000 } } });
+    expect((await sb.post('/api/v1/sandbox/merchant/trading', { stage: 'requested' })).status).toBe(200);
+    const blocked = await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 1_000_001 });
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.error.code).toBe('compliance_block');
+    expect((await sb.post('/api/v1/sandbox/merchant/trading', { stage: 'sandbox' })).status).toBe(200);
+    const over = await quote({ side: 'buy', asset: 'USDT', network: 'TRC20', fiat_amount: 1_000_001 });
+    expect(over.status).toBe(422);
+    expect(over.body.error.details).toMatchObject({ limit: 'per_trade' });
+    expect(await quoteCount()).toBe(0);
+  });
+
   it('applies the per-trade limit to the cedi value of an asset_amount quote, buy or sell', async () => {
     sb = await startTestSandbox({ trading: { market: { volatility_bps: 0 }, limits: { per_trade: 1_000_000 } } });
     // 700 USDT sells for 10 687.25 GHS

@@ -27,18 +27,22 @@ export class IdempotencyRepository {
     );
   }
 
-  async deleteExpired(db: Db, id: IdempotencyKeyId, now: number): Promise<void> {
-    await db.run('DELETE FROM idempotency_keys WHERE environment = ? AND merchant_id = ? AND idempotency_key = ? AND expires_at <= ?', [id.environment, id.merchantId, id.key, now]);
-  }
-
-  /** Inserts the key in flight; false when a row for it already exists. */
-  async insertInFlight(db: Db, id: IdempotencyKeyId, row: { requestHash: string; resourceId: string; boot: number; createdAt: number; expiresAt: number }): Promise<boolean> {
-    const inserted = await db.run(
+  /**
+   * Claims the key in flight, in one statement: inserted when no row holds it, or written over a
+   * row whose retention ended by `now` (as deleting the expired row, then inserting, would); false
+   * when a live row holds it.
+   */
+  async claimInFlight(db: Db, id: IdempotencyKeyId, row: { requestHash: string; resourceId: string; boot: number; createdAt: number; expiresAt: number }, now: number): Promise<boolean> {
+    const claimed = await db.run(
       `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at)
-       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      [id.environment, id.merchantId, id.key, row.requestHash, row.resourceId, row.boot, row.createdAt, row.expiresAt],
+       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?)
+       ON CONFLICT (environment, merchant_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash, state = 'in_flight',
+         resource_id = excluded.resource_id, boot = excluded.boot, created_at = excluded.created_at, expires_at = excluded.expires_at,
+         response_status = NULL, response_body = NULL
+       WHERE idempotency_keys.expires_at <= ?`,
+      [id.environment, id.merchantId, id.key, row.requestHash, row.resourceId, row.boot, row.createdAt, row.expiresAt, now],
     );
-    return inserted.changes > 0;
+    return claimed.changes > 0;
   }
 
   async complete(db: Db, id: IdempotencyKeyId, status: number, body: string): Promise<void> {

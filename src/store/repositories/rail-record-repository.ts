@@ -47,9 +47,9 @@ export class RailRecordRepository<Row extends RailRecordColumns = RailRecordColu
     );
   }
 
-  /** The provider that accepted the record and its reference there. */
-  async recordAcceptance(db: Db, id: string, provider: string, providerReference: string, now: number): Promise<void> {
-    await db.run(`UPDATE ${this.table} SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ?`, [provider, providerReference, now, id]);
+  /** The provider that accepted the record and its reference there; the row as updated (RETURNING, so no read follows). */
+  recordAcceptance(db: Db, id: string, provider: string, providerReference: string, now: number): Promise<Row | undefined> {
+    return db.get<Row>(`UPDATE ${this.table} SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ? RETURNING *`, [provider, providerReference, now, id]);
   }
 
   async markSettled(db: Db, id: string, status: string, provider: string, now: number): Promise<void> {

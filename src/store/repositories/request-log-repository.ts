@@ -6,6 +6,15 @@ export interface RequestLogRow {
   entry: string;
 }
 
+/** An entry to keep, and what it is found by. */
+export interface RequestLogWrite {
+  merchantId: string | null;
+  objectId: string | null;
+  kind: string;
+  status: number | null;
+  entry: string;
+}
+
 export interface RequestLogFilter {
   /** Entries before this seq (the previous page's last). */
   before: number | null;
@@ -30,32 +39,52 @@ export class RequestLogRepository {
 
   /**
    * Keeps an entry: takes the environment's next number n and writes the entry in slot n mod max,
-   * unless a later entry already took the slot. Returns n. On PostgreSQL n comes from the
-   * environment's sequence (request_log_<environment>_seq), which no two requests wait on; here,
-   * from the runtime_state counter request_log:<environment>.
+   * unless a later entry already took the slot. Returns n (on PostgreSQL 0 when a later entry held
+   * the slot). On PostgreSQL n comes from the environment's sequence (request_log_<environment>_seq),
+   * which no two requests wait on; here, from the runtime_state counter request_log:<environment>.
    */
-  async append(db: Db, e: { environment: 'test' | 'live'; max: number; merchantId: string | null; objectId: string | null; kind: string; status: number | null; entry: string }): Promise<number> {
+  async append(db: Db, e: { environment: 'test' | 'live'; max: number } & RequestLogWrite): Promise<number> {
+    const [seq] = await this.appendAll(db, { environment: e.environment, max: e.max, entries: [e] });
+    return seq ?? 0;
+  }
+
+  /**
+   * Keeps several entries of one environment, numbered in order, as append would one by one; on
+   * PostgreSQL in one statement (the numbers drawn from the sequence at once, the entries from one
+   * JSON parameter). At most `max` entries, so no two of them share a slot. Returns their numbers
+   * (on PostgreSQL, of those written).
+   */
+  async appendAll(db: Db, batch: { environment: 'test' | 'live'; max: number; entries: RequestLogWrite[] }): Promise<number[]> {
+    const { environment, max, entries } = batch;
+    if (entries.length === 0) return [];
+    if (entries.length > max) throw new Error(`a batch of ${entries.length} request log entries exceeds the ring of ${max}`);
     if (this.postgres) {
-      const row = await db.get<{ seq: number }>(
-        `INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry)
-         SELECT CAST(? AS TEXT), n.value % CAST(? AS BIGINT), n.value, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT)
-           FROM (SELECT nextval(CAST(? AS regclass)) AS value) AS n
+      const json = JSON.stringify(entries.map((e, i) => ({ i: i + 1, merchant_id: e.merchantId, object_id: e.objectId, kind: e.kind, status: e.status, entry: e.entry })));
+      const rows = await db.all<{ seq: number }>(
+        `WITH n AS (SELECT g AS i, nextval(CAST(? AS regclass)) AS value FROM generate_series(1, CAST(? AS BIGINT)) AS g),
+           e AS (SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS e(i BIGINT, merchant_id TEXT, object_id TEXT, kind TEXT, status BIGINT, entry TEXT))
+         INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry)
+         SELECT CAST(? AS TEXT), n.value % CAST(? AS BIGINT), n.value, e.merchant_id, e.object_id, e.kind, e.status, e.entry FROM n JOIN e ON e.i = n.i
          ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}
          RETURNING seq`,
-        [e.environment, e.max, e.merchantId, e.objectId, e.kind, e.status, e.entry, `request_log_${e.environment}_seq`],
+        [`request_log_${environment}_seq`, entries.length, json, environment, max],
       );
-      return Number(row?.seq ?? 0);
+      return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
     }
-    const counter = `request_log:${e.environment}`;
-    const seq = Number(
-      (await db.get<{ value: number }>('INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value', [counter]))!.value,
-    );
-    await db.run(
-      `INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}`,
-      [e.environment, seq % e.max, seq, e.merchantId, e.objectId, e.kind, e.status, e.entry],
-    );
-    return seq;
+    const counter = `request_log:${environment}`;
+    const seqs: number[] = [];
+    for (const e of entries) {
+      const seq = Number(
+        (await db.get<{ value: number }>('INSERT INTO runtime_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = runtime_state.value + 1 RETURNING value', [counter]))!.value,
+      );
+      await db.run(
+        `INSERT INTO request_log (environment, slot, seq, merchant_id, object_id, kind, status, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (environment, slot) DO UPDATE SET ${SLOT_UPDATE}`,
+        [environment, seq % max, seq, e.merchantId, e.objectId, e.kind, e.status, e.entry],
+      );
+      seqs.push(seq);
+    }
+    return seqs;
   }
 
   /** Forgets the slots beyond `max` (the cap was lowered): the table stays within the cap. */

@@ -104,13 +104,16 @@ export class TradeRepository {
     return db.all<TradeRecord>(`SELECT * FROM trades WHERE ${where} ORDER BY seq DESC LIMIT ?`, [...params, limit]);
   }
 
-  /** The cedis of the merchant's trades created since `since` that count toward limits. */
-  async fiatUsedSince(db: Db, environment: string, merchantId: string, since: number): Promise<number> {
-    const row = await db.get<{ total: number | null }>(`SELECT SUM(net_fiat_amount) AS total FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`, [
-      environment,
-      merchantId,
-      since,
-    ]);
-    return Number(row?.total ?? 0);
+  /**
+   * The cedis of the merchant's trades that count toward limits, created since `dayStart` and since
+   * `monthStart` (at or before `dayStart`): one read of the month's range gives both.
+   */
+  async fiatUsedSince(db: Db, environment: string, merchantId: string, since: { dayStart: number; monthStart: number }): Promise<{ day: number; month: number }> {
+    const row = await db.get<{ day: number | null; month: number | null }>(
+      `SELECT SUM(CASE WHEN created_at >= ? THEN net_fiat_amount ELSE 0 END) AS day, SUM(net_fiat_amount) AS month
+         FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`,
+      [since.dayStart, environment, merchantId, since.monthStart],
+    );
+    return { day: Number(row?.day ?? 0), month: Number(row?.month ?? 0) };
   }
 }
