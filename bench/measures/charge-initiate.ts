@@ -2,12 +2,18 @@ import { join } from 'node:path';
 import { compareThroughput } from '../compare-throughput.ts';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess } from '../launch.ts';
+import { load, type LoadResult } from '../load.ts';
 import { fmt, ratioText, type BenchContext, type Measure, type MeasureResult } from '../measure.ts';
 import { auth, expectOk } from '../railyard-client.ts';
 import { uniqueIdempotencyKeys } from '../unique-keys.ts';
 
 const PATH = '/api/v1/charges';
 export const CHARGE_BODY = JSON.stringify({ amount: 10000, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
+
+/** Charges to the success number at `baseUrl` for `durationSec`, each with an Idempotency-Key of its own (`keys` names them). */
+export function chargeLoad(baseUrl: string, connections: number, durationSec: number, keys: string): Promise<LoadResult> {
+  return load({ baseUrl, method: 'POST', path: PATH, headers: auth, body: CHARGE_BODY, connections, durationSec, setupRequest: uniqueIdempotencyKeys(keys) });
+}
 
 /**
  * POST /api/v1/charges to the success number, each with its own Idempotency-Key: the initiation

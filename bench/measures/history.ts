@@ -3,12 +3,11 @@ import { startPostgresCluster, type PostgresCluster } from '../../test/support/p
 import { summarise } from '../compare-throughput.ts';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess, type Memory } from '../launch.ts';
-import { load, type LoadResult } from '../load.ts';
+import type { LoadResult } from '../load.ts';
 import { fmt, ratioText, type BenchContext, type Measure, type MeasureResult, type TableRow } from '../measure.ts';
 import { auth, expectOk } from '../railyard-client.ts';
 import { readTemplate, seedHistory, type HistoryReport } from '../seed-history.ts';
-import { uniqueIdempotencyKeys } from '../unique-keys.ts';
-import { CHARGE_BODY } from './charge-initiate.ts';
+import { CHARGE_BODY, chargeLoad } from './charge-initiate.ts';
 
 // History: does a charge cost more once the store holds a lot of them? Charge initiate 2xx/s on a
 // fresh store against a store already holding N charges with their mock transactions (seeded
@@ -91,17 +90,7 @@ export async function measureHistoryRatio(ctx: BenchContext, { store, label, dat
     return { rows, notes, raw: undefined };
   }
   try {
-    const run = (server: RailyardProcess, durationSec: number, tag: string) =>
-      load({
-        baseUrl: server.baseUrl,
-        method: 'POST',
-        path: '/api/v1/charges',
-        headers: auth,
-        body: CHARGE_BODY,
-        connections: ctx.connections,
-        durationSec,
-        setupRequest: uniqueIdempotencyKeys(`bench-${label}-${tag}`),
-      });
+    const run = (server: RailyardProcess, durationSec: number, tag: string) => chargeLoad(server.baseUrl, ctx.connections, durationSec, `bench-${label}-${tag}`);
     ctx.log(`  history ${store}: warm-up`);
     await run(pair.fresh, ctx.warmupSec, 'warm-fresh');
     await run(pair.history, ctx.warmupSec, 'warm-grown');

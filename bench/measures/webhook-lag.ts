@@ -4,13 +4,11 @@ import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess, sleep } from '../launch.ts';
-import { load } from '../load.ts';
 import { fmt, type BenchContext, type Measure, type MeasureResult } from '../measure.ts';
 import { auth, expectOk } from '../railyard-client.ts';
 import { percentile, round } from '../stats.ts';
-import { uniqueIdempotencyKeys } from '../unique-keys.ts';
 import { startWebhookReceiver } from '../webhook-receiver.ts';
-import { CHARGE_BODY } from './charge-initiate.ts';
+import { CHARGE_BODY, chargeLoad } from './charge-initiate.ts';
 
 // Webhook lag: on the system clock, charges to the success number arrive at half of what
 // railyard can initiate (measured first, in the same run, on a virtual clock where nothing
@@ -67,17 +65,7 @@ export const webhookLag: Measure = {
     const capacityServer = await RailyardProcess.start({ dir: ctx.runDir, label: 'lag-capacity', db: join(ctx.runDir, 'lag-capacity.sqlite'), clock: 'virtual' });
     let capacity: number;
     try {
-      const run = (durationSec: number, tag: string) =>
-        load({
-          baseUrl: capacityServer.baseUrl,
-          method: 'POST',
-          path: '/api/v1/charges',
-          headers: auth,
-          body: CHARGE_BODY,
-          connections: ctx.connections,
-          durationSec,
-          setupRequest: uniqueIdempotencyKeys(`bench-lag-cap-${tag}`),
-        });
+      const run = (durationSec: number, tag: string) => chargeLoad(capacityServer.baseUrl, ctx.connections, durationSec, `bench-lag-cap-${tag}`);
       await run(ctx.warmupSec, 'warm');
       const measured = await run(ctx.durationSec, 'measure');
       capacity = measured.okPerSec;
