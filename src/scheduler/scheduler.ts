@@ -433,60 +433,60 @@ export class Scheduler {
       }
     };
     return new Promise<number>((resolve) => {
+      /** Per lane: every job of the lane before this rank has started (the scan for the next begins there). */
+      const unstarted = [0, firstOutbound];
       const dispatch = () => {
-        // Serially, one job at a time in the round's order; otherwise each lane from its earliest unfinished job.
-        for (let rank = settledBelow[WORK_LANE]!; rank < jobs.length; rank++) {
-          if (started[rank]) continue;
-          const lane = laneOf(rank);
-          if (!hasRoom(lane)) {
-            // The work lane is full: on to the outbound lane's jobs, which have room of their own.
-            if (lane === WORK_LANE && !serial) {
-              rank = Math.max(firstOutbound, settledBelow[OUTBOUND_LANE]!) - 1;
-              continue;
-            }
-            break;
+        // Each lane from its earliest job not yet started, while it has room; serially, one job at
+        // a time in the round's order (the work lane's jobs first).
+        for (const lane of [WORK_LANE, OUTBOUND_LANE]) {
+          while (unstarted[lane]! < laneEnd[lane]! && started[unstarted[lane]!]) unstarted[lane]!++;
+          for (let rank = unstarted[lane]!; rank < laneEnd[lane]! && hasRoom(lane); rank++) {
+            if (started[rank]) continue;
+            start(rank, lane);
           }
-          const job = jobs[rank]!;
-          const partition = job.partition_key ?? job.id;
-          // The partition's earlier job is still running, or this one waits behind it.
-          if (busy.has(partition)) continue;
-          busy.add(partition);
-          started[rank] = true;
-          inFlight[lane]!++;
-          const scope: JobScope = {
-            jobId: job.id,
-            round,
-            rank,
-            ids: this.deps.ids.fork(`${job.id}@${job.run_at}`, job.seq),
-            entries: 0,
-            finalSection: false,
-            turn: () => (rank <= settledBelow[lane]! ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
-            seal: () => {
-              finished[rank] = true;
-              release();
-            },
-          };
-          void inJobScope(scope, () => this.execute(job)).then((outcome) => {
-            if (outcome === 'done') succeeded.push(job.seq);
-            else {
-              outcome.failed.catch(() => undefined); // seen by Promise.all at the round's end
-              marks.push(outcome.failed);
-            }
-            finished[rank] = true;
-            busy.delete(partition);
-            inFlight[lane]!--;
-            done++;
-            release();
-            try {
-              onDone?.(done);
-            } catch (err) {
-              this.deps.logger.error('advance progress callback failed', { error: String(err) });
-            }
-            // A crash before the marks runs the round's jobs again: at least once, as ever.
-            if (done === jobs.length) resolve(Promise.all([...marks, this.repo.markAllDone(this.deps.store, succeeded)]).then(() => done));
-            else dispatch();
-          });
         }
+      };
+      const start = (rank: number, lane: number) => {
+        const job = jobs[rank]!;
+        const partition = job.partition_key ?? job.id;
+        // The partition's earlier job is still running, or this one waits behind it.
+        if (busy.has(partition)) return;
+        busy.add(partition);
+        started[rank] = true;
+        inFlight[lane]!++;
+        const scope: JobScope = {
+          jobId: job.id,
+          round,
+          rank,
+          ids: this.deps.ids.fork(`${job.id}@${job.run_at}`, job.seq),
+          entries: 0,
+          finalSection: false,
+          turn: () => (rank <= settledBelow[lane]! ? Promise.resolve() : new Promise<void>((go) => turns.push({ rank, go }))),
+          seal: () => {
+            finished[rank] = true;
+            release();
+          },
+        };
+        void inJobScope(scope, () => this.execute(job)).then((outcome) => {
+          if (outcome === 'done') succeeded.push(job.seq);
+          else {
+            outcome.failed.catch(() => undefined); // seen by Promise.all at the round's end
+            marks.push(outcome.failed);
+          }
+          finished[rank] = true;
+          busy.delete(partition);
+          inFlight[lane]!--;
+          done++;
+          release();
+          try {
+            onDone?.(done);
+          } catch (err) {
+            this.deps.logger.error('advance progress callback failed', { error: String(err) });
+          }
+          // A crash before the marks runs the round's jobs again: at least once, as ever.
+          if (done === jobs.length) resolve(Promise.all([...marks, this.repo.markAllDone(this.deps.store, succeeded)]).then(() => done));
+          else dispatch();
+        });
       };
       dispatch();
     });
