@@ -376,6 +376,9 @@ export async function settleWebhooks(dbUrl: string, maxMs: number, o: { unsettle
  * - an event emitted twice for one object means a job (callback, poll) ran twice;
  * - a delivery the database calls delivered must have been received.
  */
+/** How long after a kill a webhook the killed instance had already sent may reach the receiver. */
+export const RECEIPT_AFTER_KILL_MS = 250;
+
 export async function checkFleet(db: Db, receipts: Receipt[], fleet: FleetFigures, webhookTimeoutMs: number, f: Findings): Promise<void> {
   const events = await db.all<{ id: string; type: string; object_id: string }>("SELECT id, type, object_id FROM outbox_events WHERE environment = 'test'");
   const deliveries = await db.all<{ id: string; event_id: string; status: string }>("SELECT id, event_id, status FROM webhook_deliveries WHERE environment = 'test'");
@@ -386,12 +389,17 @@ export async function checkFleet(db: Db, receipts: Receipt[], fleet: FleetFigure
   const byEvent = new Map<string, Receipt[]>();
   for (const r of receipts) byEvent.set(r.id, [...(byEvent.get(r.id) ?? []), r]);
   const killTimes = fleet.kills.map((k) => k.at);
-  const inFlightAtKill = (at: number) => killTimes.some((k) => at <= k && k - at <= webhookTimeoutMs);
+  // A receipt up to RECEIPT_AFTER_KILL_MS after a kill may still be the killed instance's: its
+  // request was on the wire when it died, and the receiver read it a moment later.
+  const inFlightAtKill = (at: number) => killTimes.some((k) => at - k <= RECEIPT_AFTER_KILL_MS && k - at <= webhookTimeoutMs);
   for (const [id, got] of byEvent) {
     for (const again of got.slice(1)) {
       const previous = got[got.indexOf(again) - 1]!;
       if (inFlightAtKill(previous.at)) fleet.atLeastOnceRetries++;
-      else f.webhookDuplicates.push(`event ${id} (${again.type}) received again at +${again.at} ms; before at +${previous.at} ms, with no kill in the ${webhookTimeoutMs} ms after it`);
+      else
+        f.webhookDuplicates.push(
+          `event ${id} (${again.type}) received again at +${again.at} ms; before at +${previous.at} ms, with no kill in the ${webhookTimeoutMs} ms after it (or the ${RECEIPT_AFTER_KILL_MS} ms before)`,
+        );
     }
   }
 

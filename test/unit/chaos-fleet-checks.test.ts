@@ -2,7 +2,7 @@
 // got and what the shared database recorded. These tests pin its judgement on made-up evidence,
 // without starting PostgreSQL or any server.
 import { describe, expect, it } from 'vitest';
-import { checkFleet, type FleetFigures } from '../../chaos/run-fleet-trial.ts';
+import { checkFleet, RECEIPT_AFTER_KILL_MS, type FleetFigures } from '../../chaos/run-fleet-trial.ts';
 import { emptyFindings } from '../../chaos/reconcile.ts';
 import type { Db, Row } from '../../src/store/db.ts';
 
@@ -55,6 +55,41 @@ describe('the fleet checks of the chaos harness', () => {
     expect(fleet.atLeastOnceRetries).toBe(1);
     expect(f.webhookDuplicates).toEqual([]);
     expect(fleet.receipts).toBe(2);
+  });
+
+  it("a receipt a moment after a kill may be the killed instance's own, sent before it died: its second receipt is an at-least-once retry", async () => {
+    const f = emptyFindings();
+    const fleet = figures([3_330]);
+    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
+    await checkFleet(
+      db,
+      [
+        { id: 'evt_1', type: 'charge.pending', at: 3_332 },
+        { id: 'evt_1', type: 'charge.pending', at: 6_891 },
+      ],
+      fleet,
+      10_000,
+      f,
+    );
+    expect(fleet.atLeastOnceRetries).toBe(1);
+    expect(f.webhookDuplicates).toEqual([]);
+  });
+
+  it('a first receipt well after a kill is not explained by it', async () => {
+    const f = emptyFindings();
+    const fleet = figures([3_000]);
+    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
+    await checkFleet(
+      db,
+      [
+        { id: 'evt_1', type: 'charge.pending', at: 3_000 + RECEIPT_AFTER_KILL_MS + 1 },
+        { id: 'evt_1', type: 'charge.pending', at: 9_000 },
+      ],
+      fleet,
+      10_000,
+      f,
+    );
+    expect(f.webhookDuplicates).toHaveLength(1);
   });
 
   it('a second receipt with no kill shortly after the first is a webhook delivered twice', async () => {
