@@ -37,75 +37,37 @@ const event = (id: string, objectId = `chg_${id}`, type = 'charge.pending') => (
 const delivered = (id: string, eventId: string) => ({ id, event_id: eventId, status: 'delivered' });
 const attempt = (deliveryId: string, n: number, status: number | null) => ({ delivery_id: deliveryId, attempt: n, http_status: status });
 
+/** One delivered event received at `first` and again at `second`, with an instance killed at `killAt`: the fleet check's findings. */
+async function receivedTwice(killAt: number, first: number, second: number) {
+  const f = emptyFindings();
+  const fleet = figures([killAt]);
+  const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
+  const receipts = [first, second].map((at) => ({ id: 'evt_1', type: 'charge.pending', at }));
+  await checkFleet(db, receipts, fleet, 10_000, f);
+  return { f, fleet };
+}
+
 describe('the fleet checks of the chaos harness', () => {
   it('a second receipt of a webhook in flight when an instance was killed is an at-least-once retry, not a duplicate', async () => {
-    const f = emptyFindings();
-    const fleet = figures([5_000]);
-    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
-    await checkFleet(
-      db,
-      [
-        { id: 'evt_1', type: 'charge.pending', at: 4_200 },
-        { id: 'evt_1', type: 'charge.pending', at: 6_500 },
-      ],
-      fleet,
-      10_000,
-      f,
-    );
+    const { f, fleet } = await receivedTwice(5_000, 4_200, 6_500);
     expect(fleet.atLeastOnceRetries).toBe(1);
     expect(f.webhookDuplicates).toEqual([]);
     expect(fleet.receipts).toBe(2);
   });
 
   it("a receipt a moment after a kill may be the killed instance's own, sent before it died: its second receipt is an at-least-once retry", async () => {
-    const f = emptyFindings();
-    const fleet = figures([3_330]);
-    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
-    await checkFleet(
-      db,
-      [
-        { id: 'evt_1', type: 'charge.pending', at: 3_332 },
-        { id: 'evt_1', type: 'charge.pending', at: 6_891 },
-      ],
-      fleet,
-      10_000,
-      f,
-    );
+    const { f, fleet } = await receivedTwice(3_330, 3_332, 6_891);
     expect(fleet.atLeastOnceRetries).toBe(1);
     expect(f.webhookDuplicates).toEqual([]);
   });
 
   it('a first receipt well after a kill is not explained by it', async () => {
-    const f = emptyFindings();
-    const fleet = figures([3_000]);
-    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
-    await checkFleet(
-      db,
-      [
-        { id: 'evt_1', type: 'charge.pending', at: 3_000 + RECEIPT_AFTER_KILL_MS + 1 },
-        { id: 'evt_1', type: 'charge.pending', at: 9_000 },
-      ],
-      fleet,
-      10_000,
-      f,
-    );
+    const { f } = await receivedTwice(3_000, 3_000 + RECEIPT_AFTER_KILL_MS + 1, 9_000);
     expect(f.webhookDuplicates).toHaveLength(1);
   });
 
   it('a second receipt with no kill shortly after the first is a webhook delivered twice', async () => {
-    const f = emptyFindings();
-    const fleet = figures([50_000]);
-    const db = database({ outbox_events: [event('evt_1')], webhook_deliveries: [delivered('whd_1', 'evt_1')], webhook_attempts: [attempt('whd_1', 1, 200)] });
-    await checkFleet(
-      db,
-      [
-        { id: 'evt_1', type: 'charge.pending', at: 1_000 },
-        { id: 'evt_1', type: 'charge.pending', at: 1_050 },
-      ],
-      fleet,
-      10_000,
-      f,
-    );
+    const { f, fleet } = await receivedTwice(50_000, 1_000, 1_050);
     expect(fleet.atLeastOnceRetries).toBe(0);
     expect(f.webhookDuplicates).toHaveLength(1);
     expect(f.webhookDuplicates[0]).toContain('evt_1');
