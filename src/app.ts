@@ -295,7 +295,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     scheduler.adoptSharedTime(state.virtualClock);
     health.adopt(state.providers);
     feed.adoptVersion(state.marketVersion);
-    return hash === undefined ? undefined : { hash, row: state.apiKey };
+    return hash === undefined || authorization === undefined ? undefined : { authorization, hash, row: state.apiKey };
   };
   const ladder = new ServiceLadder({ store });
   const compliance = new Compliance(config.trading, ladder);

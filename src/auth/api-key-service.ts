@@ -12,6 +12,8 @@ import type { Scope } from './scopes.ts';
 
 /** An API key's row as read ahead of its request's route, by the hash it was read by. */
 export interface LookedUpKey {
+  /** The Authorization header it was read for, and its key's hash: not hashed again for the route. */
+  authorization: string;
   hash: string;
   /** undefined: no key with this hash, or it is revoked. */
   row: ApiKeyRow | undefined;
@@ -130,7 +132,7 @@ export class ApiKeyService {
    * row as read earlier in this request (with the fleet's state): used when it is this key's.
    */
   async authenticate(authorization: string | undefined, ip?: string, lookedUp?: LookedUpKey): Promise<AuthContext> {
-    const hash = apiKeyHashOf(authorization);
+    const hash = lookedUp && lookedUp.authorization === authorization ? lookedUp.hash : apiKeyHashOf(authorization);
     if (hash === undefined) throw new UnauthorizedError();
     const row = lookedUp?.hash === hash ? lookedUp.row : await this.repo.findActiveByHash(this.deps.store, hash);
     if (!row || !safeEqual(row.key_hash, hash)) throw new UnauthorizedError('Unknown or revoked API key');

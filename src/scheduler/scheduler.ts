@@ -389,10 +389,10 @@ export class Scheduler {
 
   /**
    * Runs a round: the jobs of one partition one after another in round order, different
-   * partitions side by side: at most `concurrency` of the work lane in flight, and the whole
-   * outbound lane (one job in all, run serially). The next job of a lane to start is always the lane's earliest whose partition is
-   * idle, so the earliest unfinished job is always running; a job's transactions wait only for
-   * the earlier jobs of its lane, so the round never stalls. The outbound lane comes last in the
+   * partitions side by side: at most `concurrency` of the work lane in flight and the whole
+   * outbound lane (serially, one job in all). The next job of a lane to start is always the lane's
+   * earliest whose partition is idle, so the earliest unfinished job is always running; a job's
+   * transactions wait only for the earlier jobs of its lane, so the round never stalls. The outbound lane comes last in the
    * round's order but starts at once: its deliveries are on the wire while the work lane's jobs
    * commit, and each lane writes in its own order, which is all a serial run fixes too (the lanes
    * write to different rows: deliveries never touch what the work lane writes).
