@@ -223,6 +223,8 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   if (store.kind === 'postgres') scenarios.share(store);
   // Faults on the merchant API draw from the seed (a replay's, or the configured one), never from the time.
   const apiFaults = new ApiFaultEngine({ clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()) }, options.apiRules ?? []);
+  // On a shared database the faults switched on, and every rule's counts, windows and states, are the fleet's.
+  if (store.kind === 'postgres') apiFaults.share(store);
 
   let selfBaseUrl = config.base_url ?? `http://127.0.0.1:${config.port}`;
   const baseUrl = () => selfBaseUrl;
@@ -295,6 +297,9 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     scheduler.adoptSharedTime(state.virtualClock);
     health.adopt(state.providers);
     feed.adoptVersion(state.marketVersion);
+    // The switched-on faults are re-read only when their version moved.
+    const faultsMoved = apiFaults.adoptVersion(state.apiFaultsVersion);
+    if (faultsMoved) await faultsMoved;
     return hash === undefined || authorization === undefined ? undefined : { authorization, hash, row: state.apiKey };
   };
   const ladder = new ServiceLadder({ store });
@@ -337,9 +342,9 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
       merchants: new SandboxMerchants({ store, clock, ids, ladder, apiKeys }),
       // A restart starts the api rules' counts, windows and states afresh too.
       scenarios: {
-        restart: () => {
+        restart: async () => {
           scenarios.restart();
-          apiFaults.restart();
+          await apiFaults.restart();
         },
       },
       defaultTimeoutMs: config.rails.timeout_ms,
@@ -458,7 +463,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   );
   api.use(recorder.merchant());
   api.use(eventStreamRouter({ apiKeys, stream, logger }));
-  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency, faults: apiFaults });
+  mountRoutes(api, routes, { store, apiKeys, signatures, idempotency, faults: { decide: (facts) => apiFaults.decideShared(facts) } });
   app.use(api);
   app.use((req, res) => {
     res.status(404).json(failure('not_found', `No route for ${req.method} ${req.path}`));

@@ -243,7 +243,8 @@ async function serve(): Promise<void> {
     scenarioPaths,
     (loaded) => {
       railyard.scenarios.replace(loaded.rules, loaded.wallets, ruleSources(loaded));
-      railyard.apiFaults.replace(loaded.apiRules);
+      // On PostgreSQL the reload starts the api rules' counts afresh for the fleet, in the database.
+      railyard.apiFaults.replace(loaded.apiRules).catch((err) => process.stderr.write(`restart of the api rules' counts failed: ${err instanceof Error ? err.message : String(err)}\n`));
       scenarioFiles = loaded.files;
       process.stdout.write(`scenarios reloaded: ${loaded.files.length} file(s), ${loaded.rules.length} rules\n`);
       reportScenarioProblems(loaded.files);

@@ -165,7 +165,7 @@ export interface paths {
     get: operations['sandboxListFaults'];
     /**
      * Switch a fault profile on: lost responses, cut connections, server errors, slow responses or a rate limit
-     * @description Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault lives in this process until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules.
+     * @description Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault holds until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules. On SQLite it lives in this process (a restart forgets it); on PostgreSQL it is in the database, in force on every instance sharing it, with its id unique among them and its counts and rate-limit windows counted for all of them together.
      */
     post: operations['sandboxAddFault'];
     /**
@@ -2243,7 +2243,7 @@ export interface operations {
               id: string | null;
               /** @description The rule's place in its file's api section (0-based) */
               index: number | null;
-              /** @description Requests the rule matched (in its required state) since it was switched on or the files loaded */
+              /** @description Requests the rule matched (in its required state) since it was switched on or the files loaded (on PostgreSQL, by every instance sharing the database) */
               matched: number;
               name: string;
               /** @description The rule as a scenario file would write it, normalised */
@@ -2279,7 +2279,7 @@ export interface operations {
   };
   /**
    * Switch a fault profile on: lost responses, cut connections, server errors, slow responses or a rate limit
-   * @description Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault lives in this process until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules.
+   * @description Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault holds until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules. On SQLite it lives in this process (a restart forgets it); on PostgreSQL it is in the database, in force on every instance sharing it, with its id unique among them and its counts and rate-limit windows counted for all of them together.
    */
   sandboxAddFault: {
     requestBody: {
@@ -2325,7 +2325,7 @@ export interface operations {
               id: string | null;
               /** @description The rule's place in its file's api section (0-based) */
               index: number | null;
-              /** @description Requests the rule matched (in its required state) since it was switched on or the files loaded */
+              /** @description Requests the rule matched (in its required state) since it was switched on or the files loaded (on PostgreSQL, by every instance sharing the database) */
               matched: number;
               name: string;
               /** @description The rule as a scenario file would write it, normalised */

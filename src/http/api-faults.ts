@@ -5,9 +5,12 @@ import { API_FAULT_LOCAL, type ApiFault, type ApiFaultVerdict, type ApiRequestFa
 import { InjectedFaultError, RateLimitedError } from '../kernel/errors.ts';
 import { failure } from './envelope.ts';
 
-/** Decides the fault for one request: the scenarios' api rule engine, as app.ts wires it. */
+/**
+ * Decides the fault for one request: the scenarios' api rule engine, as app.ts wires it. At once
+ * when nothing is in force or the counts are in this process; a promise when they are the fleet's.
+ */
 export interface ApiFaultPolicy {
-  decide(facts: ApiRequestFacts): ApiFaultVerdict | undefined;
+  decide(facts: ApiRequestFacts): ApiFaultVerdict | undefined | Promise<ApiFaultVerdict | undefined>;
 }
 
 /** What the route layer does next: go on to the handler, or stop (the connection was cut). */
@@ -33,7 +36,7 @@ function injectedMessage(fault: ApiFault): string {
  */
 export async function applyApiFaults(policy: ApiFaultPolicy, route: { method: string; path: string }, auth: AuthContext, req: Request, res: Response): Promise<FaultOutcome> {
   if (auth.environment !== 'test') return 'proceed';
-  const verdict = policy.decide({
+  const decided = policy.decide({
     method: req.method,
     route: route.path,
     path: req.path,
@@ -41,6 +44,7 @@ export async function applyApiFaults(policy: ApiFaultPolicy, route: { method: st
     header: (name) => req.get(name),
     body: req.body,
   });
+  const verdict = decided instanceof Promise ? await decided : decided;
   if (!verdict) return 'proceed';
   res.set(verdict.headers);
   const fault = verdict.fault;

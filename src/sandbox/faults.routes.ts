@@ -15,7 +15,7 @@ const faultSchema = z.object({
   name: z.string(),
   action: z.enum(ACTIONS),
   rule: z.record(z.string(), z.unknown()).describe('The rule as a scenario file would write it, normalised'),
-  matched: z.number().int().describe('Requests the rule matched (in its required state) since it was switched on or the files loaded'),
+  matched: z.number().int().describe('Requests the rule matched (in its required state) since it was switched on or the files loaded (on PostgreSQL, by every instance sharing the database)'),
   fired: z.number().int().describe('Times it fired (for a rate limit: requests it refused)'),
 });
 
@@ -69,7 +69,7 @@ export function faultRoutes(deps: { faults: ApiFaultEngine }): RouteSpec[] {
       sandboxOnly: true,
       response: { status: 200, description: 'The faults', schema: envelopeOf(z.array(faultSchema)) },
       errors: ['forbidden'],
-      handler: async () => ({ status: 200, body: ok('Faults in force', deps.faults.list().map(view)) }),
+      handler: async () => ({ status: 200, body: ok('Faults in force', (await deps.faults.inForce()).map(view)) }),
     }),
     defineRoute({
       method: 'post',
@@ -77,7 +77,7 @@ export function faultRoutes(deps: { faults: ApiFaultEngine }): RouteSpec[] {
       operationId: 'sandboxAddFault',
       summary: 'Switch a fault profile on: lost responses, cut connections, server errors, slow responses or a rate limit',
       description:
-        "Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault lives in this process until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules.",
+        "Test keys only; live keys never meet an injected fault, and sandbox routes are exempt. The fault holds until DELETE /api/v1/sandbox/faults, and is tried before the scenario files' `api:` rules. On SQLite it lives in this process (a restart forgets it); on PostgreSQL it is in the database, in force on every instance sharing it, with its id unique among them and its counts and rate-limit windows counted for all of them together.",
       tag: 'Sandbox',
       area: 'engineering',
       sandboxOnly: true,
@@ -85,7 +85,7 @@ export function faultRoutes(deps: { faults: ApiFaultEngine }): RouteSpec[] {
       response: { status: 201, description: 'The fault, switched on', schema: envelopeOf(faultSchema) },
       errors: ['forbidden'],
       handler: async ({ body }) => {
-        const added = deps.faults.add(faultProfileRule(body));
+        const added = await deps.faults.switchOn(faultProfileRule(body));
         return { status: 201, body: ok(`Fault ${added.id} switched on`, view({ id: added.id, file: null, index: null, rule: added.rule, matched: 0, fired: 0 })) };
       },
     }),
@@ -100,7 +100,7 @@ export function faultRoutes(deps: { faults: ApiFaultEngine }): RouteSpec[] {
       sandboxOnly: true,
       response: { status: 200, description: 'How many were switched off', schema: envelopeOf(z.object({ removed: z.number().int() })) },
       errors: ['forbidden'],
-      handler: async () => ({ status: 200, body: ok('Faults switched off', { removed: deps.faults.remove() }) }),
+      handler: async () => ({ status: 200, body: ok('Faults switched off', { removed: await deps.faults.switchOff() }) }),
     }),
     defineRoute({
       method: 'delete',
@@ -114,7 +114,7 @@ export function faultRoutes(deps: { faults: ApiFaultEngine }): RouteSpec[] {
       response: { status: 200, description: 'Switched off', schema: envelopeOf(z.object({ removed: z.number().int() })) },
       errors: ['forbidden', 'not_found'],
       handler: async ({ params }) => {
-        const removed = deps.faults.remove(params.id);
+        const removed = await deps.faults.switchOff(params.id);
         if (!removed) throw noSuch('fault', params.id);
         return { status: 200, body: ok(`Fault ${params.id} switched off`, { removed }) };
       },

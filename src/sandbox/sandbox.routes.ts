@@ -26,7 +26,7 @@ export interface SandboxRouteDeps {
   /** rails.timeout_ms as configured. */
   defaultTimeoutMs: number;
   /** The scenario rules' counts, named states and simulated wallets. */
-  scenarios: { restart(): void };
+  scenarios: { restart(): void | Promise<void> };
   advances: ClockAdvances;
   /** More jobs due than this and an advance runs in the background (202) unless asked to wait. */
   asyncAdvanceThreshold?: number;
@@ -198,7 +198,7 @@ export function sandboxRoutes(deps: SandboxRouteDeps): RouteSpec[] {
       response: { status: 200, description: 'Restarted', schema: envelopeOf(z.object({ restarted: z.literal(true) })) },
       errors: ['forbidden'],
       handler: async () => {
-        deps.scenarios.restart();
+        await deps.scenarios.restart();
         return { status: 200, body: ok('Scenario rules restarted', { restarted: true as const }) };
       },
     }),

@@ -779,4 +779,34 @@ SELECT setval('request_log_live_seq', COALESCE((SELECT value FROM runtime_state 
 DELETE FROM runtime_state WHERE name IN ('request_log:test', 'request_log:live');
 `,
   },
+  {
+    version: 28,
+    name: 'api-faults',
+    // Faults on the merchant API for the instances sharing one database: the faults switched on
+    // through the sandbox control (numbered by seq, so flt_<seq> is unique in the fleet), and each
+    // rule's counts, rate-limit windows (per rule and API key) and named states, each moved by one
+    // atomic statement. SQLite keeps them in the process that owns the database, as before.
+    sql: `
+CREATE TABLE api_faults (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  rule TEXT NOT NULL
+);
+CREATE TABLE api_fault_counts (
+  rule_key TEXT PRIMARY KEY,
+  matched INTEGER NOT NULL,
+  fired INTEGER NOT NULL
+);
+CREATE TABLE api_fault_windows (
+  rule_key TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  used INTEGER NOT NULL,
+  PRIMARY KEY (rule_key, key_id)
+);
+CREATE TABLE api_fault_states (
+  scenario TEXT PRIMARY KEY,
+  state TEXT NOT NULL
+);
+`,
+  },
 ];

@@ -104,6 +104,8 @@ export async function releaseAdvanceTurn(db: Db, boot: number): Promise<void> {
 export interface FleetState {
   virtualClock: number | null;
   marketVersion: number | null;
+  /** The version of the faults switched on through the sandbox control (null: none ever was). */
+  apiFaultsVersion: number | null;
   /** shared_state rows named `provider_…` (outages, the rails' tuning). */
   providers: { name: string; value: string }[];
   /** With a key's hash asked for: its api_keys row if not revoked, else undefined. */
@@ -111,14 +113,14 @@ export interface FleetState {
 }
 
 /**
- * The fleet's state a request starts from, in one statement (one round trip): the virtual clock
- * and the market's version by key, and the providers' rows (one per provider at most) by name.
+ * The fleet's state a request starts from, in one statement (one round trip): the virtual clock,
+ * the version of the switched-on API faults and the market's version by key, and the providers' rows (one per provider at most) by name.
  * Given the hash of the request's API key, the key's row rides in the same statement (by its
  * unique hash), so authenticating costs no round trip of its own. PostgreSQL only.
  */
 export async function readFleetState(db: Db, apiKeyHash?: string): Promise<FleetState> {
   const rows = await db.all<{ name: string; n: number | null; t: string | null }>(
-    `SELECT name, value AS n, NULL AS t FROM runtime_state WHERE name = 'virtual_clock'
+    `SELECT name, value AS n, NULL AS t FROM runtime_state WHERE name IN ('virtual_clock', 'api_faults')
      UNION ALL SELECT 'market_version', version, NULL FROM market_state WHERE id = 1
      UNION ALL SELECT name, NULL, value FROM shared_state WHERE substr(name, 1, 9) = 'provider_'${
        apiKeyHash === undefined
@@ -128,9 +130,10 @@ export async function readFleetState(db: Db, apiKeyHash?: string): Promise<Fleet
      }`,
     apiKeyHash === undefined ? [] : [apiKeyHash],
   );
-  const state: FleetState = { virtualClock: null, marketVersion: null, providers: [] };
+  const state: FleetState = { virtualClock: null, marketVersion: null, apiFaultsVersion: null, providers: [] };
   for (const row of rows) {
     if (row.name === 'virtual_clock') state.virtualClock = row.n === null ? null : Number(row.n);
+    else if (row.name === 'api_faults') state.apiFaultsVersion = row.n === null ? null : Number(row.n);
     else if (row.name === 'market_version') state.marketVersion = row.n === null ? null : Number(row.n);
     else if (row.name === 'api_key') state.apiKey = JSON.parse(row.t!) as ApiKeyRow;
     else if (row.t !== null) state.providers.push({ name: row.name, value: row.t });
