@@ -200,7 +200,8 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   // Every line any part of railyard logs passes the redactor: no configured credential, callback
   // token, issued key or webhook secret reaches the log, even inside a path or an error message.
   const redactor = new Redactor(configuredSecrets(config));
-  const logger = redactingLogger(options.logger ?? silentLogger, (text) => redactor.text(text));
+  // A silent logger writes nothing, so there is nothing to redact: no line is cleaned only to be dropped.
+  const logger = options.logger && options.logger !== silentLogger ? redactingLogger(options.logger, (text) => redactor.text(text)) : silentLogger;
   const timeline = options.timeline ?? silentTimeline;
   const opened = await openStore(config.db);
   const store: Store = options.wrapStore ? options.wrapStore(opened) : opened;

@@ -24,8 +24,12 @@ export class VirtualClock implements Clock {
   }
 }
 
+/** The last instant formatted: the objects one job or request presents share their timestamps. */
+let lastIso = { at: Number.NaN, text: '' };
+
 export function iso(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+  if (epochMs !== lastIso.at) lastIso = { at: epochMs, text: new Date(epochMs).toISOString() };
+  return lastIso.text;
 }
 
 /** 2026-01-01T00:00:00Z: where a virtual clock starts unless told otherwise. */

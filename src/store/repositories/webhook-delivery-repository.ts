@@ -18,8 +18,24 @@ const ENDPOINT_COLUMNS = [
   'deleted_at',
 ] as const satisfies readonly (keyof WebhookEndpointRow)[];
 
+/** The webhook_deliveries columns an attempt reads. */
+const DELIVERY_COLUMNS = [
+  'seq',
+  'id',
+  'environment',
+  'merchant_id',
+  'event_id',
+  'event_type',
+  'endpoint_id',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof WebhookDeliveryRow)[];
+
 /** Built once: a statement's text is its cache key in the store, hashed on every call. */
-const FIND_FOR_ATTEMPT = `SELECT d.seq, d.id, d.environment, d.merchant_id, d.event_id, d.event_type, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.created_at, d.updated_at,
+const FIND_FOR_ATTEMPT = `SELECT ${DELIVERY_COLUMNS.map((c) => `d.${c}`).join(', ')},
         e.payload AS event_payload, ${ENDPOINT_COLUMNS.map((c) => `w.${c} AS ep_${c}`).join(', ')}
    FROM webhook_deliveries d LEFT JOIN outbox_events e ON e.id = d.event_id LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE d.id = ?`;
 
@@ -121,17 +137,17 @@ export class WebhookDeliveryRepository {
   async findForAttempt(db: Db, id: string): Promise<{ delivery: WebhookDeliveryRow; eventPayload: string | null; endpoint: WebhookEndpointRow | undefined } | undefined> {
     const row = await db.get<Record<string, unknown>>(FIND_FOR_ATTEMPT, [id]);
     if (!row) return undefined;
-    const { event_payload: eventPayload, ...rest } = row;
     const delivery: Record<string, unknown> = {};
-    const endpoint: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(rest)) {
-      if (column.startsWith('ep_')) endpoint[column.slice('ep_'.length)] = value;
-      else delivery[column] = value;
+    for (const column of DELIVERY_COLUMNS) delivery[column] = row[column];
+    let endpoint: Record<string, unknown> | undefined;
+    if (row.ep_id !== null && row.ep_id !== undefined) {
+      endpoint = {};
+      for (const column of ENDPOINT_COLUMNS) endpoint[column] = row[`ep_${column}`];
     }
     return {
       delivery: delivery as unknown as WebhookDeliveryRow,
-      eventPayload: (eventPayload ?? null) as string | null,
-      endpoint: endpoint.id === null || endpoint.id === undefined ? undefined : (endpoint as unknown as WebhookEndpointRow),
+      eventPayload: (row.event_payload ?? null) as string | null,
+      endpoint: endpoint as unknown as WebhookEndpointRow | undefined,
     };
   }
 
