@@ -2,21 +2,12 @@
 // switched on through one instance is the fleet's, and every count, window and state is counted
 // for the fleet, as one sandbox would count it. Each test starts its instances on one fresh
 // database of a throwaway cluster, as a fleet behind a load balancer would run them.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/railyard-scenarios.ts';
-import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { fleetHarness } from '../support/fleet-harness.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
-let cluster: Promise<PostgresCluster> | undefined;
-const postgres = () => (cluster ??= startPostgresCluster());
-afterAll(async () => {
-  if (cluster) await (await cluster).stop();
-}, 60_000);
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { postgres, cleanups } = fleetHarness();
 
 /** `n` served sandboxes started together on one fresh database. */
 async function fleet(n: number): Promise<TestSandbox[]> {

@@ -1,20 +1,11 @@
 // One sandbox, whatever instance answers (issue 23): what a user sets through one instance of a
 // fleet on one PostgreSQL database, every other instance shows: the market, dashboard sessions,
 // the requests inspector, and the clock's advances.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { describe, expect, it } from 'vitest';
+import { fleetHarness } from '../support/fleet-harness.ts';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
-let cluster: Promise<PostgresCluster> | undefined;
-const postgres = () => (cluster ??= startPostgresCluster());
-afterAll(async () => {
-  if (cluster) await (await cluster).stop();
-}, 60_000);
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { postgres, cleanups } = fleetHarness();
 
 /** `n` served sandboxes on one fresh database, started one after another (as a fleet rolls out). */
 async function fleet(n: number, overrides: Record<string, unknown> = {}): Promise<TestSandbox[]> {

@@ -7,28 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, type Railyard } from '../../src/app.ts';
 import { VirtualClock } from '../../src/kernel/clock.ts';
 import { JOB_LEASE_MS } from '../../src/scheduler/scheduler.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { saveHeartbeat } from '../../src/store/runtime-state.ts';
 import type { ScenarioRule } from '../../src/scenarios/scenario-schema.ts';
-import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { fleetHarness } from '../support/fleet-harness.ts';
 import { SANDBOX_SCENARIOS, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 import { buildConfig } from '../../src/railyard-config.ts';
 import { loadScenarios } from '../../src/railyard-scenarios.ts';
 
-let cluster: Promise<PostgresCluster> | undefined;
-const postgres = () => (cluster ??= startPostgresCluster());
-afterAll(async () => {
-  if (cluster) await (await cluster).stop();
-}, 60_000);
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { postgres, cleanups } = fleetHarness();
 
 /** `n` served sandboxes started together on one fresh database (with the sandbox scenarios, or `rules`). */
 async function fleet(n: number, rules?: readonly ScenarioRule[]): Promise<TestSandbox[]> {
