@@ -6,7 +6,6 @@ import { LOOPBACK, sendRecorded, recordRequest } from './recorded-request.ts';
 import { freePort, groupAlive, signalGroup } from './process-group.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TSX = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
 
 export const SANDBOX_KEY = 'sk_test_railyard_sandbox_0000000000000000';
 export const SANDBOX_SECRET = 'sig_test_railyard_sandbox_signing_secret';
@@ -42,9 +41,11 @@ export function killAllStarted(): void {
 }
 
 /**
- * One `railyard serve` (tsx src/main.ts serve) on 127.0.0.1. tsx runs the app in a child node
- * process, so the server is started as its own process group and signalled as a group: a SIGKILL
- * to the tsx wrapper alone would leave the real server holding the port and the database.
+ * One `railyard serve` on 127.0.0.1: src/main.ts on this harness's Node with tsx as a loader in
+ * the same process, not the tsx wrapper. The wrapper relays a signal to its child and, when the
+ * child is slow to acknowledge it (30 ms, twice: a busy machine), SIGKILLs it and exits 143, which
+ * turned graceful stops into kills. The server is still started as a process group of its own and
+ * signalled as a group, so nothing it might start outlives it.
  */
 export class RailyardProcess {
   readonly port: number;
@@ -57,14 +58,12 @@ export class RailyardProcess {
     this.port = options.port;
     this.logFd = openSync(options.logFile, 'a');
     writeSync(this.logFd, `\n===== chaos: starting railyard serve${options.name ? ` ${options.name}` : ''} on port ${options.port} at ${new Date().toISOString()} =====\n`);
-    this.child = spawn(TSX, ['src/main.ts', 'serve'], {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
       cwd: REPO_ROOT,
       detached: true,
       stdio: ['ignore', this.logFd, this.logFd],
       env: {
         ...process.env,
-        // tsx's shebang says `node`: make it the Node 24 that runs this harness, not the machine's.
-        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
         PORT: String(options.port),
         HOST: LOOPBACK,
         RAILYARD_BASE_URL: options.baseUrl ?? `http://${LOOPBACK}:${options.port}`,
