@@ -323,15 +323,11 @@ export class ApiFaultEngine {
     this.states = new Map();
     if (!this.shared) return Promise.resolve();
     const restarted = this.repo.restart(this.shared);
-    const pending: Promise<void> = restarted.then(
-      () => {
-        if (this.pendingRestart === pending) this.pendingRestart = undefined;
-      },
-      // The caller that awaits `restarted` hears the failure; the decisions go on.
-      () => {
-        if (this.pendingRestart === pending) this.pendingRestart = undefined;
-      },
-    );
+    const done = () => {
+      if (this.pendingRestart === pending) this.pendingRestart = undefined;
+    };
+    // The caller that awaits `restarted` hears a failure; the decisions go on either way.
+    const pending: Promise<void> = restarted.then(done, done);
     this.pendingRestart = pending;
     return restarted;
   }
@@ -409,7 +405,14 @@ export class ApiFaultEngine {
   async inForce(): Promise<ApiRuleView[]> {
     if (this.shared) {
       if (this.pendingRestart) await this.pendingRestart;
-      const counts = new Map((await this.repo.counts(this.shared)).map((c) => [c.ruleKey, c]));
+      const counts = new Map(
+        (
+          await this.repo.counts(
+            this.shared,
+            this.ordered().map((r) => r.key),
+          )
+        ).map((c) => [c.ruleKey, c]),
+      );
       this.matched = new Map();
       this.fired = new Map();
       for (const { key } of this.ordered()) {

@@ -103,9 +103,12 @@ export class ApiFaultRepository {
     await db.run('INSERT INTO api_fault_states (scenario, state) VALUES (?, ?) ON CONFLICT (scenario) DO UPDATE SET state = excluded.state', [scenario, state]);
   }
 
-  /** Every rule's counts: one row per rule that matched a request (removing a fault removes its row). */
-  async counts(db: Db): Promise<{ ruleKey: string; matched: number; fired: number }[]> {
-    const rows = await db.all<{ rule_key: string; matched: number; fired: number }>('SELECT rule_key, matched, fired FROM api_fault_counts');
+  /** The counts of these rules (those in force), by key: a rule that never matched has no row. */
+  async counts(db: Db, ruleKeys: readonly string[]): Promise<{ ruleKey: string; matched: number; fired: number }[]> {
+    if (ruleKeys.length === 0) return [];
+    const rows = await db.all<{ rule_key: string; matched: number; fired: number }>(`SELECT rule_key, matched, fired FROM api_fault_counts WHERE rule_key IN (${ruleKeys.map(() => '?').join(', ')})`, [
+      ...ruleKeys,
+    ]);
     return rows.map((r) => ({ ruleKey: r.rule_key, matched: Number(r.matched), fired: Number(r.fired) }));
   }
 
