@@ -10,6 +10,21 @@ export interface Db {
   all<T = Row>(sql: string, params?: SqlValue[]): Promise<T[]>;
 }
 
+/**
+ * How a transaction is kept apart from concurrent ones, where the store can tell them apart.
+ * - `serializable` (the default): as if the transactions ran one at a time. What a read-check-write
+ *   needs (a balance or limit check before a posting).
+ * - `read committed`: each statement sees what was committed when it ran. Enough for work that
+ *   holds no check against concurrent writers: it inserts fresh rows, claims a key by an upsert, or
+ *   moves a row by a conditional update, and reads nothing whose change by another writer could
+ *   make its writes wrong. A store that can runs such a transaction beside the others.
+ */
+export type Isolation = 'serializable' | 'read committed';
+
+export interface TransactionOptions {
+  isolation?: Isolation;
+}
+
 export interface Store extends Db {
   readonly kind: string;
   /**
@@ -19,8 +34,12 @@ export interface Store extends Db {
    * transaction: it rejects at once with a ReentrantStoreCallError (transaction-scope.ts).
    * Statements none of which reads what another writes may be issued at once (Promise.all): they
    * run in the order issued, and a store whose connection pipelines sends them together.
+   * A statement `work` issues and does not await still belongs to the transaction: the store waits
+   * for it before committing, and if it failed the transaction rejects with its error and nothing
+   * of it stands. Issuing the last writes so lets a pipelining store send COMMIT along with them.
+   * SQLite runs every transaction one at a time, whatever its isolation.
    */
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
   /**
    * A store several processes share can tell which of them are alive at this moment, by a

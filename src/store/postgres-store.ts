@@ -1,10 +1,11 @@
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ValidationError } from '../kernel/errors.ts';
 import { inJobTurn } from '../kernel/job-scope.ts';
-import type { Db, Row, SqlValue, Store } from './db.ts';
+import type { Db, Isolation, Row, SqlValue, Store, TransactionOptions } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
-import { inTransactionWork, reentrantCall } from './transaction-scope.ts';
+import { inTransactionWork, IssuedStatements, reentrantCall } from './transaction-scope.ts';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -18,6 +19,10 @@ const types = {
     return pg.types.getTypeParser(oid, format as 'text');
   },
 } as pg.CustomTypesConfig;
+
+/** A plain SELECT (or WITH … SELECT) that takes no row lock: it never waits for another transaction. */
+const PLAIN_READ = /^\s*(SELECT|WITH)\b/i;
+const LOCKING_READ = /\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b|\b(INSERT|UPDATE|DELETE)\b/i;
 
 /** serialization_failure and deadlock_detected: the transaction was rolled back and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -40,6 +45,32 @@ function pause(attempt: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
 
+/**
+ * What a connection is asked to send before the event loop next checks for I/O leaves in one
+ * system call, not one per statement: the socket is corked at the first write and uncorked in the
+ * loop's check phase (setImmediate). A transaction's BEGIN and first statements, its last writes
+ * and COMMIT, and the plain reads a burst of requests asks for on the shared read connection, so
+ * cost one write each; on a busy machine every write is a dear system call, for the database too.
+ */
+function coalesceWrites(client: pg.PoolClient): void {
+  const stream = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+  if (!stream || typeof stream.cork !== 'function') return;
+  const write = stream.write;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    stream.uncork();
+  };
+  stream.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      setImmediate(uncork);
+    }
+    return write.apply(this, args);
+  } as Socket['write'];
+}
+
 function values(params: SqlValue[]): (string | number | null)[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
 }
@@ -53,19 +84,22 @@ export interface PostgresStoreOptions {
  * The shared store: PostgreSQL through a `pg` pool. Several railyard processes may use one database.
  *
  * What each method promises:
- * - Within one process, transactions run one at a time, in the order asked for: under SERIALIZABLE,
- *   transactions of one process that overlapped would abort each other (a hot balance row, index
- *   pages they share) far more often than instances do, and a conflict costs a whole retry. Plain
- *   run/get/all statements do not wait for them: each runs at once on the pool, autocommitted, and
- *   sees what was committed when it ran, as a statement from another instance would.
- * - Each transaction is SERIALIZABLE, so a read-check-write
- *   (a balance check, a limit check) holds as if the fleet ran transactions one at a time. When
- *   PostgreSQL aborts one for a serialization failure or a deadlock, the whole `work` closure runs
+ * - Within one process, serializable transactions run one at a time, in the order asked for: under
+ *   SERIALIZABLE, transactions of one process that overlapped would abort each other (a hot balance
+ *   row, index pages they share) far more often than instances do, and a conflict costs a whole
+ *   retry. READ COMMITTED transactions, and plain run/get/all statements, do not wait for them: each
+ *   runs at once on the pool, as a transaction from another instance would (a statement
+ *   autocommitted, seeing what was committed when it ran).
+ * - A transaction is SERIALIZABLE unless asked for as READ COMMITTED (TransactionOptions), so a
+ *   read-check-write (a balance check, a limit check) holds as if the fleet ran transactions one at a
+ *   time. When PostgreSQL aborts one for a serialization failure or a deadlock, the whole `work` closure runs
  *   again on a fresh transaction (up to 10 attempts): `work` must therefore only touch `tx`, which it
  *   must anyway.
  * - A failed statement inside a transaction aborts that transaction (PostgreSQL has no per-statement
  *   rollback): the rejection reaches `work`, and the transaction rejects even if `work` caught it
  *   (with a conflict, it runs again), never committing a part of it silently.
+ * - COMMIT goes out as soon as `work` resolves, behind the statements it issued without awaiting
+ *   them: a transaction whose last writes are not awaited takes one round trip fewer.
  * - A call on the store itself from inside a transaction's work is refused (ReentrantStoreCallError):
  *   it would wait for that transaction to end. Work the transaction started that runs after it
  *   ended is outside it, and may.
@@ -82,6 +116,9 @@ export class PostgresStore implements Store {
   private lastTransaction: Promise<void> = Promise.resolve();
   /** Everything asked for and not yet settled: close() lets it finish. */
   private readonly running = new Set<Promise<unknown>>();
+  /** The connection plain reads share, pipelined (reader()); a pool of one, so a lost one is replaced. */
+  private readonly readPool: pg.Pool;
+  private reading: Promise<pg.PoolClient> | undefined;
   /** The session that holds this process's presence lock, and the boot it holds it for. */
   private presence: pg.Client | undefined;
   private presenceBoot: number | undefined;
@@ -99,6 +136,10 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({ application_name: 'railyard', options: '-c synchronous_commit=off', connectionString: url, max: options.poolSize ?? 10, types, pipeline: true });
     // An idle client that loses its connection (a restarted server) is dropped, not fatal.
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', coalesceWrites);
+    this.readPool = new pg.Pool({ application_name: 'railyard', options: '-c synchronous_commit=off', connectionString: url, max: 1, types, pipeline: true });
+    this.readPool.on('error', () => undefined);
+    this.readPool.on('connect', coalesceWrites);
   }
 
   /** Connects and brings the schema up to date (every migration not yet applied, in order). */
@@ -152,6 +193,32 @@ export class PostgresStore implements Store {
     return on.query({ name, text, values: values(params) });
   }
 
+  /**
+   * The connection plain reads take turns on: they are pipelined on it, so the reads a burst of
+   * requests asks for leave in one write and come back in one, instead of each taking a pooled
+   * connection (and a system call each way) of its own, or waiting for one while transactions hold
+   * them all. A read never waits for a lock under MVCC, so none holds up those behind it. A lost
+   * connection is dropped and the next read opens another.
+   */
+  private reader(): Promise<pg.PoolClient> {
+    if (this.reading) return this.reading;
+    const reading = this.readPool.connect().then((client) => {
+      const drop = () => {
+        if (this.reading !== reading) return;
+        this.reading = undefined;
+        client.release(true);
+      };
+      client.on('error', drop);
+      client.on('end', drop);
+      return client;
+    });
+    reading.catch(() => {
+      if (this.reading === reading) this.reading = undefined;
+    });
+    this.reading = reading;
+    return reading;
+  }
+
   /** Tracks `work` until it settles, so close() can let it finish. */
   private track<T>(work: Promise<T>): Promise<T> {
     const settled = work.then(
@@ -173,7 +240,8 @@ export class PostgresStore implements Store {
       (async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            return read(await this.query(this.pool, sql, params, reads));
+            const on = reads && PLAIN_READ.test(sql) && !LOCKING_READ.test(sql) ? await this.reader() : this.pool;
+            return read(await this.query(on, sql, params, reads));
           } catch (error) {
             if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
             await pause(attempt);
@@ -193,16 +261,18 @@ export class PostgresStore implements Store {
     return this.statement((r) => r.rows as T[], sql, params, true, 'all');
   }
 
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const reentrant = reentrantCall(this, 'transaction');
     if (reentrant) return Promise.reject(reentrant);
     // A job's transaction is asked for once the jobs before it in its round are finished (JobScope).
-    return inJobTurn(() => this.startTransaction(work));
+    return inJobTurn(() => this.startTransaction(work, options.isolation ?? 'serializable'));
   }
 
-  private startTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  private startTransaction<T>(work: (tx: Db) => Promise<T>, isolation: Isolation): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    const done = this.lastTransaction.then(() => this.runTransaction(work));
+    // READ COMMITTED work holds no check another writer could break: it runs at once, beside the rest.
+    if (isolation === 'read committed') return this.track(this.runTransaction(work, isolation));
+    const done = this.lastTransaction.then(() => this.runTransaction(work, isolation));
     this.lastTransaction = done.then(
       () => undefined,
       () => undefined,
@@ -210,7 +280,7 @@ export class PostgresStore implements Store {
     return this.track(done);
   }
 
-  private async runTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  private async runTransaction<T>(work: (tx: Db) => Promise<T>, isolation: Isolation): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
@@ -218,37 +288,39 @@ export class PostgresStore implements Store {
         // Not waited for: the work's first statement goes out right behind it (the connection
         // pipelines), so opening the transaction costs no round trip of its own. Both are answered
         // in order; BEGIN's answer is checked before any statement's result is used.
-        const begun = client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        const begun = client.query(isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN ISOLATION LEVEL READ COMMITTED');
         begun.catch(() => undefined); // checked below; not an unhandled rejection meanwhile
-        // The first statement that failed: PostgreSQL aborted the transaction there, even if `work` caught it.
-        let failed: { error: unknown } | undefined;
         const query = async (sql: string, params: SqlValue[], reads: boolean) => {
-          try {
-            const result = this.query(client, sql, params, reads);
-            result.catch(() => undefined); // awaited just below, once BEGIN's answer is in
-            await begun;
-            return await result;
-          } catch (error) {
-            failed ??= { error };
-            throw error;
-          }
+          const result = this.query(client, sql, params, reads);
+          result.catch(() => undefined); // awaited just below, once BEGIN's answer is in
+          await begun;
+          return await result;
         };
-        const tx: Db = {
+        // Every statement is kept: PostgreSQL aborts the transaction at the first that fails, even
+        // if `work` caught it, and those `work` did not await are waited for before the commit.
+        const issued = new IssuedStatements({
           run: async (sql, params = []) => ({ changes: (await query(sql, params, false)).rowCount ?? 0 }),
           get: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows[0] as R | undefined,
           all: async <R = Row>(sql: string, params: SqlValue[] = []) => (await query(sql, params, true)).rows as R[],
-        };
+        });
         try {
-          const value = await inTransactionWork(this, () => work(tx));
-          // On SQLite a caught failure leaves the rest of the transaction standing; here COMMIT would
-          // quietly roll all of it back. Say so instead (or run again, if it was a conflict).
+          const value = await inTransactionWork(this, () => work(issued.tx));
+          // Sent at once, behind the statements `work` issued and did not wait for: they travel
+          // together. If one of them failed, PostgreSQL answers this COMMIT with a ROLLBACK.
+          const failure = issued.firstFailure(); // closes the transaction to further statements
+          const committed = client.query('COMMIT');
+          committed.catch(() => undefined); // awaited below, once the statements' answers are in
+          const failed = await failure;
+          // COMMIT rolled all of it back: say so, even if `work` caught the failure (or run again, if it was a conflict).
           if (failed) {
+            await committed.catch(() => undefined);
             throw retryable(failed.error) ? failed.error : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: failed.error });
           }
           await begun;
-          await client.query('COMMIT');
+          if ((await committed).command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at its commit');
           return value;
         } catch (error) {
+          void issued.firstFailure(); // no statement joins the transaction once its work has failed
           try {
             await client.query('ROLLBACK');
           } catch {
@@ -303,6 +375,10 @@ export class PostgresStore implements Store {
       const presence = this.presence;
       this.presence = undefined;
       await presence?.end().catch(() => undefined);
+      const reading = this.reading;
+      this.reading = undefined;
+      if (reading) (await reading.catch(() => undefined))?.release();
+      await this.readPool.end();
       await this.pool.end();
     });
     return this.closing;

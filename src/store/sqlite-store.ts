@@ -2,9 +2,9 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { boundToCaller, inJobTurn } from '../kernel/job-scope.ts';
-import type { Db, Row, SqlValue, Store } from './db.ts';
+import type { Db, Row, SqlValue, Store, TransactionOptions } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
-import { inTransactionWork, reentrantCall } from './transaction-scope.ts';
+import { inTransactionWork, IssuedStatements, reentrantCall } from './transaction-scope.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
 type Statement = { kind: 'run' | 'get' | 'all'; sql: string; params: SqlValue[] };
@@ -123,7 +123,8 @@ export class SqliteStore implements Store {
   all<T = Row>(sql: string, params: SqlValue[] = []) {
     return this.enqueue<T[]>({ kind: 'all', sql, params });
   }
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    // One at a time whatever the isolation asked for: the one writer is this process.
     // Asked for from inside a transaction's work, it would queue behind that transaction for ever.
     const reentrant = reentrantCall(this, 'transaction');
     if (reentrant) return Promise.reject(reentrant);
@@ -217,7 +218,12 @@ export class SqliteStore implements Store {
   private async inSavepoint(op: Op & { kind: 'transaction' }): Promise<Outcome> {
     this.control.savepoint.run();
     try {
-      const value = await inTransactionWork(this, () => op.work(this.direct));
+      const issued = new IssuedStatements(this.direct);
+      const value = await inTransactionWork(this, () => op.work(issued.tx));
+      // A statement the work issued and did not await ran already (each runs when issued): if it
+      // failed, nothing of the transaction stands, as on PostgreSQL.
+      const failed = await issued.firstFailure();
+      if (failed) throw failed.error;
       this.control.release.run();
       return { op, ok: true, value };
     } catch (error) {

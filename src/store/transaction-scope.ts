@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Db } from './db.ts';
 
 /**
  * A call on a store from inside the work of one of its own transactions. Both stores run a
@@ -41,4 +42,41 @@ export async function inTransactionWork<T>(store: object, work: () => Promise<T>
 export function reentrantCall(store: object, method: string): ReentrantStoreCallError | undefined {
   const mark = working.getStore();
   return mark?.open && mark.store === store ? new ReentrantStoreCallError(method) : undefined;
+}
+
+/**
+ * A transaction's Db that keeps every statement issued on it, so that the store can wait for
+ * those `work` did not await before it commits (Store.transaction), and learn which failed.
+ */
+export class IssuedStatements {
+  private readonly issued: Promise<unknown>[] = [];
+  private ended = false;
+  readonly tx: Db;
+
+  constructor(db: Db) {
+    const keep = <T>(issue: () => Promise<T>): Promise<T> => {
+      // After the work resolved, the store is committing: a statement now would land outside the transaction.
+      if (this.ended) return Promise.reject(new Error('a statement was issued on a transaction whose work had already ended: await it, or issue it before the work resolves'));
+      const statement = issue();
+      statement.catch(() => undefined); // reported by firstFailure(), or to the work that awaits it
+      this.issued.push(statement);
+      return statement;
+    };
+    this.tx = {
+      run: (sql, params) => keep(() => db.run(sql, params)),
+      get: (sql, params) => keep(() => db.get(sql, params)),
+      all: (sql, params) => keep(() => db.all(sql, params)),
+    };
+  }
+
+  /**
+   * The work has resolved: no statement may join the transaction any more. Then, once every
+   * statement issued has settled, the first one's error (in the order issued), if any failed.
+   */
+  async firstFailure(): Promise<{ error: unknown } | undefined> {
+    this.ended = true;
+    const outcomes = await Promise.allSettled(this.issued);
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    return failed ? { error: (failed as PromiseRejectedResult).reason } : undefined;
+  }
 }

@@ -133,55 +133,58 @@ export class QuoteService {
       ]);
     }
     const benchmark = await feed.benchmark(body.asset);
-    // The checks read in the transaction that writes: a limit holds against the quotes and trades
-    // committed before, and the request waits for the store once instead of six times.
-    return store.transaction(async (tx) => {
-      // The checks' reads (the merchant's stage, the limits' usage) are issued at once, so
-      // PostgreSQL gets them in one round trip; they are judged in order below.
-      const enabled = this.deps.compliance.assertTradingEnabled(tx, auth);
-      const usage = this.deps.limits.usage(tx, auth, { side: body.side, asset: body.asset, network: body.network });
-      usage.catch(() => undefined); // awaited below, unless an earlier check refuses first
-      await enabled;
-      this.assertFresh(benchmark);
-      const priced = priceQuote(body.side, benchmark.rate, config.trading.spread_bps, { fiat: body.fiat_amount, asset: body.asset_amount });
-      if (priced.asset <= 0n || priced.fiat <= 0n) {
-        const field = body.fiat_amount !== undefined ? 'fiat_amount' : 'asset_amount';
-        throw new ValidationError(`${field} is too small to trade at ${formatRate(priced.rate)} GHS per ${body.asset}`, [{ field, message: 'too small to trade' }]);
-      }
-      if (priced.fiat > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw new ValidationError('asset_amount is too large', [{ field: 'asset_amount', message: 'too large' }]);
-      }
-      const fiat = Number(priced.fiat);
-      this.deps.limits.judge(await usage, { side: body.side, fiat });
+    // The checks read what was committed, outside the transaction that writes: a quote holds
+    // nothing against concurrent writers. Its limit check is advisory (a quote consumes no limit;
+    // the trade that executes it checks again, serializable) and it only inserts fresh rows. So
+    // the reads share the store's read connection with other requests', and the writes go out with
+    // their BEGIN and COMMIT in one round trip. The reads are issued at once and judged in order.
+    const enabled = this.deps.compliance.assertTradingEnabled(store, auth);
+    const usage = this.deps.limits.usage(store, auth, { side: body.side, asset: body.asset, network: body.network });
+    usage.catch(() => undefined); // awaited below, unless an earlier check refuses first
+    await enabled;
+    this.assertFresh(benchmark);
+    const priced = priceQuote(body.side, benchmark.rate, config.trading.spread_bps, { fiat: body.fiat_amount, asset: body.asset_amount });
+    if (priced.asset <= 0n || priced.fiat <= 0n) {
+      const field = body.fiat_amount !== undefined ? 'fiat_amount' : 'asset_amount';
+      throw new ValidationError(`${field} is too small to trade at ${formatRate(priced.rate)} GHS per ${body.asset}`, [{ field, message: 'too small to trade' }]);
+    }
+    if (priced.fiat > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new ValidationError('asset_amount is too large', [{ field: 'asset_amount', message: 'too large' }]);
+    }
+    const fiat = Number(priced.fiat);
+    this.deps.limits.judge(await usage, { side: body.side, fiat });
 
-      const now = clock.now();
-      const row: QuoteRow = {
-        id: ids.next('qt'),
-        environment: auth.environment,
-        merchant_id: auth.merchantId,
-        side: body.side,
-        asset: body.asset,
-        network: body.network,
-        asset_amount: Number(priced.asset),
-        net_fiat_amount: fiat,
-        applied_rate: priced.rate.toString(),
-        benchmark_rate: benchmark.rate.toString(),
-        usd_price: benchmark.usd.value.toString(),
-        fx_rate: benchmark.fx.value.toString(),
-        status: 'created',
-        trade_id: null,
-        expires_at: now + config.trading.quote_ttl_seconds * 1000,
-        created_at: now,
-      };
-      const quote = presentQuote(row);
-      // Three writes none of which reads another's: issued at once, so PostgreSQL gets them in one round trip.
-      await Promise.all([
-        this.repo.insert(tx, row),
-        outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote }),
-        scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id }, partition: row.id }),
-      ]);
-      return quote;
-    });
+    return store.transaction(
+      async (tx) => {
+        const now = clock.now();
+        const row: QuoteRow = {
+          id: ids.next('qt'),
+          environment: auth.environment,
+          merchant_id: auth.merchantId,
+          side: body.side,
+          asset: body.asset,
+          network: body.network,
+          asset_amount: Number(priced.asset),
+          net_fiat_amount: fiat,
+          applied_rate: priced.rate.toString(),
+          benchmark_rate: benchmark.rate.toString(),
+          usd_price: benchmark.usd.value.toString(),
+          fx_rate: benchmark.fx.value.toString(),
+          status: 'created',
+          trade_id: null,
+          expires_at: now + config.trading.quote_ttl_seconds * 1000,
+          created_at: now,
+        };
+        const quote = presentQuote(row);
+        // Three writes none of which reads another's, issued at once and not awaited: the store waits
+        // for them, and PostgreSQL gets them and the COMMIT in one round trip.
+        void this.repo.insert(tx, row);
+        void outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote });
+        void scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id }, partition: row.id });
+        return quote;
+      },
+      { isolation: 'read committed' },
+    );
   }
 
   /** The merchant's quotes in this environment, newest first, keyset-paged on the insertion sequence. */

@@ -100,6 +100,50 @@ describe('PostgresStore shared by several processes', () => {
     expect(await a!.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 0 });
   });
 
+  it('runs a READ COMMITTED transaction at once, beside a serializable one still open; the next serializable one waits its turn', async () => {
+    const [a] = await fleet(1);
+    await a!.run('CREATE TABLE items (id BIGINT PRIMARY KEY)');
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    const order: string[] = [];
+    const first = a!.transaction(async (tx) => {
+      await tx.run('INSERT INTO items (id) VALUES (1)');
+      await held;
+      order.push('serializable, held');
+    });
+    const next = a!.transaction(async (tx) => {
+      await tx.run('INSERT INTO items (id) VALUES (3)');
+      order.push('serializable, next');
+    });
+    await a!.transaction(
+      async (tx) => {
+        await tx.run('INSERT INTO items (id) VALUES (2)');
+        order.push('read committed');
+      },
+      { isolation: 'read committed' },
+    );
+    release();
+    await Promise.all([first, next]);
+    expect(order).toEqual(['read committed', 'serializable, held', 'serializable, next']);
+    expect(await a!.all('SELECT id FROM items ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+  });
+
+  it('claims a key once when READ COMMITTED transactions of two instances race for it: the loser sees the winner', async () => {
+    const [a, b] = await fleet(2);
+    await a!.run('CREATE TABLE claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL)');
+    const claim = (store: PostgresStore, owner: string) =>
+      store.transaction(
+        async (tx) => {
+          const { changes } = await tx.run('INSERT INTO claims (key, owner) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', ['k', owner]);
+          return changes === 1 ? owner : (await tx.get<{ owner: string }>('SELECT owner FROM claims WHERE key = ?', ['k']))!.owner;
+        },
+        { isolation: 'read committed' },
+      );
+    const answers = await Promise.all([claim(a!, 'a'), claim(b!, 'b'), claim(a!, 'a2'), claim(b!, 'b2')]);
+    const winner = (await a!.get<{ owner: string }>('SELECT owner FROM claims WHERE key = ?', ['k']))!.owner;
+    expect(answers).toEqual([winner, winner, winner, winner]);
+  });
+
   it('names its connections railyard in pg_stat_activity', async () => {
     const [a] = await fleet(1);
     expect(await a!.get('SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()')).toEqual({ application_name: 'railyard' });

@@ -4,7 +4,7 @@
 // mocks an adapter calls over HTTP) are not counted against it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Db, SqlValue, Store } from '../../src/store/db.ts';
+import type { Db, SqlValue, Store, TransactionOptions } from '../../src/store/db.ts';
 
 export interface Statement {
   sql: string;
@@ -78,11 +78,11 @@ export class StatementCounter {
       get: outer.get,
       all: outer.all,
       close: () => store.close(),
-      transaction: <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
+      transaction: <T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> => {
         // A group commit may run `work` from another request's turn: its statements stay with the caller.
         const caller = this.scope.getStore();
         if (caller) caller.transactions++;
-        return this.track(caller, () => store.transaction((tx) => work(counted(tx, caller))));
+        return this.track(caller, () => store.transaction((tx) => work(counted(tx, caller)), options));
       },
     };
   };
