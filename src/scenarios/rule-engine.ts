@@ -1,5 +1,5 @@
 import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
-import type { Store } from '../store/db.ts';
+import { commitWith, type Store } from '../store/db.ts';
 import { SharedStateRepository } from '../store/repositories/shared-state-repository.ts';
 import type { MatchBlock, Predicate, ScenarioRule, Wallet } from './scenario-schema.ts';
 import type { LintProblem } from './scenario-lint.ts';
@@ -128,7 +128,7 @@ export class RuleEngine implements ScenarioEngine {
       // Every attempt starts from the stored state: one the store runs again forgets the last.
       this.restore(saved ? (JSON.parse(saved) as ScenarioSnapshot) : this.initial);
       const decision = this.decide(query);
-      await this.repo.put(tx, SHARED_NAME, JSON.stringify(this.snapshot()));
+      commitWith(this.repo.put(tx, SHARED_NAME, JSON.stringify(this.snapshot())));
       return decision;
     });
     if (reset) this.resetPending = false;

@@ -6,7 +6,7 @@ import type { Clock } from '../kernel/clock.ts';
 import { ProviderUnavailableError } from '../kernel/errors.ts';
 import type { Environment } from '../kernel/environment.ts';
 import { RailError, type RailAccepted } from '../rails/provider-port.ts';
-import type { Db, Store } from '../store/db.ts';
+import { commitWith, type Db, type Store } from '../store/db.ts';
 import type { RailRecordColumns, RailRecordRepository } from '../store/repositories/rail-record-repository.ts';
 import { RailRepository } from '../store/repositories/rail-repository.ts';
 import { failureReason } from './failure-reason.ts';
@@ -62,21 +62,26 @@ export async function runInitiation<T extends { id: string; status: string }>(de
     });
   try {
     const { provider, result } = await spec.route();
-    return await deps.store.transaction(async (tx) => {
-      // The row as updated (RETURNING): no read of it follows.
-      const row = await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
-      const record = row ? spec.presentRow(row) : await spec.present(tx);
-      const response: RouteResult = { status: 201, body: ok(spec.messages.initiated, record) };
-      // The event (unless a callback settled it while the provider's answer was on its way) and the
-      // stored answer: independent writes, issued at once.
-      await Promise.all([
-        record.status === spec.pendingStatus
-          ? deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record })
-          : undefined,
-        spec.complete(tx, response),
-      ]);
-      return response;
-    });
+    // READ COMMITTED: the acceptance updates the record's own row, which a settlement committing
+    // meanwhile is waited for and then seen (RETURNING), as a serializable retry would see it.
+    return await deps.store.transaction(
+      async (tx) => {
+        // The row as updated (RETURNING): no read of it follows.
+        const row = await spec.records.recordAcceptance(tx, spec.id, provider.name, result.providerReference, deps.clock.now());
+        const record = row ? spec.presentRow(row) : await spec.present(tx);
+        const response: RouteResult = { status: 201, body: ok(spec.messages.initiated, record) };
+        // The event (unless a callback settled it while the provider's answer was on its way) and the
+        // stored answer: independent writes, issued at once and not awaited, so they go with the COMMIT.
+        commitWith(
+          record.status === spec.pendingStatus
+            ? deps.outbox.emit(tx, { environment: spec.environment, merchantId: spec.merchantId, type: spec.pendingEvent, objectType: spec.object, object: record })
+            : undefined,
+          spec.complete(tx, response),
+        );
+        return response;
+      },
+      { isolation: 'read committed' },
+    );
   } catch (err) {
     if (err instanceof ProviderUnavailableError) {
       return finish(async (tx) => {

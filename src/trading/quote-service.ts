@@ -7,7 +7,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../kernel/environment.ts';
 import type { Scheduler } from '../scheduler/scheduler.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, page } from '../http/pagination.ts';
-import type { Db, Store } from '../store/db.ts';
+import { commitWith, type Db, type Store } from '../store/db.ts';
 import { QuoteRepository } from '../store/repositories/quote-repository.ts';
 import { NETWORKS_BY_ASSET } from './assets.ts';
 import type { Compliance } from './compliance.ts';
@@ -176,11 +176,12 @@ export class QuoteService {
           created_at: now,
         };
         const quote = presentQuote(row);
-        // Three writes none of which reads another's, issued at once and not awaited: the store waits
-        // for them, and PostgreSQL gets them and the COMMIT in one round trip.
-        void this.repo.insert(tx, row);
-        void outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote });
-        void scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id }, partition: row.id });
+        // Three writes none of which reads another's, issued at once with the COMMIT: one round trip.
+        commitWith(
+          this.repo.insert(tx, row),
+          outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote }),
+          scheduler.schedule(tx, { kind: 'quote.expire', runAt: row.expires_at, payload: { id: row.id }, partition: row.id }),
+        );
         return quote;
       },
       { isolation: 'read committed' },

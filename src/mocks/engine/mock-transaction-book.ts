@@ -61,13 +61,17 @@ export class MockTransactionBook<T> {
    */
   async keep(reference: string, transaction: T, alongside: (db: Db) => Promise<void>): Promise<boolean> {
     const key = { provider: this.provider, book: this.name, reference };
-    return this.store.transaction(async (db) => {
-      if (!(await repo.insert(db, { ...key, body: JSON.stringify(transaction), now: this.clock.now() }))) return false;
-      const lookupKeys = [...new Set(this.options.lookupKeys?.(transaction) ?? [])];
-      await repo.addLookupKeys(db, key, lookupKeys);
-      await alongside(db);
-      return true;
-    });
+    // READ COMMITTED: the reference is taken by one insert that a concurrent twin's waits for and
+    // then finds taken; the rest are fresh rows. So it runs beside other transactions.
+    return this.store.transaction(
+      async (db) => {
+        if (!(await repo.insert(db, { ...key, body: JSON.stringify(transaction), now: this.clock.now() }))) return false;
+        const lookupKeys = [...new Set(this.options.lookupKeys?.(transaction) ?? [])];
+        await Promise.all([repo.addLookupKeys(db, key, lookupKeys), alongside(db)]);
+        return true;
+      },
+      { isolation: 'read committed' },
+    );
   }
 
   /**
