@@ -43,7 +43,7 @@ describe.each(cases)('the $name mock', (c) => {
       const call = (reference: string) => (c.examples.payout ? adapter.payout(c.examples.payout(reference)) : adapter.collect(c.examples.collect!(reference)));
       const accepted = await call('trf_mockcontract000000000001');
       expect(accepted.providerReference).toMatch(/\S/);
-      ctx.health.setDown(c.name, true);
+      await ctx.health.setDown(c.name, true);
       const refused = await call('trf_mockcontract000000000002').catch((e) => e);
       expect(refused).toBeInstanceOf(RailError);
       expect(refused.failsOver).toBe(true);

@@ -84,13 +84,13 @@ describe.each(cases)('the $name adapter honours the provider port', (c) => {
   });
 
   it('maps an outage (503) to a RailError that fails over', async () => {
-    sb.ry.health.setDown(c.name, true);
+    await sb.ry.health.setDown(c.name, true);
     try {
       const error = await main.call(ref(main.prefix)).catch((e) => e);
       expect(error).toBeInstanceOf(RailError);
       expect(error.failsOver).toBe(true);
     } finally {
-      sb.ry.health.setDown(c.name, false);
+      await sb.ry.health.setDown(c.name, false);
     }
   });
 

@@ -133,7 +133,7 @@ describe('recovery from a stop in the middle of an initiation', () => {
     const first = await sb.charge(momo('0551234987'), { idempotencyKey: 'orphan-recorded' });
     await orphan(sb, 'charges', first.body.data.id, { keepAttempts: true });
     // Were the provider called again, it would refuse: it is down.
-    sb.ry.health.setDown('mtn-momo', true);
+    await sb.ry.health.setDown('mtn-momo', true);
     const retry = await sb.charge(momo('0551234987'), { idempotencyKey: 'orphan-recorded' });
     expect(retry.status).toBe(201);
     expect(retry.body.data).toMatchObject({ id: first.body.data.id, status: 'pending_provider', provider: 'mtn-momo' });
@@ -155,7 +155,7 @@ describe('recovery from a stop in the middle of an initiation', () => {
     const first = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-unavailable' });
     await orphan(sb, 'transfers', first.body.data.id);
     await sb.ry.store.run('DELETE FROM mock_transactions'); // the upstreams forgot it too
-    for (const provider of ['mtn-momo', 'hubtel']) sb.ry.health.setDown(provider, true);
+    for (const provider of ['mtn-momo', 'hubtel']) await sb.ry.health.setDown(provider, true);
     const retry = await sb.transfer(momo('0551234987'), { idempotencyKey: 'orphan-unavailable' });
     expect(retry.status).toBe(502);
     expect(retry.body.error).toMatchObject({ code: 'provider_unavailable', details: { transfer_id: first.body.data.id } });

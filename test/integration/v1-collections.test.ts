@@ -418,9 +418,9 @@ describe('recovery of a collection whose initiation a stop cut off', () => {
 
   it('a card number is not kept: when the processor never took the charge, the retry fails it with card_details_unavailable', async () => {
     // The processor is down, so it never takes the first call; then the record is put back as a stop would leave it.
-    sb.ry.health.setDown('card-processor', true);
+    await sb.ry.health.setDown('card-processor', true);
     const first = await collect(card('4084084084084081'), 'orphan-card-unknown');
-    sb.ry.health.setDown('card-processor', false);
+    await sb.ry.health.setDown('card-processor', false);
     await sb.ry.store.run("UPDATE collections SET status = 'pending_approval', failure_reason = NULL WHERE id = ?", [first.body.error.details.collection_id]);
     first.body.data = { id: first.body.error.details.collection_id };
     await orphan(first.body.data.id);

@@ -372,7 +372,7 @@ describe('bank-rail failure modes', () => {
   });
 
   it('answers 503 with code 91 during an outage, which fails over as kind server', async () => {
-    h.health.setDown('bank-rail', true);
+    await h.health.setDown('bank-rail', true);
 
     const payout = await railError(h.adapter.payout(payoutRequest('trf_012')));
     const resolve = await railError(h.adapter.resolveName({ channel: 'bank', accountNumber: ACCOUNT, bankCode: GCB }));

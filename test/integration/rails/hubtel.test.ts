@@ -320,7 +320,7 @@ describe('Hubtel collect (Direct Receive Money)', () => {
   });
 
   it('answers 503 during an outage, a server RailError', async () => {
-    h.health.setDown('hubtel', true);
+    await h.health.setDown('hubtel', true);
     const err = await railError(h.adapter.collect(collectRequest()));
     expect(err.kind).toBe('server');
     expect(err.detail.httpStatus).toBe(503);

@@ -360,11 +360,11 @@ describe('MTN MoMo adapter against the MTN MoMo mock', () => {
 
     it('an outage answers 503 to every call, and ends when the provider is back', async () => {
       const adapter = h.adapter();
-      h.health.setDown('mtn-momo', true);
+      await h.health.setDown('mtn-momo', true);
       const error = await railError(adapter.collect(collectRequest()));
       expect(error.kind).toBe('server');
       expect(error.detail).toEqual({ httpStatus: 503, providerCode: 'SERVICE_UNAVAILABLE' });
-      h.health.setDown('mtn-momo', false);
+      await h.health.setDown('mtn-momo', false);
       expect((await adapter.collect(collectRequest())).providerReference).toMatch(UUID);
     });
 

@@ -89,7 +89,7 @@ describe('a declared wire (defineWire)', () => {
   it('answers an outage before it asks for credentials, and refuses a wrong key, in its own words', async () => {
     const a = await acme();
     expect(await a.call('GET', '/orders/x', undefined, 'nope')).toEqual({ status: 401, body: { err: 'KEY', why: 'bad key' } });
-    a.ctx.health.setDown('acme', true);
+    await a.ctx.health.setDown('acme', true);
     expect(await a.call('GET', '/orders/x', undefined, 'nope')).toEqual({ status: 503, body: { err: 'DOWN', why: 'down' } });
   });
 
@@ -225,7 +225,7 @@ describe('a declared wire with per-operation keys and a JSON body (defineWire)',
   it('without a route-not-found answer, serves its own paths only: any other leaves the mock, outage or not', async () => {
     const b = await bolt();
     expect(await b.call('GET', '/elsewhere')).toMatchObject({ status: 418, body: { answeredBy: 'the app' } });
-    b.ctx.health.setDown('bolt', true);
+    await b.ctx.health.setDown('bolt', true);
     expect(await b.call('GET', '/orders/r1')).toMatchObject({ status: 503, body: { code: 'DOWN' } });
     expect(await b.call('GET', '/elsewhere')).toMatchObject({ status: 418, body: { answeredBy: 'the app' } });
   });
