@@ -111,7 +111,7 @@ export class RuleEngine implements ScenarioEngine {
 
   /**
    * Keeps the counts, states and wallets in `store`, for the instances sharing it: each decision
-   * then reads and writes them in one (serializable) transaction, so a sequence advanced on one
+   * then reads and writes them in one transaction holding their row's lock, so a sequence advanced on one
    * instance continues on the next, and two calls at once never take the same step.
    */
   share(store: Store): void {
@@ -123,14 +123,21 @@ export class RuleEngine implements ScenarioEngine {
     const store = this.shared;
     if (!store) return this.decide(query);
     const reset = this.resetPending;
-    const decision = await store.transaction(async (tx) => {
-      const saved = reset ? undefined : await this.repo.get(tx, SHARED_NAME);
-      // Every attempt starts from the stored state: one the store runs again forgets the last.
-      this.restore(saved ? (JSON.parse(saved) as ScenarioSnapshot) : this.initial);
-      const decision = this.decide(query);
-      commitWith(this.repo.put(tx, SHARED_NAME, JSON.stringify(this.snapshot())));
-      return decision;
-    });
+    // The state's row is locked for the decision (READ COMMITTED, not SERIALIZABLE): a decision
+    // elsewhere in the fleet, or here, waits for this one's commit and then reads what it wrote. So
+    // decisions take turns on that row alone, not in this process's queue of serializable work.
+    const decision = await store.transaction(
+      async (tx) => {
+        const saved = await this.repo.lock(tx, SHARED_NAME, JSON.stringify(this.initial));
+        // From the stored state (or the fresh one a reset asks for): restored and decided with no
+        // wait in between, so decisions of this process never see each other's halves.
+        this.restore(reset ? this.initial : (JSON.parse(saved) as ScenarioSnapshot));
+        const decision = this.decide(query);
+        commitWith(this.repo.put(tx, SHARED_NAME, JSON.stringify(this.snapshot())));
+        return decision;
+      },
+      { isolation: 'read committed' },
+    );
     if (reset) this.resetPending = false;
     return decision;
   }

@@ -312,6 +312,23 @@ rules:
     expect(answers.map((r) => r.body.data.name).sort()).toEqual(['Step Five', 'Step Four', 'Step One', 'Step Six', 'Step Three', 'Step Two']);
   });
 
+  it('takes each step once when many calls arrive at once on each of two instances (decisions take turns on the state row, not in a queue)', async () => {
+    const steps = Array.from({ length: 10 }, (_, i) => `Step ${i + 1}`);
+    const rules = rulesWith(`version: 1
+name: fleet
+rules:
+  - name: a number that answers a new name each call
+    match: { msisdn: "0241110003" }
+    resolve:
+      any: [${steps.map((name) => `{ name: ${name} }`).join(', ')}]
+`);
+    const [a, b] = await fleet(2, rules);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i < 5 ? a! : b!).post('/api/v1/resolve/momo-name', { msisdn: '0241110003' })));
+    expect(answers.map((r) => r.body.data.name).sort()).toEqual([...steps].sort());
+    const listed = (await a!.get('/api/v1/sandbox/scenarios')).body.data[0].rules[0];
+    expect(listed).toMatchObject({ matched_count: 10 });
+  });
+
   it('sees an outage set on one instance on the others, and its end too', async () => {
     const [a, b, c] = await fleet(3);
     expect((await a!.post('/api/v1/sandbox/providers/mtn-momo/outage', { down: true })).status).toBe(200);

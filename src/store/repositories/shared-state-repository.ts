@@ -14,6 +14,18 @@ export class SharedStateRepository {
     return db.all<{ name: string; value: string }>('SELECT name, value FROM shared_state WHERE substr(name, 1, ?) = ?', [prefix.length, prefix]);
   }
 
+  /**
+   * The value of `name` (stored as `initial` if it had none), its row locked until the
+   * transaction ends: a concurrent lock of it, from any instance, waits for that. Both statements
+   * are issued at once. PostgreSQL only (a shared store): SQLite has no row locks, nor needs them.
+   */
+  async lock(tx: Db, name: string, initial: string): Promise<string> {
+    const created = tx.run('INSERT INTO shared_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [name, initial]);
+    const locked = tx.get<{ value: string }>('SELECT value FROM shared_state WHERE name = ? FOR UPDATE', [name]);
+    await created;
+    return (await locked)!.value;
+  }
+
   async put(db: Db, name: string, value: string): Promise<void> {
     await db.run('INSERT INTO shared_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value]);
   }
