@@ -148,22 +148,26 @@ export class CollectionService {
     const now = clock.now();
     if (customer.cardNumber) this.cardNumbers.set(id, customer.cardNumber);
     try {
-      await store.transaction(async (tx) => {
-        await idempotency.claim(tx, claim, id);
-        await this.collections.insert(tx, {
-          id,
-          environment: auth.environment,
-          merchantId: auth.merchantId,
-          amount: input.amount,
-          fees,
-          channel: input.channel,
-          customer,
-          paymentLinkId: options.paymentLinkId ?? null,
-          description: input.description ?? null,
-          now,
-        });
-        await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
-      });
+      await store.transaction(
+        async (tx) => {
+          await idempotency.claim(tx, claim, id);
+          await this.collections.insert(tx, {
+            id,
+            environment: auth.environment,
+            merchantId: auth.merchantId,
+            amount: input.amount,
+            fees,
+            channel: input.channel,
+            customer,
+            paymentLinkId: options.paymentLinkId ?? null,
+            description: input.description ?? null,
+            now,
+          });
+          await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
+          // READ COMMITTED, as a charge's: a claim by one conditional upsert, then fresh rows; nothing posted.
+        },
+        { isolation: 'read committed' },
+      );
       return await this.settlement.initiate(id, claim);
     } finally {
       this.cardNumbers.delete(id);
