@@ -275,16 +275,20 @@ function rulesWith(yaml: string): ScenarioRule[] {
   return loadScenarios([join(dir, 'fleet.yaml'), SANDBOX_SCENARIOS]).rules;
 }
 
-describe('scenario state, outages and mock transactions across instances', () => {
-  it('continues a scenario sequence advanced on one instance on the next, whichever serves the call', async () => {
-    const rules = rulesWith(`version: 1
+/** A rule under which `msisdn` answers a name enquiry with the next of `names` at each call, then the last. */
+const nameSequence = (msisdn: string, names: string[]) =>
+  rulesWith(`version: 1
 name: fleet
 rules:
   - name: a number that answers a new name each call
-    match: { msisdn: "0241110001" }
+    match: { msisdn: "${msisdn}" }
     resolve:
-      any: [{ name: Ama First }, { name: Ama Second }, { name: Ama Third }]
+      any: [${names.map((name) => `{ name: ${name} }`).join(', ')}]
 `);
+
+describe('scenario state, outages and mock transactions across instances', () => {
+  it('continues a scenario sequence advanced on one instance on the next, whichever serves the call', async () => {
+    const rules = nameSequence('0241110001', ['Ama First', 'Ama Second', 'Ama Third']);
     const [a, b, c] = await fleet(3, rules);
     const names: string[] = [];
     for (const sb of [a!, b!, c!, a!]) {
@@ -299,14 +303,7 @@ rules:
   });
 
   it('takes each step of a sequence once when instances answer calls at the same time', async () => {
-    const rules = rulesWith(`version: 1
-name: fleet
-rules:
-  - name: a number that answers a new name each call
-    match: { msisdn: "0241110002" }
-    resolve:
-      any: [{ name: Step One }, { name: Step Two }, { name: Step Three }, { name: Step Four }, { name: Step Five }, { name: Step Six }]
-`);
+    const rules = nameSequence('0241110002', ['Step One', 'Step Two', 'Step Three', 'Step Four', 'Step Five', 'Step Six']);
     const sandboxes = await fleet(3, rules);
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => sandboxes[i % 3]!.post('/api/v1/resolve/momo-name', { msisdn: '0241110002' })));
     expect(answers.map((r) => r.body.data.name).sort()).toEqual(['Step Five', 'Step Four', 'Step One', 'Step Six', 'Step Three', 'Step Two']);
@@ -314,14 +311,7 @@ rules:
 
   it('takes each step once when many calls arrive at once on each of two instances (decisions take turns on the state row, not in a queue)', async () => {
     const steps = Array.from({ length: 10 }, (_, i) => `Step ${i + 1}`);
-    const rules = rulesWith(`version: 1
-name: fleet
-rules:
-  - name: a number that answers a new name each call
-    match: { msisdn: "0241110003" }
-    resolve:
-      any: [${steps.map((name) => `{ name: ${name} }`).join(', ')}]
-`);
+    const rules = nameSequence('0241110003', steps);
     const [a, b] = await fleet(2, rules);
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i < 5 ? a! : b!).post('/api/v1/resolve/momo-name', { msisdn: '0241110003' })));
     expect(answers.map((r) => r.body.data.name).sort()).toEqual([...steps].sort());
