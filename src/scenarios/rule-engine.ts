@@ -1,3 +1,4 @@
+import { currentJob } from '../kernel/job-scope.ts';
 import { normaliseMsisdn, toLocalMsisdn } from '../kernel/msisdn.ts';
 import { commitWith, type Store } from '../store/db.ts';
 import { SharedStateRepository } from '../store/repositories/shared-state-repository.ts';
@@ -99,6 +100,9 @@ export class RuleEngine implements ScenarioEngine {
   /** A reset this instance made that the shared state has not taken yet. */
   private resetPending = false;
   private readonly repo = new SharedStateRepository();
+  /** Shared decisions asked for while one is on its way (decideShared), and that one's drain. */
+  private waiting: { query: RailQuery; resolve: (decision: Decision | undefined) => void; reject: (error: unknown) => void }[] = [];
+  private deciding: Promise<void> | undefined;
 
   constructor(
     private rules: readonly ScenarioRule[],
@@ -118,28 +122,63 @@ export class RuleEngine implements ScenarioEngine {
     this.shared = store;
   }
 
-  /** Decides a call against the fleet's state when shared (see share), else as decide does. */
-  async decideShared(query: RailQuery): Promise<Decision | undefined> {
+  /**
+   * Decides a call against the fleet's state when shared (see share), else as decide does.
+   * Decisions asked for while one is on its way are taken together in the next transaction, in
+   * the order asked for: the state's row is locked once for all of them, so the fleet's decisions
+   * are not bound to one per lock. A job's decision takes a transaction of its own, in its turn of
+   * the round (JobScope): joined to another's, it could wait for a job that waits for it.
+   */
+  decideShared(query: RailQuery): Promise<Decision | undefined> {
     const store = this.shared;
-    if (!store) return this.decide(query);
+    if (!store) return Promise.resolve(this.decide(query));
+    if (currentJob()) return this.decideTogether(store, [query]).then(([decision]) => decision);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ query, resolve, reject });
+      this.deciding ??= this.decideWaiting(store);
+    });
+  }
+
+  private async decideWaiting(store: Store): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0);
+        try {
+          const decisions = await this.decideTogether(
+            store,
+            batch.map((b) => b.query),
+          );
+          batch.forEach((b, i) => b.resolve(decisions[i]));
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      this.deciding = undefined;
+    }
+  }
+
+  /**
+   * The state's row is locked for the decisions (READ COMMITTED, not SERIALIZABLE): a decision
+   * elsewhere in the fleet, or here, waits for this transaction's commit and then reads what it
+   * wrote. So decisions take turns on that row alone, not in this process's queue of serializable work.
+   */
+  private async decideTogether(store: Store, queries: RailQuery[]): Promise<(Decision | undefined)[]> {
     const reset = this.resetPending;
-    // The state's row is locked for the decision (READ COMMITTED, not SERIALIZABLE): a decision
-    // elsewhere in the fleet, or here, waits for this one's commit and then reads what it wrote. So
-    // decisions take turns on that row alone, not in this process's queue of serializable work.
-    const decision = await store.transaction(
+    const decisions = await store.transaction(
       async (tx) => {
         const saved = await this.repo.lock(tx, SHARED_NAME, JSON.stringify(this.initial));
         // From the stored state (or the fresh one a reset asks for): restored and decided with no
         // wait in between, so decisions of this process never see each other's halves.
         this.restore(reset ? this.initial : (JSON.parse(saved) as ScenarioSnapshot));
-        const decision = this.decide(query);
+        const decisions = queries.map((query) => this.decide(query));
         commitWith(this.repo.put(tx, SHARED_NAME, JSON.stringify(this.snapshot())));
-        return decision;
+        return decisions;
       },
       { isolation: 'read committed' },
     );
     if (reset) this.resetPending = false;
-    return decision;
+    return decisions;
   }
 
   /** Reads the fleet's state into memory, for the listings (a no-op unless shared). */
