@@ -16,14 +16,16 @@ export class SharedStateRepository {
 
   /**
    * The value of `name` (stored as `initial` if it had none), its row locked until the
-   * transaction ends: a concurrent lock of it, from any instance, waits for that. Both statements
-   * are issued at once. PostgreSQL only (a shared store): SQLite has no row locks, nor needs them.
+   * transaction ends: a concurrent lock of it, from any instance, waits for that. One statement
+   * once the row exists. PostgreSQL only (a shared store): SQLite has no row locks, nor needs them.
    */
   async lock(tx: Db, name: string, initial: string): Promise<string> {
-    const created = tx.run('INSERT INTO shared_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [name, initial]);
-    const locked = tx.get<{ value: string }>('SELECT value FROM shared_state WHERE name = ? FOR UPDATE', [name]);
-    await created;
-    return (await locked)!.value;
+    const locked = () => tx.get<{ value: string }>('SELECT value FROM shared_state WHERE name = ? FOR UPDATE', [name]);
+    const found = await locked();
+    if (found) return found.value;
+    // The first: of two creating it at once, one inserts; the other waits for it, then locks its row.
+    await tx.run('INSERT INTO shared_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [name, initial]);
+    return (await locked())!.value;
   }
 
   async put(db: Db, name: string, value: string): Promise<void> {
