@@ -148,7 +148,7 @@ export class RuleEngine implements ScenarioEngine {
             store,
             batch.map((b) => b.query),
           );
-          batch.forEach((b, i) => b.resolve(decisions[i]));
+          for (const [i, b] of batch.entries()) b.resolve(decisions[i]);
         } catch (error) {
           for (const b of batch) b.reject(error);
         }
