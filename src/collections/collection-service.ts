@@ -148,6 +148,7 @@ export class CollectionService {
     const now = clock.now();
     if (customer.cardNumber) this.cardNumbers.set(id, customer.cardNumber);
     try {
+      // READ COMMITTED, as a charge's: a claim by one conditional upsert, then fresh rows; nothing posted.
       await store.transaction(
         async (tx) => {
           await idempotency.claim(tx, claim, id);
@@ -164,7 +165,6 @@ export class CollectionService {
             now,
           });
           await this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now);
-          // READ COMMITTED, as a charge's: a claim by one conditional upsert, then fresh rows; nothing posted.
         },
         { isolation: 'read committed' },
       );

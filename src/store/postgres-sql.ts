@@ -53,7 +53,11 @@ function rewriteCode(sql: string, rewrite: (code: string, start: number) => stri
   return out;
 }
 
-const translated = new Map<string, { text: string; count: number; name: string }>();
+/** A plain SELECT (or WITH … SELECT) that takes no row lock: it never waits for another transaction. */
+const PLAIN_READ = /^\s*(SELECT|WITH)\b/i;
+const LOCKING_OR_WRITING = /\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b|\b(INSERT|UPDATE|DELETE)\b/i;
+
+const translated = new Map<string, { text: string; count: number; name: string; lockFree: boolean }>();
 /** Prepared-statement names: one per SQL text this process ever ran (bounded, like the texts). */
 let statements = 0;
 
@@ -62,8 +66,9 @@ let statements = 0;
  * string literal ('…', with '' as an escaped quote), a quoted identifier ("…") or a comment
  * (-- to the end of the line, or /* … *\/) is text, not a placeholder, and stays as it is.
  * A placeholder tested with IS [NOT] NULL is cast to text, the one place PostgreSQL cannot infer its type.
+ * `lockFree`: a plain read, which may share a connection with others (PostgresStore's reader).
  */
-export function toPositional(sql: string): { text: string; count: number; name: string } {
+export function toPositional(sql: string): { text: string; count: number; name: string; lockFree: boolean } {
   const cached = translated.get(sql);
   if (cached) return cached;
   let count = 0;
@@ -75,7 +80,7 @@ export function toPositional(sql: string): { text: string; count: number; name: 
       return /^\s*IS\s+(NOT\s+)?NULL\b/i.test(sql.slice(at + 1, at + 40)) ? `$${++count}::text` : `$${++count}`;
     }),
   );
-  const result = { text, count, name: `railyard_${++statements}` };
+  const result = { text, count, name: `railyard_${++statements}`, lockFree: PLAIN_READ.test(sql) && !LOCKING_OR_WRITING.test(sql) };
   if (translated.size >= 1_000) translated.clear(); // bounded, should SQL ever be built per call
   translated.set(sql, result);
   return result;

@@ -20,10 +20,6 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-/** A plain SELECT (or WITH … SELECT) that takes no row lock: it never waits for another transaction. */
-const PLAIN_READ = /^\s*(SELECT|WITH)\b/i;
-const LOCKING_READ = /\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b|\b(INSERT|UPDATE|DELETE)\b/i;
-
 /** serialization_failure and deadlock_detected: the transaction was rolled back and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 10;
@@ -240,7 +236,7 @@ export class PostgresStore implements Store {
       (async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            const on = reads && PLAIN_READ.test(sql) && !LOCKING_READ.test(sql) ? await this.reader() : this.pool;
+            const on = reads && toPositional(sql).lockFree ? await this.reader() : this.pool;
             return read(await this.query(on, sql, params, reads));
           } catch (error) {
             if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
@@ -307,7 +303,7 @@ export class PostgresStore implements Store {
           const value = await inTransactionWork(this, () => work(issued.tx));
           // Sent at once, behind the statements `work` issued and did not wait for: they travel
           // together. If one of them failed, PostgreSQL answers this COMMIT with a ROLLBACK.
-          const failure = issued.firstFailure(); // closes the transaction to further statements
+          const failure = issued.end();
           const committed = client.query('COMMIT');
           committed.catch(() => undefined); // awaited below, once the statements' answers are in
           const failed = await failure;
@@ -320,7 +316,7 @@ export class PostgresStore implements Store {
           if ((await committed).command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at its commit');
           return value;
         } catch (error) {
-          void issued.firstFailure(); // no statement joins the transaction once its work has failed
+          void issued.end();
           try {
             await client.query('ROLLBACK');
           } catch {

@@ -222,7 +222,7 @@ export class SqliteStore implements Store {
       const value = await inTransactionWork(this, () => op.work(issued.tx));
       // A statement the work issued and did not await ran already (each runs when issued): if it
       // failed, nothing of the transaction stands, as on PostgreSQL.
-      const failed = await issued.firstFailure();
+      const failed = await issued.end();
       if (failed) throw failed.error;
       this.control.release.run();
       return { op, ok: true, value };

@@ -58,7 +58,7 @@ export class IssuedStatements {
       // After the work resolved, the store is committing: a statement now would land outside the transaction.
       if (this.ended) return Promise.reject(new Error('a statement was issued on a transaction whose work had already ended: await it, or issue it before the work resolves'));
       const statement = issue();
-      statement.catch(() => undefined); // reported by firstFailure(), or to the work that awaits it
+      statement.catch(() => undefined); // reported by end(), or to the work that awaits it
       this.issued.push(statement);
       return statement;
     };
@@ -70,10 +70,11 @@ export class IssuedStatements {
   }
 
   /**
-   * The work has resolved: no statement may join the transaction any more. Then, once every
-   * statement issued has settled, the first one's error (in the order issued), if any failed.
+   * Ends the transaction to statements (its work has resolved or failed): none may join it any
+   * more. Then, once every statement issued has settled, the first one's error (in the order
+   * issued), if any failed.
    */
-  async firstFailure(): Promise<{ error: unknown } | undefined> {
+  async end(): Promise<{ error: unknown } | undefined> {
     this.ended = true;
     const outcomes = await Promise.allSettled(this.issued);
     const failed = outcomes.find((o) => o.status === 'rejected');

@@ -6,7 +6,6 @@ import { ValidationError } from '../kernel/errors.ts';
 import { resolveNetwork, type Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../kernel/environment.ts';
-import { commitWith } from '../store/db.ts';
 import { ChargeRepository } from '../store/repositories/charge-repository.ts';
 import { feeFor } from '../settlement/fees.ts';
 import { SettlementMachine } from '../settlement/settlement-machine.ts';
@@ -101,22 +100,22 @@ export class ChargeService {
     }
     const id = ids.next('chg');
     const now = clock.now();
-    // The claim, the charge, its transactions row and its poll job, issued at once with BEGIN and
-    // COMMIT (one round trip on PostgreSQL); a claim lost to a concurrent twin throws, and nothing
-    // stands. READ COMMITTED: the claim is one conditional upsert, which a concurrent claim of the
-    // key waits for and then finds taken; the rest are fresh rows.
-    const { inserted } = await store.transaction(
+    // The claim, the charge, its transactions row and its poll job, issued at once (BEGIN goes with
+    // them); a claim lost to a concurrent twin throws, and nothing stands. READ COMMITTED: the claim
+    // is one conditional upsert, which a concurrent claim of the key waits for and then finds taken;
+    // the rest are fresh rows.
+    const row = await store.transaction(
       async (tx) => {
-        const claimed = idempotency.claim(tx, claim, id);
-        const inserted = this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now });
-        commitWith(inserted, this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now));
-        await claimed;
-        // The row as inserted (RETURNING), read once the transaction has committed.
-        return { inserted };
+        const [, inserted] = await Promise.all([
+          idempotency.claim(tx, claim, id),
+          this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now }),
+          this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now),
+        ]);
+        return inserted;
       },
       { isolation: 'read committed' },
     );
-    return this.settlement.initiate(id, claim, await inserted);
+    return this.settlement.initiate(id, claim, row);
   }
 
   get(auth: AuthContext, id: string): Promise<Charge> {
