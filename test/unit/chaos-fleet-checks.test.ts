@@ -6,8 +6,9 @@ import { checkFleet, RECEIPT_AFTER_KILL_MS, type FleetFigures } from '../../chao
 import { emptyFindings } from '../../chaos/reconcile.ts';
 import type { Db, Row } from '../../src/store/db.ts';
 
-function database(tables: { outbox_events?: Row[]; webhook_deliveries?: Row[]; webhook_attempts?: Row[] }): Db {
+function database(tables: { outbox_events?: Row[]; webhook_deliveries?: Row[]; webhook_attempts?: Row[]; late_settlements?: Row[] }): Db {
   const rows = (sql: string) => {
+    if (sql.includes('FROM late_settlements')) return tables.late_settlements ?? [];
     if (sql.includes('FROM outbox_events')) return tables.outbox_events ?? [];
     if (sql.includes('FROM webhook_deliveries')) return tables.webhook_deliveries ?? [];
     if (sql.includes('FROM webhook_attempts')) return tables.webhook_attempts ?? [];
@@ -98,6 +99,18 @@ describe('the fleet checks of the chaos harness', () => {
     const db = database({ outbox_events: [event('evt_1', 'chg_9'), event('evt_2', 'chg_9'), event('evt_3', 'chg_9', 'charge.success')] });
     await checkFleet(db, [], figures([]), 10_000, f);
     expect(f.jobsTwice).toEqual(['event chg_9 charge.pending was emitted 2 times']);
+  });
+
+  it('a late success reversed is once per late settlement of the object (one per abandoned provider), and twice for one is work run twice', async () => {
+    const reversed = (id: string, objectId: string) => event(id, objectId, 'charge.late_success_reversed');
+    const f = emptyFindings();
+    const db = database({
+      outbox_events: [reversed('evt_1', 'chg_1'), reversed('evt_2', 'chg_1'), reversed('evt_3', 'chg_2'), reversed('evt_4', 'chg_2')],
+      // chg_1: mtn-momo and hubtel both moved the money after it was abandoned; chg_2: one provider only.
+      late_settlements: [{ object_id: 'chg_1' }, { object_id: 'chg_1' }, { object_id: 'chg_2' }],
+    });
+    await checkFleet(db, [], figures([]), 10_000, f);
+    expect(f.jobsTwice).toEqual(['event chg_2 charge.late_success_reversed was emitted 2 times']);
   });
 
   it('a delivery the database calls delivered that never reached the receiver is lost; one not delivered yet is only counted', async () => {
