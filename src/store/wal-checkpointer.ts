@@ -5,11 +5,35 @@ import { Worker } from 'node:worker_threads';
 export const CHECKPOINT_EVERY_COMMITS = 64;
 
 /**
- * Past this size the WAL is checkpointed on the writer's own thread, as SQLite's autocheckpoint
- * would: under a steady stream of writes the background checkpoint can keep falling just behind
- * the last commit, and the log is restarted only when it catches up.
+ * Under a steady stream of writes the background checkpoint always ends just behind the last
+ * commit, and SQLite restarts the log only once a checkpoint has caught up with it. So when the
+ * thread reports a log past this length, the writer copies the few frames committed while the
+ * thread worked (the database file is already synced, so its sync is short) and the next commit
+ * starts the log afresh.
  */
-export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+
+/** What the thread may leave behind for the writer to copy on its own thread: the frames of tens of milliseconds. */
+export const WAL_CATCH_UP_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Past this size the WAL file is checkpointed on the writer's own thread whatever the thread
+ * reports (a thread that died or never catches up): the log's length stays bounded.
+ */
+export const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/** The log lengths the checkpointer acts at: WAL_RESTART_BYTES, WAL_CATCH_UP_BYTES and WAL_LIMIT_BYTES by default. */
+export interface WalSizes {
+  restartBytes: number;
+  catchUpBytes: number;
+  limitBytes: number;
+}
+
+/** What the thread reports after each checkpoint: the log's length and what is not yet copied out of it. */
+export interface CheckpointReport {
+  logBytes: number;
+  backlogBytes: number;
+}
 
 /**
  * The body of the thread, sent as source (it imports nothing of ours). Its own connection to the
@@ -23,6 +47,7 @@ function threadMain(): void {
   const db = new DatabaseSync((workerData as { path: string }).path);
   db.exec('PRAGMA busy_timeout = 5000');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const pageSize = Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
   let asked = false;
   let working = false;
   const work = () => {
@@ -30,7 +55,8 @@ function threadMain(): void {
     while (asked) {
       asked = false;
       try {
-        checkpoint.get();
+        const { busy, log, checkpointed } = checkpoint.get() as { busy: number; log: number; checkpointed: number };
+        if (!busy && log >= 0) parentPort!.postMessage({ logBytes: log * pageSize, backlogBytes: (log - checkpointed) * pageSize });
       } catch {
         // Busy or interrupted: the next ask tries again, and the writer's own limit bounds the log.
       }
@@ -59,24 +85,43 @@ export class WalCheckpointer {
   private worker: Worker | undefined;
   private commits = 0;
   private closed = false;
+  /** Set by the thread's report: the writer's next commit is followed by a short checkpoint of its own. */
+  private catchUp = false;
+
+  private readonly sizes: WalSizes;
 
   constructor(
     private readonly path: string,
-    /** Checkpoints on the writer's thread when the log outgrows WAL_LIMIT_BYTES. */
+    /** Checkpoints on the writer's own thread (see `WAL_RESTART_BYTES` and `WAL_LIMIT_BYTES`). */
     private readonly checkpointHere: () => void,
-  ) {}
+    sizes: Partial<WalSizes> = {},
+  ) {
+    this.sizes = { restartBytes: WAL_RESTART_BYTES, catchUpBytes: WAL_CATCH_UP_BYTES, limitBytes: WAL_LIMIT_BYTES, ...sizes };
+  }
 
+  /** Called after each commit, outside any transaction: the only moment the writer may checkpoint. */
   committed(): void {
-    if (++this.commits < CHECKPOINT_EVERY_COMMITS || this.closed) return;
+    if (this.closed) return;
+    if (this.catchUp) {
+      this.catchUp = false;
+      this.checkpointHere();
+    }
+    if (++this.commits < CHECKPOINT_EVERY_COMMITS) return;
     this.commits = 0;
     this.thread().postMessage('checkpoint');
-    if (this.walBytes() > WAL_LIMIT_BYTES) this.checkpointHere();
+    if (this.walBytes() > this.sizes.limitBytes) this.checkpointHere();
+  }
+
+  /** The thread caught up with all but the last few frames of a long log: the writer copies those after its next commit, so that the log restarts. */
+  private reported(report: CheckpointReport): void {
+    this.catchUp = report.logBytes >= this.sizes.restartBytes && report.backlogBytes <= this.sizes.catchUpBytes;
   }
 
   private thread(): Worker {
     if (!this.worker) {
       this.worker = new Worker(`var __name = (f) => f;\n(${threadMain.toString()})()`, { eval: true, workerData: { path: this.path } });
       this.worker.unref();
+      this.worker.on('message', (report: CheckpointReport) => this.reported(report));
       // A thread that fails leaves the writer to checkpoint by size alone: nothing is lost.
       this.worker.on('error', () => undefined);
     }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore, WAL_KEEP_BYTES } from '../../src/store/sqlite-store.ts';
-import { CHECKPOINT_EVERY_COMMITS } from '../../src/store/wal-checkpointer.ts';
+import { CHECKPOINT_EVERY_COMMITS, WalCheckpointer } from '../../src/store/wal-checkpointer.ts';
 
 let dir: string;
 let store: SqliteStore;
@@ -89,6 +89,50 @@ describe('SqliteStore journal', () => {
       expect(await own.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 0 });
     } finally {
       await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('restarts the log under a steady stream of commits: the writer copies the few frames the thread left behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'railyard-wal-'));
+    const path = join(dir, 'wal.sqlite');
+    const MiB = 1024 * 1024;
+    const db = new DatabaseSync(path);
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = ${MiB}`);
+    db.exec('CREATE TABLE pages (id INTEGER PRIMARY KEY, filler TEXT NOT NULL)');
+    let writerCheckpoints = 0;
+    // The size fallback out of reach: only the thread's reports can make the writer checkpoint.
+    const checkpointer = new WalCheckpointer(
+      path,
+      () => {
+        writerCheckpoints++;
+        db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+      },
+      { restartBytes: MiB, catchUpBytes: MiB, limitBytes: 1024 * MiB },
+    );
+    try {
+      const insert = db.prepare('INSERT INTO pages (filler) VALUES (?)');
+      const walBytes = () => statSync(`${path}-wal`).size;
+      const commit = async (i: number) => {
+        insert.run('x'.repeat(4_000)); // a 4 KiB row: a commit of its own
+        checkpointer.committed();
+        if (i % 16 === 15) await new Promise((done) => setImmediate(done)); // the thread's reports come in between commits
+      };
+      // Until the writer has caught up twice (the thread starts at the first ask, so the log grows meanwhile).
+      let peak = 0;
+      for (let i = 0; writerCheckpoints < 2 && i < 50_000; i++) {
+        await commit(i);
+        peak = Math.max(peak, walBytes());
+      }
+      expect(writerCheckpoints).toBe(2);
+      for (let i = 0; i < 64; i++) await commit(i);
+      // The log restarted, and the commit after it cut the file back to journal_size_limit: it is
+      // shorter than it was, and a few MiB, however much was written.
+      expect(walBytes()).toBeLessThan(peak);
+      expect(walBytes()).toBeLessThan(4 * MiB);
+    } finally {
+      await checkpointer.close();
+      db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
