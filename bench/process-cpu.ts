@@ -33,6 +33,17 @@ export function treeCpuMs(root: number): number {
   return (ticks * 1_000) / clockTicks();
 }
 
+/**
+ * ms of CPU (user + system) the main thread of `pid` has used so far: the JavaScript thread, where
+ * requests, jobs and SQLite statements all run, apart from the helper threads (GC, checkpoints, the
+ * HTTP exchange).
+ */
+export function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / clockTicks();
+}
+
 /** ms of CPU this process (the bench, whose autocannon is the load generator) has used so far. */
 export function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();

@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess, sleep } from '../launch.ts';
-import { fmt, type BenchContext, type Measure, type MeasureResult } from '../measure.ts';
+import { fmt, ratioText, type BenchContext, type Measure, type MeasureResult } from '../measure.ts';
+import { mainThreadCpuMs } from '../process-cpu.ts';
 import { auth, expectOk } from '../railyard-client.ts';
 import { percentile, round } from '../stats.ts';
 import { startWebhookReceiver } from '../webhook-receiver.ts';
@@ -30,6 +31,62 @@ const TICK_MS = 10;
 interface SentCharge {
   status: number;
   id: string | null;
+}
+
+/** Where a charge.success webhook's lag was spent, in ms, from the database's own timestamps. */
+interface Stages {
+  /** The mock callback's due time to the charge.success event (the settle job ran and settled the charge). */
+  settle: number;
+  /** The event to its delivery row (the outbox fanned out). */
+  fanOut: number;
+  /** The delivery row to its first attempt being sent (the delivery job started). */
+  queued: number;
+  /** The first attempt's HTTP exchange with the receiver. */
+  http: number;
+}
+
+/**
+ * Each charge's stages (by charge id): its charge.success event, that event's delivery and the
+ * delivery's first attempt, each found by index from the event; the due time comes from `dueOf`.
+ */
+function stagesOf(db: DatabaseSync, dueOf: Map<string, number>): Map<string, Stages> {
+  const rows = db
+    .prepare(
+      `SELECT o.object_id AS charge, o.created_at AS event, d.created_at AS fanned, a.at AS answered, a.latency_ms AS http
+         FROM outbox_events o
+         JOIN webhook_deliveries d ON d.event_id = o.id
+         JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+        WHERE o.type = 'charge.success'`,
+    )
+    .all() as { charge: string; event: number; fanned: number; answered: number; http: number }[];
+  const stages = new Map<string, Stages>();
+  for (const r of rows) {
+    const due = dueOf.get(r.charge);
+    if (due !== undefined) stages.set(r.charge, { settle: r.event - due, fanOut: r.fanned - r.event, queued: r.answered - r.http - r.fanned, http: r.http });
+  }
+  return stages;
+}
+
+/** p50/p99 of each stage, for the notes. */
+function describeStages(stages: Stages[]): string {
+  const of = (name: keyof Stages, label: string) => {
+    const values = stages.map((s) => s[name]);
+    return `${label} p50 ${fmt(percentile(values, 50), 'ms')}, p99 ${fmt(percentile(values, 99), 'ms')}`;
+  };
+  return [of('settle', 'settle job (due → event)'), of('fanOut', 'fan-out (event → delivery)'), of('queued', 'delivery queued (delivery → sent)'), of('http', 'HTTP to the receiver')].join('; ');
+}
+
+/** The lag's p99 per window of `seconds` of due time: where in the load the lag built up. */
+function p99ByWindow(points: { due: number; lag: number }[], seconds: number): string {
+  if (points.length === 0) return 'none';
+  const first = points.reduce((min, p) => Math.min(min, p.due), Number.POSITIVE_INFINITY);
+  const windows: number[][] = [];
+  for (const p of points) {
+    const window = Math.floor((p.due - first) / (seconds * 1_000));
+    windows[window] ??= [];
+    windows[window].push(p.lag);
+  }
+  return Array.from(windows, (w, i) => `${i * seconds}-${(i + 1) * seconds} s ${w ? fmt(percentile(w, 99), 'ms') : '—'}`).join(', ');
 }
 
 /** Sends charges at `rate` per second for `seconds`, open loop (not waiting for answers to send more). */
@@ -68,10 +125,14 @@ export const webhookLag: Measure = {
     // 1. Capacity: charge initiate 2xx/s where nothing falls due (virtual clock).
     const capacityServer = await RailyardProcess.start({ dir: ctx.runDir, label: 'lag-capacity', db: join(ctx.runDir, 'lag-capacity.sqlite'), clock: 'virtual' });
     let capacity: number;
+    /** Main-thread CPU per initiated charge at capacity: what the half-capacity load is half of. */
+    let initiateUs: number;
     try {
       const run = (durationSec: number, tag: string) => chargeLoad(capacityServer.baseUrl, ctx.connections, durationSec, `bench-lag-cap-${tag}`);
       await run(ctx.warmupSec, 'warm');
+      const cpuBefore = mainThreadCpuMs(capacityServer.serverPid());
       const measured = await run(ctx.durationSec, 'measure');
+      initiateUs = ((mainThreadCpuMs(capacityServer.serverPid()) - cpuBefore) * 1_000) / measured.ok2xx;
       capacity = measured.okPerSec;
     } finally {
       await capacityServer.stop();
@@ -100,35 +161,50 @@ export const webhookLag: Measure = {
       const warm = (await sustain(server.baseUrl, rate, ctx.warmupSec, 'bench-lag-warm')).sent.filter((s) => s.status === 201 && s.id);
       ctx.log(`  lag: warm-up of ${ctx.warmupSec} s, ${warm.length} charges; waiting for their webhooks`);
       await drain(warm);
+      const pid = server.serverPid();
+      const cpuAtLoad = mainThreadCpuMs(pid);
       const load = await sustain(server.baseUrl, rate, seconds, 'bench-lag');
+      const loadBusy = (mainThreadCpuMs(pid) - cpuAtLoad) / (load.seconds * 1_000);
       const created = load.sent.filter((s) => s.status === 201 && s.id);
       ctx.log(`  lag: ${created.length} of ${load.sent.length} charges created in ${load.seconds.toFixed(1)} s; waiting for their charge.success webhooks`);
       const drainSeconds = await drain(created);
+      // Every flow's work, the drain's included: initiation, callback, settlement and both webhooks.
+      const flowUs = ((mainThreadCpuMs(pid) - cpuAtLoad) * 1_000) / created.length;
       const stats = await receiver.stats();
       await server.stop();
       server = undefined;
 
       // 3. Each charge's callback due time (its mock settle job's run_at), against its webhook's arrival.
       const sqlite = new DatabaseSync(db, { readOnly: true });
-      let due: { charge: string; run_at: number }[];
+      let dueOf: Map<string, number>;
+      let stagesByCharge: Map<string, Stages>;
       try {
-        due = sqlite.prepare("SELECT json_extract(payload, '$.transaction.externalId') AS charge, run_at FROM jobs WHERE kind = 'mock.mtn-momo.settle'").all() as typeof due;
+        const due = sqlite.prepare("SELECT json_extract(payload, '$.transaction.externalId') AS charge, run_at FROM jobs WHERE kind = 'mock.mtn-momo.settle'").all() as {
+          charge: string;
+          run_at: number;
+        }[];
+        dueOf = new Map(due.map((d) => [d.charge, d.run_at]));
+        stagesByCharge = stagesOf(sqlite, dueOf);
       } finally {
         sqlite.close();
       }
-      const dueOf = new Map(due.map((d) => [d.charge, d.run_at]));
       const lagsOf = (charges: SentCharge[]) => {
         const lags: number[] = [];
+        const points: { due: number; lag: number }[] = [];
         let missing = 0;
         for (const c of charges) {
           const arrived = stats.arrivalsByObject[c.id!];
           const at = dueOf.get(c.id!);
           if (arrived === undefined || at === undefined) missing++;
-          else lags.push(arrived - at);
+          else {
+            lags.push(arrived - at);
+            points.push({ due: at, lag: arrived - at });
+          }
         }
-        return { lags, missing };
+        return { lags, points, missing };
       };
-      const { lags, missing } = lagsOf(created);
+      const { lags, points, missing } = lagsOf(created);
+      const stages = created.flatMap((c) => stagesByCharge.get(c.id!) ?? []);
       const p50 = percentile(lags, 50);
       const p99 = percentile(lags, 99);
       const max = Math.max(...lags);
@@ -138,6 +214,9 @@ export const webhookLag: Measure = {
         `lag: initiate capacity ${fmt(capacity)} 2xx/s (virtual clock, ${ctx.connections} connections, ${ctx.durationSec} s); then ${rate} charges/s open loop for ${seconds} s on the system clock (${load.sent.length} sent, ${created.length} created, ${load.late} ticks more than 50 requests behind); the lag runs from each charge's mock callback due time (mock.mtn-momo.settle run_at) to its charge.success webhook at the receiver`,
         `lag: a warm-up of ${ctx.warmupSec} s at the same rate on the fresh process first (${warm.length} charges, their webhooks awaited): its lag (settled after its load stopped) p50 ${fmt(percentile(cold, 50), 'ms')}, p99 ${fmt(percentile(cold, 99), 'ms')}, max ${fmt(Math.max(...cold), 'ms')}`,
         `lag: p50 ${fmt(p50, 'ms')}, p99 ${fmt(p99, 'ms')}, max ${fmt(max, 'ms')}; ${missing} charge(s) without a webhook after a ${drainSeconds.toFixed(1)} s drain (limit ${DRAIN_SECONDS} s); deliveries by type ${JSON.stringify(stats.delivered)}`,
+        `lag: p99 by 5 s of due time: ${p99ByWindow(points, 5)}`,
+        `lag: where it was spent: ${describeStages(stages)}`,
+        `lag: railyard's main thread (requests, jobs and SQLite all run on it) used ${fmt(flowUs, 'µs')} per complete flow, ${ratioText(flowUs / initiateUs)} the ${fmt(initiateUs, 'µs')} an initiation costs at capacity, so half of capacity asks for about ${fmt((100 * flowUs) / initiateUs / 2, '%')} of it; it was busy ${fmt(100 * loadBusy, '%')} of the load's seconds`,
       ];
       return {
         id: this.id,
@@ -157,6 +236,7 @@ export const webhookLag: Measure = {
           p99,
           max,
           drainSeconds,
+          mainThread: { initiateUs: round(initiateUs, 1), flowUs: round(flowUs, 1), busyDuringLoad: round(loadBusy, 3) },
           warmup: { seconds: ctx.warmupSec, created: warm.length, lagsMs: cold.map((l) => round(l, 1)) },
           lagsMs: lags.map((l) => round(l, 1)),
           delivered: stats.delivered,
