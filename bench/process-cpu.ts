@@ -13,6 +13,17 @@ function clockTicks(): number {
 }
 
 /**
+ * The CPU clock ticks a `/proc/.../stat` line records: utime and stime, and with `children` also
+ * cutime and cstime (fields 14 to 17; the fields are counted after the command name, which may
+ * hold spaces).
+ */
+function statTicks(stat: string, children: boolean): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = Number(fields[11]) + Number(fields[12]);
+  return children ? own + Number(fields[13]) + Number(fields[14]) : own;
+}
+
+/**
  * ms of CPU (user + system) the tree under `root` has used so far. A child's time moves into its
  * parent's cutime/cstime when the parent reaps it, so summing all four over the live tree keeps
  * the time of backends that ended between two readings.
@@ -26,9 +37,7 @@ export function treeCpuMs(root: number): number {
     } catch {
       continue; // exited meanwhile
     }
-    // Fields after the command name: state is field 3; utime, stime, cutime, cstime are 14 to 17.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    ticks += statTicks(stat, true);
   }
   return (ticks * 1_000) / clockTicks();
 }
@@ -39,9 +48,7 @@ export function treeCpuMs(root: number): number {
  * HTTP exchange).
  */
 export function mainThreadCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / clockTicks();
+  return (statTicks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'), false) * 1_000) / clockTicks();
 }
 
 /** ms of CPU this process (the bench, whose autocannon is the load generator) has used so far. */

@@ -11,16 +11,16 @@ export const CHECKPOINT_EVERY_COMMITS = 64;
  * thread worked (the database file is already synced, so its sync is short) and the next commit
  * starts the log afresh.
  */
-export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+const WAL_RESTART_BYTES = 16 * 1024 * 1024;
 
 /** What the thread may leave behind for the writer to copy on its own thread: the frames of tens of milliseconds. */
-export const WAL_CATCH_UP_BYTES = 4 * 1024 * 1024;
+const WAL_CATCH_UP_BYTES = 4 * 1024 * 1024;
 
 /**
  * Past this size the WAL file is checkpointed on the writer's own thread whatever the thread
  * reports (a thread that died or never catches up): the log's length stays bounded.
  */
-export const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
+const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /** The log lengths the checkpointer acts at: WAL_RESTART_BYTES, WAL_CATCH_UP_BYTES and WAL_LIMIT_BYTES by default. */
 export interface WalSizes {
@@ -30,7 +30,7 @@ export interface WalSizes {
 }
 
 /** What the thread reports after each checkpoint: the log's length and what is not yet copied out of it. */
-export interface CheckpointReport {
+interface CheckpointReport {
   logBytes: number;
   backlogBytes: number;
 }
