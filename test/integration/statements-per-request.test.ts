@@ -13,7 +13,7 @@ import { signRequest } from '../../src/kernel/sign-request.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import type { Store } from '../../src/store/db.ts';
-import { StatementCounter, type RequestStatements, type Statement } from '../support/statement-counter.ts';
+import { StatementCounter, type RequestStatements, type SharedWrite, type Statement } from '../support/statement-counter.ts';
 import { SANDBOX_SCENARIOS } from '../support/test-sandbox.ts';
 import { buildConfig } from '../../src/railyard-config.ts';
 import { loadScenarios } from '../../src/railyard-scenarios.ts';
@@ -49,9 +49,22 @@ const STORES = [
   { name: 'PostgreSQL', database: async () => (await postgres()).createDatabase() },
 ] as const;
 
+/**
+ * The requests inspector's write on PostgreSQL: the entries it carries. Entries answered while one
+ * is on its way go together in the next, sent in whichever request's turn; each request is counted
+ * the one statement it makes alone.
+ */
+const inspectorEntries: SharedWrite = (sql, params) =>
+  sql.includes('INSERT INTO request_log')
+    ? (JSON.parse(String(params[2])) as { entry: string }[]).map((e) => {
+        const { method, path } = JSON.parse(e.entry) as { method: string; path: string };
+        return { method, path };
+      })
+    : undefined;
+
 /** railyard on `db`, each request served in its own counting scope. */
 async function serve(db: string) {
-  const counter = new StatementCounter();
+  const counter = new StatementCounter(inspectorEntries);
   const config = buildConfig({ db, clock: 'virtual', seed: 7, log_requests: false, rails: { timeout_ms: 2_000, max_hold_ms: 3_000, default_callback_seconds: 3 } });
   const ry = await createApp(config, { rules: RULES, wrapStore: counter.wrapStore });
   const server = createServer(counter.listener(ry.app));

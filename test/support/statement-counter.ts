@@ -23,9 +23,18 @@ export interface RequestStatements {
   transactions: number;
 }
 
+/**
+ * Names the requests a statement writes for when one statement writes for several (the requests
+ * inspector's batch of entries): each as method and path, in the order written; undefined for
+ * any other statement.
+ */
+export type SharedWrite = (sql: string, params: SqlValue[]) => { method: string; path: string }[] | undefined;
+
 interface Scope extends RequestStatements {
   inflight: number;
   closed: boolean;
+  /** A shared write has carried this request's part. */
+  shared: boolean;
   /** Called whenever inflight or closed changes. */
   changed?: () => void;
 }
@@ -39,6 +48,17 @@ export class StatementCounter {
   private readonly scope = new AsyncLocalStorage<Scope>();
   /** Every request served, in arrival order. */
   readonly requests: RequestStatements[] = [];
+  /** Statements and transactions in flight, counted in any scope or none. */
+  private busy = 0;
+  /** Waiters for `busy` to reach zero. */
+  private readonly wakers = new Set<() => void>();
+
+  /**
+   * `sharedWrite` names the statements that write for several requests at once: each request it
+   * names is counted one such statement (one row) as if it had written alone, whichever request's
+   * turn sent it. Without it, a batch counts against the request that sent it.
+   */
+  constructor(private readonly sharedWrite?: SharedWrite) {}
 
   /** The decorator for AppOptions.wrapStore. */
   readonly wrapStore = (store: Store): Store => {
@@ -90,7 +110,7 @@ export class StatementCounter {
   /** Serves `app` with each request in its own counting scope. */
   listener(app: RequestListener): RequestListener {
     return (req: IncomingMessage, res: ServerResponse) => {
-      const scope: Scope = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, statements: [], transactions: 0, inflight: 0, closed: false };
+      const scope: Scope = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, statements: [], transactions: 0, inflight: 0, closed: false, shared: false };
       this.requests.push(scope);
       res.on('close', () => {
         scope.closed = true;
@@ -102,7 +122,7 @@ export class StatementCounter {
 
   /** Runs `work` in a scope of its own: the statements it issued until it resolved. */
   async within<T>(label: string, work: () => Promise<T>): Promise<{ result: T; statements: RequestStatements }> {
-    const scope: Scope = { method: 'RUN', path: label, statements: [], transactions: 0, inflight: 0, closed: false };
+    const scope: Scope = { method: 'RUN', path: label, statements: [], transactions: 0, inflight: 0, closed: false, shared: false };
     const result = await this.scope.run(scope, work);
     return { result, statements: { method: scope.method, path: label, statements: [...scope.statements], transactions: scope.transactions } };
   }
@@ -125,20 +145,28 @@ export class StatementCounter {
     return all;
   }
 
+  /**
+   * Waits for `found` to be answered and for the store to fall idle. A request's work after its
+   * answer may wait behind another scope's statement without one of its own in flight (the
+   * requests inspector's entry queues behind the batch on its way), so its own count reaching
+   * zero does not say it is done; the store idle does.
+   */
   private async finished(found: Scope): Promise<RequestStatements> {
     const method = found.method;
     const deadline = Date.now() + 30_000;
+    const done = () => found.closed && found.inflight === 0 && this.busy === 0;
     for (;;) {
-      while (!(found.closed && found.inflight === 0)) {
+      while (!done()) {
         if (Date.now() > deadline) throw new Error(`${method} ${found.path} never finished its statements`);
-        await new Promise<void>((done) => {
-          found.changed = done;
-          setTimeout(done, 100);
+        await new Promise<void>((wake) => {
+          found.changed = wake;
+          this.wakers.add(wake);
+          setTimeout(wake, 100);
         });
       }
       // One more turn: a statement issued by a continuation of the last one.
-      await new Promise((done) => setImmediate(done));
-      if (found.inflight === 0) break;
+      await new Promise((turn) => setImmediate(turn));
+      if (done()) break;
     }
     return { method: found.method, path: found.path, statements: found.statements, transactions: found.transactions };
   }
@@ -146,7 +174,17 @@ export class StatementCounter {
   private note<R>(fixed: Scope | undefined, sql: string, params: SqlValue[] = [], read: boolean, run: () => Promise<R>, rows: (result: R) => number): Promise<R> {
     const scope = fixed ?? this.scope.getStore();
     const statement: Statement = { sql: oneLine(sql), rows: 0, read, params: [...params] };
-    scope?.statements.push(statement);
+    const carried = this.sharedWrite?.(statement.sql, statement.params);
+    if (carried) {
+      // The earliest answered request of each method and path not yet counted one.
+      for (const { method, path } of carried) {
+        const owner = (this.requests as Scope[]).find((r) => r.closed && !r.shared && r.method === method && r.path === path);
+        if (owner) {
+          owner.shared = true;
+          owner.statements.push({ ...statement, rows: 1 });
+        }
+      }
+    } else scope?.statements.push(statement);
     return this.track(scope, async () => {
       const result = await run();
       statement.rows = rows(result);
@@ -155,13 +193,20 @@ export class StatementCounter {
   }
 
   private async track<R>(scope: Scope | undefined, work: () => Promise<R>): Promise<R> {
-    if (!scope) return work();
-    scope.inflight++;
+    this.busy++;
+    if (scope) scope.inflight++;
     try {
       return await work();
     } finally {
-      scope.inflight--;
-      scope.changed?.();
+      this.busy--;
+      if (scope) {
+        scope.inflight--;
+        scope.changed?.();
+      }
+      if (this.busy === 0) {
+        for (const wake of this.wakers) wake();
+        this.wakers.clear();
+      }
     }
   }
 }
