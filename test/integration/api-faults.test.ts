@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import supertest from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadScenarios, parseScenario } from '../../src/railyard-scenarios.ts';
+import { scratchDir } from '../support/scratch-dir.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // Faults on railyard's own merchant API, written as a scenario file's `api:` section, proved
@@ -18,7 +18,7 @@ afterEach(() => sb.close());
 
 /** Loads an `api:` section as serve does, from a file; answers the file's path. */
 function useApiRules(yaml: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'api-faults-')), 'api-faults.yaml');
+  const file = join(scratchDir('api-faults-'), 'api-faults.yaml');
   writeFileSync(file, `version: 1\nname: api faults\napi:\n${yaml}`);
   sb.ry.apiFaults.replace(loadScenarios([file]).apiRules);
   return file;

@@ -1,7 +1,7 @@
 // docs/retries.md, run as it stands: each fault's curl example against railyard on the system
 // clock (as after `npm start`), and the client loop through every fault at once.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,10 @@ beforeAll(async () => {
   sb = await startTestSandbox({ clock: 'system' });
   dir = mkdtempSync(join(tmpdir(), 'retries-guide-'));
 });
-afterAll(() => sb?.close());
+afterAll(async () => {
+  await sb?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs a program without blocking this process's event loop: the server it talks to lives here. */
 function run(command: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../support/scratch-dir.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -49,7 +49,7 @@ describe('railyard serve', () => {
   });
 
   it('refuses to start on a broken scenario file, citing file:line:column', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'railyard-bad-'));
+    const dir = scratchDir('railyard-bad-');
     const file = join(dir, 'broken.yaml');
     writeFileSync(file, 'version: 1\nname: broken\nrules:\n  - name: a\n    match: { msisdn: "0551234987" }\n    collect:\n      any: { respond: sometimes }\n');
     const result = await run({ PORT: '0', RAILYARD_SCENARIOS: file }, () => false);

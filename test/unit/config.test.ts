@@ -1,19 +1,19 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config.ts';
 import { loadConfig } from '../../src/railyard-config.ts';
+import { scratchDir } from '../support/scratch-dir.ts';
 
 function dirWith(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'railyard-config-'));
+  const dir = scratchDir('railyard-config-');
   writeFileSync(join(dir, 'railyard.yaml'), yaml);
   return dir;
 }
 
 describe('configuration', () => {
   it('has working defaults', () => {
-    const config = loadConfig({}, mkdtempSync(join(tmpdir(), 'railyard-empty-')));
+    const config = loadConfig({}, scratchDir('railyard-empty-'));
     expect(config).toMatchObject({ port: 4010, clock: 'system', db: './data/railyard.db' });
     expect(config.sandbox.key).toMatch(/^sk_test_/);
     expect(config.providers['mtn-momo'].priority).toBe(1);
@@ -41,14 +41,14 @@ describe('configuration', () => {
   });
 
   it('reports bad environment values precisely', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'railyard-empty-'));
+    const dir = scratchDir('railyard-empty-');
     expect(() => loadConfig({ PORT: 'eighty' }, dir)).toThrow('PORT must be a whole number, got "eighty"');
     expect(() => loadConfig({ RAILYARD_CLOCK: 'sundial' }, dir)).toThrow(/clock/);
     expect(() => loadConfig({ RAILYARD_SANDBOX_KEY: 'sk_live_nope_nope_nope_nope' }, dir)).toThrow(/sandbox\.key/);
   });
 
   it('runs jobs side by side by default; serial only when asked (scheduler.concurrency or RAILYARD_JOB_CONCURRENCY)', () => {
-    const empty = mkdtempSync(join(tmpdir(), 'railyard-empty-'));
+    const empty = scratchDir('railyard-empty-');
     expect(loadConfig({}, empty).scheduler.concurrency).toBe(64);
     expect(loadConfig({ RAILYARD_JOB_CONCURRENCY: '1' }, empty).scheduler.concurrency).toBe(1);
     expect(loadConfig({}, dirWith('scheduler:\n  concurrency: 4\n')).scheduler.concurrency).toBe(4);
