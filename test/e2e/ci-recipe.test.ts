@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,14 +19,22 @@ const interactions = (JSON.parse(readFileSync(resolve(ROOT, 'contracts/merchant-
 const tmp = mkdtempSync(join(tmpdir(), 'railyard-ci-recipe-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function runRecipe(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+let runs = 0;
+/** Runs the recipe with a temporary directory of its own (TMPDIR): `left` is what of its own it left there (Node's and tsx's caches aside). */
+function runRecipe(env: Record<string, string>): Promise<{ code: number | null; output: string; left: string[] }> {
+  const scratch = join(tmp, `run-${++runs}`);
+  mkdirSync(scratch);
   return new Promise((done, fail) => {
-    const child = spawn('bash', ['-c', blocks[0]!], { cwd: ROOT, env: { ...process.env, npm_config_update_notifier: 'false', NODE_NO_WARNINGS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', blocks[0]!], {
+      cwd: ROOT,
+      env: { ...process.env, npm_config_update_notifier: 'false', NODE_NO_WARNINGS: '1', TMPDIR: scratch, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.on('error', fail);
-    child.on('close', (code) => done({ code, output }));
+    child.on('close', (code) => done({ code, output, left: readdirSync(scratch).filter((name) => !['node-compile-cache', 'tsx-0'].includes(name)) }));
   });
 }
 
@@ -35,7 +43,7 @@ describe('the CI recipe in docs/contracts.md', { timeout: 180_000 }, () => {
     expect(blocks).toHaveLength(1);
   });
 
-  it('exits 0 on the shipped contracts, having replayed the scenarios and verified every interaction, and stops the sandbox', async () => {
+  it('exits 0 on the shipped contracts, having replayed the scenarios and verified every interaction, and stops the sandbox and removes its log', async () => {
     const port = await freePort();
     const run = await runRecipe({ PORT: String(port) });
     expect(run.output).toMatch(/^\d+ passed, 0 failed$/m);
@@ -43,9 +51,10 @@ describe('the CI recipe in docs/contracts.md', { timeout: 180_000 }, () => {
     expect(run.output).toContain(`${interactions} interactions verified, 0 failed`);
     expect(run.code, run.output).toBe(0);
     expect(await portAccepts(port)).toBe(false);
+    expect(run.left).toEqual([]);
   });
 
-  it('exits non-zero when a contract no longer holds (a tampered copy), and still stops the sandbox', async () => {
+  it('exits non-zero when a contract no longer holds (a tampered copy), and still stops the sandbox and removes its log', async () => {
     const contracts = join(tmp, 'contracts');
     cpSync(resolve(ROOT, 'contracts'), contracts, { recursive: true });
     const file = join(contracts, 'merchant-railyard.json');
@@ -59,5 +68,6 @@ describe('the CI recipe in docs/contracts.md', { timeout: 180_000 }, () => {
     expect(run.output).toMatch(/missing the following keys: settlement_batch/);
     expect(run.code).toBe(1);
     expect(await portAccepts(port)).toBe(false);
+    expect(run.left).toEqual([]);
   });
 });
