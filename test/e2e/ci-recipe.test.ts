@@ -19,8 +19,11 @@ const interactions = (JSON.parse(readFileSync(resolve(ROOT, 'contracts/merchant-
 const tmp = mkdtempSync(join(tmpdir(), 'railyard-ci-recipe-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+/** What Node and tsx keep in TMPDIR across runs (tsx's is per user id): caches, not the recipe's. */
+const CACHES = /^(node-compile-cache|tsx-\d+)$/;
+
 let runs = 0;
-/** Runs the recipe with a temporary directory of its own (TMPDIR): `left` is what of its own it left there (Node's and tsx's caches aside). */
+/** Runs the recipe with a temporary directory of its own (TMPDIR): `left` is what of its own it left there. */
 function runRecipe(env: Record<string, string>): Promise<{ code: number | null; output: string; left: string[] }> {
   const scratch = join(tmp, `run-${++runs}`);
   mkdirSync(scratch);
@@ -34,7 +37,7 @@ function runRecipe(env: Record<string, string>): Promise<{ code: number | null; 
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.on('error', fail);
-    child.on('close', (code) => done({ code, output, left: readdirSync(scratch).filter((name) => !['node-compile-cache', 'tsx-0'].includes(name)) }));
+    child.on('close', (code) => done({ code, output, left: readdirSync(scratch).filter((name) => !CACHES.test(name)) }));
   });
 }
 

@@ -39,6 +39,11 @@ interface Scope extends RequestStatements {
   changed?: () => void;
 }
 
+/** A scope with nothing counted yet. */
+function newScope(method: string, path: string): Scope {
+  return { method, path, statements: [], transactions: 0, inflight: 0, closed: false, shared: false };
+}
+
 /** One line per statement, whitespace collapsed: readable in a failing diff. */
 export function oneLine(sql: string): string {
   return sql.replace(/\s+/g, ' ').trim();
@@ -110,7 +115,7 @@ export class StatementCounter {
   /** Serves `app` with each request in its own counting scope. */
   listener(app: RequestListener): RequestListener {
     return (req: IncomingMessage, res: ServerResponse) => {
-      const scope: Scope = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, statements: [], transactions: 0, inflight: 0, closed: false, shared: false };
+      const scope = newScope(req.method ?? '', (req.url ?? '').split('?')[0]!);
       this.requests.push(scope);
       res.on('close', () => {
         scope.closed = true;
@@ -122,7 +127,7 @@ export class StatementCounter {
 
   /** Runs `work` in a scope of its own: the statements it issued until it resolved. */
   async within<T>(label: string, work: () => Promise<T>): Promise<{ result: T; statements: RequestStatements }> {
-    const scope: Scope = { method: 'RUN', path: label, statements: [], transactions: 0, inflight: 0, closed: false, shared: false };
+    const scope = newScope('RUN', label);
     const result = await this.scope.run(scope, work);
     return { result, statements: { method: scope.method, path: label, statements: [...scope.statements], transactions: scope.transactions } };
   }
