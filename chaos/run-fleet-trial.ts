@@ -356,9 +356,7 @@ export async function settleWebhooks(dbUrl: string, maxMs: number, o: { unsettle
   try {
     const until = Date.now() + maxMs;
     while (Date.now() < until) {
-      const row = await store.get<{ n: number }>(
-        `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_events WHERE dispatched_at IS NULL)${unsettled} AS n`,
-      );
+      const row = await store.get<{ n: number }>(`SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_pending)${unsettled} AS n`);
       if (!row || Number(row.n) === 0) return;
       await sleep(o.pollMs ?? 250);
     }

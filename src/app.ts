@@ -215,7 +215,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   const scheduler = new Scheduler({ store, clock, ids, logger, wallClock, boot, concurrency: config.scheduler.concurrency });
   await scheduler.join();
   const ledger = new Ledger({ clock, ids, store });
-  const outbox = new EventOutbox({ clock, ids });
+  const outbox = new EventOutbox({ clock, ids, postgres: store.kind === 'postgres' });
   const apiKeys = new ApiKeyService({ clock, ids, store });
   const signatures = new RequestSignatureVerifier({ clock: wallClock });
   const idempotency = new IdempotencyService({ clock, boot, liveBoots: () => scheduler.liveBoots(), store });

@@ -27,9 +27,12 @@ export interface RailyardEvent {
  * Delivery reads from here after commit.
  */
 export class EventOutbox {
-  private readonly repo = new EventOutboxRepository();
+  private readonly repo: EventOutboxRepository;
 
-  constructor(private readonly deps: { clock: Clock; ids: IdGenerator }) {}
+  /** `postgres`: the store is PostgreSQL's, where an event and its queue entry are one statement. */
+  constructor(private readonly deps: { clock: Clock; ids: IdGenerator; postgres?: boolean }) {
+    this.repo = new EventOutboxRepository(deps.postgres);
+  }
 
   async emit(tx: Db, input: EventInput): Promise<RailyardEvent> {
     const now = this.deps.clock.now();

@@ -5,7 +5,7 @@ import type { IdGenerator } from '../kernel/ids.ts';
 import { inJobScope, type JobScope } from '../kernel/job-scope.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Db, Store } from '../store/db.ts';
-import { JobRepository, type JobRow } from '../store/repositories/job-repository.ts';
+import { JobRepository, OUTBOUND_LANE, WORK_LANE, type JobRow } from '../store/repositories/job-repository.ts';
 import { claimAdvanceTurn, claimSweep, liveBoots, raiseVirtualTime, releaseAdvanceTurn, readVirtualTime, removeHeartbeat, saveHeartbeat, saveVirtualTime } from '../store/runtime-state.ts';
 
 export type JobHandler = (payload: any, job: { id: string; kind: string; runAt: number; partition: string | null }) => Promise<void>;
@@ -26,10 +26,6 @@ export interface ScheduledJob {
    */
   lane?: 'outbound';
 }
-
-/** The lanes as stored: the work lane, and the outbound lane. */
-const WORK_LANE = 0;
-const OUTBOUND_LANE = 1;
 
 /** How far an advance has got: jobs run, of the jobs due by its target known so far. */
 export interface AdvanceProgress {

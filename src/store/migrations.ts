@@ -809,4 +809,32 @@ CREATE TABLE api_fault_states (
 );
 `,
   },
+  {
+    version: 29,
+    name: 'jobs-finished-index',
+    // jobs_due indexed every job by state: each job was written to it when scheduled, and moved
+    // within it (a delete and an insert) when it finished, on top of jobs_lane_due, which already
+    // holds the pending jobs. The finished jobs are read once, at start-up, for the latest run time
+    // (a process killed in an advance): a partial index of finished jobs answers that, and a job
+    // enters it once, when it finishes.
+    sql: `
+DROP INDEX jobs_due;
+CREATE INDEX jobs_finished ON jobs (run_at) WHERE state <> 'pending';
+`,
+  },
+  {
+    version: 30,
+    name: 'outbox-pending',
+    // The events not yet fanned out into deliveries, in a queue of their own: a row of one key,
+    // inserted with the event and deleted when it fans out. They were marked by an update of
+    // dispatched_at, found by a partial index on it; on PostgreSQL that update wrote a new version
+    // of every event, and an entry for it in each of the outbox's five other indexes, as costly as
+    // writing the event again.
+    sql: `
+CREATE TABLE outbox_pending (seq INTEGER PRIMARY KEY);
+INSERT INTO outbox_pending (seq) SELECT seq FROM outbox_events WHERE dispatched_at IS NULL;
+DROP INDEX outbox_events_undispatched;
+ALTER TABLE outbox_events DROP COLUMN dispatched_at;
+`,
+  },
 ];

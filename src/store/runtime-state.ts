@@ -17,11 +17,8 @@ export async function nextBoot(store: Store): Promise<number> {
  */
 export async function lastVirtualTime(db: Db): Promise<number | null> {
   const saved = await db.get<{ value: number }>("SELECT value FROM runtime_state WHERE name = 'virtual_clock'");
-  // One MAX per finished state, each the last entry of the jobs_due index; "state <> 'pending'"
-  // would read every finished job there ever was.
-  const ran = await db.get<{ at: number | null }>(
-    "SELECT MAX(at) AS at FROM (SELECT MAX(run_at) AS at FROM jobs WHERE state = 'done' UNION ALL SELECT MAX(run_at) AS at FROM jobs WHERE state = 'failed') AS finished",
-  );
+  // The last entry of the jobs_finished index (finished jobs only).
+  const ran = await db.get<{ at: number | null }>("SELECT MAX(run_at) AS at FROM jobs WHERE state <> 'pending'");
   const times = [saved?.value, ran?.at].filter((t): t is number => typeof t === 'number');
   return times.length ? Math.max(...times) : null;
 }

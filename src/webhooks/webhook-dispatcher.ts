@@ -60,7 +60,7 @@ interface AttemptRecord {
  * order (deliveryPartition); different objects' side by side; retries may overtake.
  */
 export class WebhookDispatcher {
-  private readonly repo = new WebhookDeliveryRepository();
+  private readonly repo: WebhookDeliveryRepository;
   private readonly endpointRepo = new WebhookEndpointRepository();
   /** The timer of followOutbox, when the stream follows the outbox. */
   private following: NodeJS.Timeout | undefined;
@@ -82,6 +82,7 @@ export class WebhookDispatcher {
       exchange?: HttpExchange;
     },
   ) {
+    this.repo = new WebhookDeliveryRepository(deps.store.kind === 'postgres');
     deps.scheduler.onTick(() => this.fanOut());
     deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }, job) => this.deliverScheduled(p.delivery_id, job.partition));
   }
@@ -91,34 +92,40 @@ export class WebhookDispatcher {
     const { store, clock, ids, scheduler } = this.deps;
     for (;;) {
       // A cheap look first: most ticks find nothing.
-      if ((await this.repo.undispatchedEvents(store, 1)).length === 0) return;
-      // Read again and mark in one transaction: two instances fanning out at once conflict, and
-      // the loser (run again by the store) finds the events dispatched, so each event fans out once.
-      const events = await store.transaction(async (tx) => {
-        const events = await this.repo.undispatchedEvents(tx);
-        if (events.length === 0) return events;
-        const now = clock.now();
-        // One look per merchant and environment in the chunk, not one per event.
-        const endpointsOf = new Map<string, EndpointRow[]>();
-        for (const event of events) {
-          const owner = `${event.environment}:${event.merchant_id}`;
-          let endpoints = endpointsOf.get(owner);
-          if (!endpoints) {
-            endpoints = await this.endpointRepo.listEnabled(tx, event.environment, event.merchant_id);
-            endpointsOf.set(owner, endpoints);
+      if (!(await this.repo.anyUndispatched(store))) return;
+      // Read again, locked, and mark in one transaction: an instance fanning out at the same moment
+      // waits for the rows this one locked and finds them gone, so each event fans out once. Read
+      // committed is enough: nothing read is checked against anything else.
+      const events = await store.transaction(
+        async (tx) => {
+          const events = await this.repo.undispatchedEvents(tx);
+          if (events.length === 0) return events;
+          const now = clock.now();
+          // One look per merchant and environment in the chunk, not one per event.
+          const endpointsOf = new Map<string, EndpointRow[]>();
+          for (const event of events) {
+            const owner = `${event.environment}:${event.merchant_id}`;
+            let endpoints = endpointsOf.get(owner);
+            if (!endpoints) {
+              endpoints = await this.endpointRepo.listEnabled(tx, event.environment, event.merchant_id);
+              endpointsOf.set(owner, endpoints);
+            }
+            for (const endpoint of endpoints) {
+              const types = endpoint.event_types ? (JSON.parse(endpoint.event_types) as string[]) : null;
+              if (types && !types.includes(event.type)) continue;
+              const id = ids.next('wd');
+              await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
+              await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id, event.object_id), lane: 'outbound' });
+            }
           }
-          for (const endpoint of endpoints) {
-            const types = endpoint.event_types ? (JSON.parse(endpoint.event_types) as string[]) : null;
-            if (types && !types.includes(event.type)) continue;
-            const id = ids.next('wd');
-            await this.repo.insertPending(tx, { id, environment: event.environment, merchantId: event.merchant_id, eventId: event.id, eventType: event.type, endpointId: endpoint.id, now });
-            await scheduler.schedule(tx, { kind: 'webhook.deliver', runAt: now, payload: { delivery_id: id }, partition: deliveryPartition(endpoint.id, event.object_id), lane: 'outbound' });
-          }
-        }
-        // The chunk is every undispatched event up to its last seq: one statement marks them all.
-        await this.repo.markDispatchedThrough(tx, events[events.length - 1]!.seq, now);
-        return events;
-      });
+          await this.repo.markDispatched(
+            tx,
+            events.map((e) => e.seq),
+          );
+          return events;
+        },
+        { isolation: 'read committed' },
+      );
       // Where instances share the database the stream follows the outbox instead (followOutbox).
       if (!this.following && this.deps.stream.listening()) {
         for (const event of events) {

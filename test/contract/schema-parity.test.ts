@@ -193,7 +193,7 @@ describe('one migration source: both stores end with the same schema', () => {
       expect(schema.idempotency_keys!.primaryKey).toEqual(['environment', 'merchant_id', 'idempotency_key']);
       expect(schema.webhook_deliveries!.unique).toContainEqual(['event_id', 'endpoint_id']);
       expect(schema.ledger_postings!.references).toEqual(['(journal_id) -> ledger_journals (id)']);
-      expect(schema.outbox_events!.indexes).toContainEqual({ name: 'outbox_events_undispatched', columns: ['seq'], unique: false, where: 'dispatched_at is null' });
+      expect(schema.jobs!.indexes).toContainEqual({ name: 'jobs_finished', columns: ['run_at'], unique: false, where: "state <> 'pending'" });
     }
   });
 

@@ -168,6 +168,26 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
           { provider: 'hubtel', book: 'send', lookup_key: 'b'.repeat(32), reference: 'cr2' },
         ]);
       });
+
+      it('queues for the fan-out the events a database kept undispatched before migration 30, and only those', async () => {
+        const outbox = new EventOutboxRepository(store.kind === 'postgres');
+        const owner = { environment: 'test', merchantId: 'mer_1' };
+        for (const id of ['evt_sent', 'evt_waiting']) {
+          await outbox.insert(store, { id, ...owner, type: 'charge.success', objectType: 'charge', objectId: 'chg_1', payload: '{}', createdAt: 1 });
+        }
+        // The database as migration 29 left it: events marked by dispatched_at, found by a partial index.
+        await store.run('DROP TABLE outbox_pending');
+        await store.run('ALTER TABLE outbox_events ADD COLUMN dispatched_at INTEGER');
+        await store.run("UPDATE outbox_events SET dispatched_at = 5 WHERE id = 'evt_sent'");
+        await store.run('CREATE INDEX outbox_events_undispatched ON outbox_events (seq) WHERE dispatched_at IS NULL');
+        await store.run('DELETE FROM schema_migrations WHERE version = 30');
+        await store.close();
+
+        store = await opened.reopen!();
+        const waiting = await store.get<{ seq: number }>("SELECT seq FROM outbox_events WHERE id = 'evt_waiting'");
+        expect((await store.all<{ seq: number }>('SELECT seq FROM outbox_pending')).map((r) => Number(r.seq))).toEqual([Number(waiting!.seq)]);
+        await expect(store.get('SELECT dispatched_at FROM outbox_events')).rejects.toThrow(/dispatched_at/);
+      });
     }
   });
 
@@ -388,6 +408,31 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       await store.run("DELETE FROM outbox_events WHERE id = 'evt_1'");
       expect(await deliveries.findForAttempt(store, 'wd_1')).toMatchObject({ eventPayload: null, endpoint: undefined });
       expect(await deliveries.findForAttempt(store, 'wd_2')).toBeUndefined();
+    });
+
+    it('queues each event for the fan-out as it writes it, hands the queue out oldest first, and forgets only the events marked', async () => {
+      const postgres = store.kind === 'postgres';
+      const outbox = new EventOutboxRepository(postgres);
+      const queue = new WebhookDeliveryRepository(postgres);
+      const owner = { environment: 'test', merchantId: 'mer_1' };
+      expect(await queue.anyUndispatched(store)).toBe(false);
+      for (const n of [1, 2, 3]) {
+        await outbox.insert(store, { id: `evt_${n}`, ...owner, type: 'charge.success', objectType: 'charge', objectId: `chg_${n}`, payload: `{"n":${n}}`, createdAt: n });
+      }
+      expect(await queue.anyUndispatched(store)).toBe(true);
+      const head = await store.transaction((tx) => queue.undispatchedEvents(tx));
+      expect(head.map((e) => [e.id, e.object_id, e.payload])).toEqual([
+        ['evt_1', 'chg_1', '{"n":1}'],
+        ['evt_2', 'chg_2', '{"n":2}'],
+        ['evt_3', 'chg_3', '{"n":3}'],
+      ]);
+      // The first and the third fanned out: the second stays queued, though numbered between them.
+      await store.transaction((tx) => queue.markDispatched(tx, [head[0]!.seq, head[2]!.seq]));
+      expect((await store.transaction((tx) => queue.undispatchedEvents(tx))).map((e) => e.id)).toEqual(['evt_2']);
+      await store.transaction((tx) => queue.markDispatched(tx, [head[1]!.seq]));
+      expect(await queue.anyUndispatched(store)).toBe(false);
+      // The events themselves stay in the outbox.
+      expect(await count(store, 'outbox_events')).toBe(3);
     });
   });
 

@@ -1,8 +1,11 @@
 // What PostgresStore promises beyond the store contract: several processes (here, several stores on
 // one database, each with its own pool) share it safely. Transactions are serializable, and one that
 // PostgreSQL aborts for a conflict runs again, so a read-check-write holds across the fleet.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { Db } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
+import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
@@ -142,6 +145,51 @@ describe('PostgresStore shared by several processes', () => {
     const answers = await Promise.all([claim(a!, 'a'), claim(b!, 'b'), claim(a!, 'a2'), claim(b!, 'b2')]);
     const winner = (await a!.get<{ owner: string }>('SELECT owner FROM claims WHERE key = ?', ['k']))!.owner;
     expect(answers).toEqual([winner, winner, winner, winner]);
+  });
+
+  it('fans each event out once when two instances fan out at once, and keeps queued an event committed meanwhile under a lower number', async () => {
+    // c only watches: it sees b's fan-out wait for the rows a locked.
+    const [a, b, c] = await fleet(3);
+    const outbox = new EventOutboxRepository(true);
+    const queue = new WebhookDeliveryRepository(true);
+    const rc = { isolation: 'read committed' } as const;
+    const write = (db: Db, n: number) =>
+      outbox.insert(db, { id: `evt_${n}`, environment: 'test', merchantId: 'mer_1', type: 'charge.success', objectType: 'charge', objectId: `chg_${n}`, payload: '{}', createdAt: n });
+    // The first event's transaction stays open while 150 later ones commit.
+    let commitLate!: () => void;
+    const late = a!.transaction(async (tx) => {
+      await write(tx, 0);
+      await new Promise<void>((go) => (commitLate = go));
+    }, rc);
+    await vi.waitFor(() => expect(commitLate).toBeDefined());
+    for (let n = 1; n <= 150; n++) await write(b!, n);
+    const fanOut = (store: PostgresStore, meanwhile?: () => Promise<void>) =>
+      store.transaction(async (tx) => {
+        const events = await queue.undispatchedEvents(tx);
+        await meanwhile?.();
+        await queue.markDispatched(
+          tx,
+          events.map((e) => e.seq),
+        );
+        return events.map((e) => e.id);
+      }, rc);
+    // Instance a takes the queue's head; b's fan-out waits for it; the first event commits while
+    // both are under way, before a marks what it took.
+    let bWaits: Promise<string[]> | undefined;
+    const first = await fanOut(a!, async () => {
+      bWaits = fanOut(b!);
+      await vi.waitFor(async () => expect(Number((await c!.get<{ n: number }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'"))!.n)).toBe(1));
+      commitLate();
+      await late;
+    });
+    const second = await bWaits!;
+    expect(first).toHaveLength(100);
+    expect(second).toHaveLength(50);
+    expect([...first, ...second]).not.toContain('evt_0');
+    expect(new Set([...first, ...second]).size).toBe(150);
+    // Numbered before every event a took, committed after it read: still queued.
+    expect(await fanOut(a!)).toEqual(['evt_0']);
+    expect(await queue.anyUndispatched(a!)).toBe(false);
   });
 
   it('names its connections railyard in pg_stat_activity', async () => {

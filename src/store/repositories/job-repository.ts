@@ -13,6 +13,22 @@ export interface JobRow {
   lane: number;
 }
 
+/** The lanes as stored: the work lane, and the outbound lane (jobs that wait on a merchant's endpoint). */
+export const WORK_LANE = 0;
+export const OUTBOUND_LANE = 1;
+const LANE_IDS = [WORK_LANE, OUTBOUND_LANE] as const;
+const LANES = LANE_IDS.join(', ');
+
+/**
+ * The earliest run_at among the jobs `where` matches: the first entry of each lane's run of the
+ * jobs_lane_due index (pending jobs by lane, then run_at), the earlier of those.
+ */
+async function earliestOfLanes(db: Db, where: string, params: (lane: number) => (number | string)[]): Promise<number | undefined> {
+  const first = (alias: string) => `SELECT run_at FROM (SELECT run_at FROM jobs WHERE ${where} ORDER BY run_at LIMIT 1) AS ${alias}`;
+  const row = await db.get<{ run_at: number | null }>(`SELECT MIN(run_at) AS run_at FROM (${LANE_IDS.map((lane) => first(`lane_${lane}`)).join(' UNION ALL ')}) AS due`, LANE_IDS.flatMap(params));
+  return row?.run_at == null ? undefined : Number(row.run_at);
+}
+
 /** Durable delayed work and its leases: the SQL of the jobs aggregate. */
 export class JobRepository {
   /**
@@ -41,7 +57,7 @@ export class JobRepository {
 
   /** How many jobs due by `until` still wait (some perhaps running in another process). */
   async pendingThrough(db: Db, until: number): Promise<number> {
-    const row = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'pending' AND run_at <= ?", [until]);
+    const row = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE state = 'pending' AND lane IN (${LANES}) AND run_at <= ?`, [until]);
     return row?.n ?? 0;
   }
 
@@ -65,11 +81,7 @@ export class JobRepository {
 
   /** When the earliest job due by `until` that is free at `now` (or already `boot`'s) falls due. */
   async nextDueAt(db: Db, until: number, now: number, boot: number): Promise<number | undefined> {
-    const row = await db.get<{ run_at: number }>(
-      "SELECT run_at FROM jobs WHERE state = 'pending' AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at LIMIT 1",
-      [until, now, boot],
-    );
-    return row?.run_at;
+    return earliestOfLanes(db, "state = 'pending' AND lane = ? AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?)", (lane) => [lane, until, now, boot]);
   }
 
   /**
@@ -77,8 +89,7 @@ export class JobRepository {
    * there is anyone else's.
    */
   async nextDueAtOwned(db: Db, until: number): Promise<number | undefined> {
-    const row = await db.get<{ run_at: number }>("SELECT run_at FROM jobs WHERE state = 'pending' AND run_at <= ? ORDER BY run_at LIMIT 1", [until]);
-    return row?.run_at;
+    return earliestOfLanes(db, "state = 'pending' AND lane = ? AND run_at <= ?", (lane) => [lane, until]);
   }
 
   /**

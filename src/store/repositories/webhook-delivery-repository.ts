@@ -83,10 +83,32 @@ export interface WebhookAttemptRow {
  * Webhook deliveries and their attempt log, and the outbox as the dispatcher reads it (events not
  * yet dispatched, the merchant's event list): the SQL of the events-and-deliveries aggregate.
  */
+/** Events fanned out in one transaction, at most. */
+const FAN_OUT_CHUNK = 100;
+
 export class WebhookDeliveryRepository {
-  /** The oldest events not yet fanned out into deliveries. */
-  undispatchedEvents(db: Db, limit = 100): Promise<OutboxEventRow[]> {
-    return db.all<OutboxEventRow>('SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [limit]);
+  /** `rowLocks` (PostgreSQL): the fan-out locks the queue's head it takes (SQLite has one writer, and no FOR UPDATE). */
+  constructor(private readonly rowLocks = false) {}
+
+  /** Whether any event waits to be fanned out: the queue's head, one index entry. */
+  async anyUndispatched(db: Db): Promise<boolean> {
+    return (await db.get('SELECT seq FROM outbox_pending ORDER BY seq LIMIT 1')) !== undefined;
+  }
+
+  /**
+   * The oldest events not yet fanned out into deliveries, FAN_OUT_CHUNK at most: the head of the
+   * outbox_pending queue, locked until the transaction ends (so another instance's fan-out waits
+   * for those rows, then finds them gone), then each event by key. Two statements rather than a
+   * join: PostgreSQL planned the join once for every length of the queue, and hash-joined the
+   * whole outbox.
+   */
+  async undispatchedEvents(db: Db): Promise<OutboxEventRow[]> {
+    const head = await db.all<{ seq: number }>(`SELECT seq FROM outbox_pending ORDER BY seq LIMIT ${FAN_OUT_CHUNK}${this.rowLocks ? ' FOR UPDATE' : ''}`);
+    if (head.length === 0) return [];
+    return db.all<OutboxEventRow>(
+      `SELECT seq, id, environment, merchant_id, object_id, type, payload FROM outbox_events WHERE seq IN (${head.map(() => '?').join(', ')}) ORDER BY seq`,
+      head.map((h) => h.seq),
+    );
   }
 
   /** Committed events after `seq`, in seq order (the event stream follows the outbox with it). */
@@ -99,9 +121,12 @@ export class WebhookDeliveryRepository {
     return (await db.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM outbox_events'))?.seq ?? 0;
   }
 
-  /** Every undispatched event up to `seq` is dispatched: one statement for a chunk. */
-  async markDispatchedThrough(db: Db, seq: number, now: number): Promise<void> {
-    await db.run('UPDATE outbox_events SET dispatched_at = ? WHERE seq <= ? AND dispatched_at IS NULL', [now, seq]);
+  /**
+   * The events fanned out leave the queue: one statement for a chunk. By their seqs, not by a
+   * range: an event of a lower seq committed since the chunk was read is still to fan out.
+   */
+  async markDispatched(db: Db, seqs: readonly number[]): Promise<void> {
+    await db.run(`DELETE FROM outbox_pending WHERE seq IN (${seqs.map(() => '?').join(', ')})`, [...seqs]);
   }
 
   eventPayload(db: Db, eventId: string): Promise<{ payload: string } | undefined> {
