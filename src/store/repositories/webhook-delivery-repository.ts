@@ -79,13 +79,13 @@ export interface WebhookAttemptRow {
   error: string | null;
 }
 
+/** Events fanned out in one transaction, at most. */
+const FAN_OUT_CHUNK = 100;
+
 /**
  * Webhook deliveries and their attempt log, and the outbox as the dispatcher reads it (events not
  * yet dispatched, the merchant's event list): the SQL of the events-and-deliveries aggregate.
  */
-/** Events fanned out in one transaction, at most. */
-const FAN_OUT_CHUNK = 100;
-
 export class WebhookDeliveryRepository {
   /** `rowLocks` (PostgreSQL): the fan-out locks the queue's head it takes (SQLite has one writer, and no FOR UPDATE). */
   constructor(private readonly rowLocks = false) {}
