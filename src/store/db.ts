@@ -23,6 +23,15 @@ export type Isolation = 'serializable' | 'read committed';
 
 export interface TransactionOptions {
   isolation?: Isolation;
+  /**
+   * The work only appends rows: each statement inserts one fresh row (a plain INSERT … VALUES,
+   * appendShape), none is awaited for an answer, and nothing is read. Its run() answers that it
+   * inserted its row; get() and all() are refused, as is any other statement, and the refusal
+   * fails the transaction. Such a transaction holds nothing against concurrent writers (it is
+   * READ COMMITTED), so a store may commit it together with others: PostgreSQL merges the appends
+   * of the transactions asked for meanwhile into one insert per table (GroupCommit).
+   */
+  appendOnly?: boolean;
 }
 
 export interface Store extends Db {

@@ -5,6 +5,8 @@ import { inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Isolation, Row, SqlValue, Store, TransactionOptions } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
+import { type AppendStatement, AppendOnlyWork } from './append-only-db.ts';
+import { GroupCommit } from './group-commit.ts';
 import { inTransactionWork, IssuedStatements, reentrantCall } from './transaction-scope.ts';
 
 const INT8 = 20;
@@ -23,6 +25,8 @@ const types = {
 /** serialization_failure and deadlock_detected: the transaction was rolled back and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 10;
+/** How many batches of append-only transactions may be committing at once (GroupCommit). */
+const APPEND_BATCHES = 2;
 /** The advisory lock migrations hold: instances starting together migrate one after the other. */
 const MIGRATION_LOCK = 0x7261696c; // 'rail'
 /** The first key of the session advisory lock (PRESENCE, boot) each live process holds. */
@@ -115,6 +119,8 @@ export class PostgresStore implements Store {
   /** The connection plain reads share, pipelined (reader()); a pool of one, so a lost one is replaced. */
   private readonly readPool: pg.Pool;
   private reading: Promise<pg.PoolClient> | undefined;
+  /** Commits append-only transactions several at a time (TransactionOptions.appendOnly). */
+  private readonly appends = new GroupCommit((statements) => this.commitAppends(statements), APPEND_BATCHES);
   /** The session that holds this process's presence lock, and the boot it holds it for. */
   private presence: pg.Client | undefined;
   private presenceBoot: number | undefined;
@@ -261,7 +267,66 @@ export class PostgresStore implements Store {
     const reentrant = reentrantCall(this, 'transaction');
     if (reentrant) return Promise.reject(reentrant);
     // A job's transaction is asked for once the jobs before it in its round are finished (JobScope).
+    if (options.appendOnly) return inJobTurn(() => this.startAppends(work));
     return inJobTurn(() => this.startTransaction(work, options.isolation ?? 'serializable'));
+  }
+
+  /**
+   * An append-only transaction: its work runs at once and its appends are kept, then committed
+   * with those of the others asked for meanwhile (GroupCommit). Each answers that it inserted its
+   * row; if the commit fails the transaction rejects, and nothing of it stands.
+   */
+  private startAppends<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return this.track(
+      (async () => {
+        const statements: AppendStatement[] = [];
+        const appends = new AppendOnlyWork(async (statement) => {
+          statements.push(statement);
+          return { changes: 1 };
+        });
+        const value = await inTransactionWork(this, () => work(appends.tx));
+        appends.end();
+        if (statements.length > 0) await this.appends.add(statements);
+        return value;
+      })(),
+    );
+  }
+
+  /** One READ COMMITTED transaction of `statements`, sent with its BEGIN and COMMIT in one write. */
+  private async commitAppends(statements: AppendStatement[]): Promise<void> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const sent = [client.query('BEGIN ISOLATION LEVEL READ COMMITTED'), ...statements.map((s) => this.query(client, s.sql, s.params, false))];
+        const committed = client.query('COMMIT');
+        for (const answer of [...sent, committed]) answer.catch(() => undefined); // each awaited below
+        try {
+          const failed = (await Promise.allSettled(sent)).find((o) => o.status === 'rejected');
+          if (failed) {
+            await committed.catch(() => undefined);
+            const error = (failed as PromiseRejectedResult).reason;
+            throw retryable(error) || error instanceof ValidationError
+              ? error
+              : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: error });
+          }
+          if ((await committed).command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at its commit');
+          return;
+        } catch (error) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true; // the connection itself failed: do not hand it back to the pool
+            throw error;
+          }
+          if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
+          await pause(attempt);
+        }
+      }
+    } finally {
+      client.release(broken);
+    }
   }
 
   private startTransaction<T>(work: (tx: Db) => Promise<T>, isolation: Isolation): Promise<T> {

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { boundToCaller, inJobTurn } from '../kernel/job-scope.ts';
 import type { Db, Row, SqlValue, Store, TransactionOptions } from './db.ts';
+import { appendOnly } from './append-only-db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { inTransactionWork, IssuedStatements, reentrantCall } from './transaction-scope.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
@@ -123,7 +124,9 @@ export class SqliteStore implements Store {
   all<T = Row>(sql: string, params: SqlValue[] = []) {
     return this.enqueue<T[]>({ kind: 'all', sql, params });
   }
-  transaction<T>(work: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+  transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    // An append-only one runs like any other, held to the same rules as on PostgreSQL.
+    if (options?.appendOnly) return this.transaction((tx) => appendOnly(tx, work));
     // One at a time whatever the isolation asked for: the one writer is this process.
     // Asked for from inside a transaction's work, it would queue behind that transaction for ever.
     const reentrant = reentrantCall(this, 'transaction');

@@ -136,8 +136,8 @@ export class QuoteService {
     // The checks read what was committed, outside the transaction that writes: a quote holds
     // nothing against concurrent writers. Its limit check is advisory (a quote consumes no limit;
     // the trade that executes it checks again, serializable) and it only inserts fresh rows. So
-    // the reads share the store's read connection with other requests', and the writes go out with
-    // their BEGIN and COMMIT in one round trip. The reads are issued at once and judged in order.
+    // the reads share the store's read connection with other requests', and the writes are appends,
+    // committed with other quotes' (appendOnly). The reads are issued at once and judged in order.
     const enabled = this.deps.compliance.assertTradingEnabled(store, auth);
     const usage = this.deps.limits.usage(store, auth, { side: body.side, asset: body.asset, network: body.network });
     usage.catch(() => undefined); // awaited below, unless an earlier check refuses first
@@ -176,7 +176,7 @@ export class QuoteService {
           created_at: now,
         };
         const quote = presentQuote(row);
-        // Three writes none of which reads another's, issued at once with the COMMIT: one round trip.
+        // Three appends, none of which reads another's.
         commitWith(
           this.repo.insert(tx, row),
           outbox.emit(tx, { environment: auth.environment, merchantId: auth.merchantId, type: 'quote.created', objectType: 'quote', object: quote }),
@@ -184,7 +184,7 @@ export class QuoteService {
         );
         return quote;
       },
-      { isolation: 'read committed' },
+      { appendOnly: true },
     );
   }
 

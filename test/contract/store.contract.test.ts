@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Db, SqlValue, Store } from '../../src/store/db.ts';
+import { commitWith, type Db, type SqlValue, type Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { DashboardSessionRepository } from '../../src/store/repositories/dashboard-session-repository.ts';
@@ -629,6 +629,63 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
         }, rc),
       ).rejects.toThrow('boom');
       expect(await store.all('SELECT id FROM contract_items')).toEqual([{ id: 1 }]);
+    });
+
+    describe('append-only transactions', () => {
+      const appendOnly = { appendOnly: true } as const;
+      const item = (tx: Db, id: number, label: string) => tx.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [id, label, id]);
+
+      it('commits all of its appends, those its work did not await too, and answers that each appended its row', async () => {
+        const answers = await store.transaction(async (tx) => {
+          const first = await item(tx, 1, 'one');
+          commitWith(item(tx, 2, 'two'), tx.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', ['c', 7]));
+          return [first];
+        }, appendOnly);
+        expect(answers).toEqual([{ changes: 1 }]);
+        expect(await store.all('SELECT id, label FROM contract_items ORDER BY id')).toEqual([
+          { id: 1, label: 'one' },
+          { id: 2, label: 'two' },
+        ]);
+        expect(await store.get('SELECT n FROM contract_counter WHERE id = ?', ['c'])).toEqual({ n: 7 });
+      });
+
+      it('refuses a read, or a statement that is no append, even unawaited, and nothing of the transaction stands', async () => {
+        await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [9, 'before', 9]);
+        const refused = [
+          (tx: Db) => tx.get('SELECT COUNT(*) AS n FROM contract_items'),
+          (tx: Db) => tx.all('SELECT id FROM contract_items'),
+          (tx: Db) => tx.run('UPDATE contract_items SET qty = 0 WHERE id = ?', [9]),
+          (tx: Db) => tx.run('INSERT INTO contract_counter (id, n) VALUES (?, ?) ON CONFLICT (id) DO NOTHING', ['x', 1]),
+          (tx: Db) => tx.run('INSERT INTO contract_counter (id, n) VALUES (?, ?) RETURNING n', ['x', 1]),
+        ];
+        for (const statement of refused) {
+          await expect(
+            store.transaction(async (tx) => {
+              commitWith(item(tx, 1, 'one'), statement(tx));
+            }, appendOnly),
+          ).rejects.toThrow(/append-only transaction/);
+        }
+        expect(await store.all('SELECT id, qty FROM contract_items')).toEqual([{ id: 9, qty: 9 }]);
+        expect(await count(store, 'contract_counter')).toBe(0);
+      });
+
+      it('commits many asked for at once each whole; one whose append breaks a constraint fails alone, leaving nothing', async () => {
+        await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [5, 'taken', 5]);
+        // Each transaction appends two items and a counter row; the sixth reuses item 5's key.
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 12 }, (_, i) =>
+            store.transaction(async (tx) => {
+              const id = i === 5 ? 5 : 100 + i;
+              commitWith(item(tx, id, `first of ${i}`), item(tx, 200 + i, `second of ${i}`), tx.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', [`t${i}`, i]));
+              return i;
+            }, appendOnly),
+          ),
+        );
+        expect(outcomes.map((o) => o.status)).toEqual(outcomes.map((_, i) => (i === 5 ? 'rejected' : 'fulfilled')));
+        const others = [...Array(12).keys()].filter((i) => i !== 5);
+        expect((await store.all<{ id: number }>('SELECT id FROM contract_items ORDER BY id')).map((r) => r.id)).toEqual([5, ...others.map((i) => 100 + i), ...others.map((i) => 200 + i)]);
+        expect((await store.all<{ id: string }>('SELECT id FROM contract_counter ORDER BY n')).map((r) => r.id)).toEqual(others.map((i) => `t${i}`));
+      });
     });
 
     it('stays usable after a rolled-back transaction', async () => {
