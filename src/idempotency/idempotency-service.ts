@@ -76,6 +76,8 @@ export class IdempotencyService {
   private readonly recoveries = new Map<string, Recovery>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly repo = new IdempotencyRepository();
+  /** Claims whose lookup found no row at all holding the key (not even an expired one): see claimsByAppend. */
+  private readonly vacant = new WeakSet<IdempotencyClaim>();
 
   constructor(
     private readonly deps: {
@@ -102,7 +104,9 @@ export class IdempotencyService {
 
   /** Replays a finished request, refuses a clash, or returns null for a fresh key. */
   async lookup(db: Db, claim: IdempotencyClaim): Promise<StoredResponse | null> {
-    let row = await this.read(db, claim);
+    const found = await this.repo.find(db, keyId(claim));
+    if (!found) this.vacant.add(claim);
+    let row = found && found.expires_at > this.deps.clock.now() ? found : undefined;
     if (!row) return null;
     if (row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
     // Orphaned, or being recovered here already (adopted: it carries this boot): wait for the answer.
@@ -128,6 +132,25 @@ export class IdempotencyService {
     return row && row.expires_at > this.deps.clock.now() ? row : undefined;
   }
 
+  /**
+   * Whether the key may be claimed by an append (appendClaim): its lookup found no row at all
+   * holding it. (A key whose row expired is claimed over that row, by claim()'s upsert.)
+   */
+  claimsByAppend(claim: IdempotencyClaim): boolean {
+    return this.vacant.has(claim);
+  }
+
+  /**
+   * Marks a key no row held at its lookup (claimsByAppend) in flight for this boot, by a plain
+   * insert: an append, so the transaction that creates the resource may be append-only. A twin
+   * that claimed the key meanwhile makes that transaction fail with a duplicate key
+   * (isDuplicateKey): its caller then answers lostClaim().
+   */
+  async appendClaim(tx: Db, claim: IdempotencyClaim, resourceId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.repo.appendInFlight(tx, keyId(claim), { requestHash: claim.requestHash, resourceId, boot: this.deps.boot, createdAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS });
+  }
+
   /** Marks the key in flight for this boot, inside the transaction that creates the resource. */
   async claim(tx: Db, claim: IdempotencyClaim, resourceId: string): Promise<void> {
     const now = this.deps.clock.now();
@@ -138,13 +161,17 @@ export class IdempotencyService {
       { requestHash: claim.requestHash, resourceId, boot: this.deps.boot, createdAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS },
       now,
     );
-    if (!inserted) {
-      // Lost a race with a concurrent request that used the same key: a different request is
-      // idempotency_key_reused; otherwise the other one is, or just was, in flight.
-      const row = await this.read(tx, claim);
-      if (row && row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
-      throw new IdempotencyConflictError(claim.key);
-    }
+    if (!inserted) await this.lostClaim(tx, claim);
+  }
+
+  /**
+   * Lost a race with a concurrent request that used the same key: a different request is
+   * idempotency_key_reused; otherwise the other one is, or just was, in flight. Always throws.
+   */
+  async lostClaim(db: Db, claim: IdempotencyClaim): Promise<never> {
+    const row = await this.read(db, claim);
+    if (row && row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
+    throw new IdempotencyConflictError(claim.key);
   }
 
   /** Stores the response in the transaction that finishes the effect. */

@@ -70,3 +70,17 @@ export interface Store extends Db {
 export function commitWith(...writes: (Promise<unknown> | undefined)[]): void {
   for (const write of writes) write?.catch(() => undefined);
 }
+
+/**
+ * Whether `error`, or an error it was caused by, is a store's refusal of a row whose key a row of
+ * `table` already holds: PostgreSQL's unique_violation (23505) on that table, or SQLite's UNIQUE or
+ * PRIMARY KEY constraint naming it.
+ */
+export function isDuplicateKey(error: unknown, table: string): boolean {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, table: failedOn, errcode, message } = e as { code?: unknown; table?: unknown; errcode?: unknown; message?: unknown };
+    if (code === '23505' && failedOn === table) return true;
+    if ((errcode === 2067 || errcode === 1555) && typeof message === 'string' && message.includes(` ${table}.`)) return true;
+  }
+  return false;
+}

@@ -6,6 +6,7 @@ import { ValidationError } from '../kernel/errors.ts';
 import { resolveNetwork, type Network } from '../kernel/msisdn.ts';
 import { accounts } from '../ledger/accounts.ts';
 import type { Environment } from '../kernel/environment.ts';
+import { isDuplicateKey } from '../store/db.ts';
 import { ChargeRepository } from '../store/repositories/charge-repository.ts';
 import { feeFor } from '../settlement/fees.ts';
 import { SettlementMachine } from '../settlement/settlement-machine.ts';
@@ -100,21 +101,27 @@ export class ChargeService {
     }
     const id = ids.next('chg');
     const now = clock.now();
-    // The claim, the charge, its transactions row and its poll job, issued at once (BEGIN goes with
-    // them); a claim lost to a concurrent twin throws, and nothing stands. READ COMMITTED: the claim
-    // is one conditional upsert, which a concurrent claim of the key waits for and then finds taken;
-    // the rest are fresh rows.
-    const row = await store.transaction(
-      async (tx) => {
-        const [, inserted] = await Promise.all([
-          idempotency.claim(tx, claim, id),
-          this.charges.insert(tx, { id, environment: auth.environment, merchantId: auth.merchantId, amount: body.amount, fees, msisdn, network, now }),
-          this.settlement.track(tx, { id, environment: auth.environment, merchantId: auth.merchantId }, now),
-        ]);
-        return inserted;
-      },
-      { isolation: 'read committed' },
-    );
+    // The claim, the charge, its transactions row and its poll job, issued at once. A key no row
+    // held at its lookup is claimed by an append, and then all four are appends: the transaction
+    // is append-only, committed with other charges' (on PostgreSQL, each table's rows in one
+    // insert), and a twin that claimed the key meanwhile fails it with a duplicate key. A key whose
+    // row expired is claimed over it by one conditional upsert (READ COMMITTED: a concurrent claim
+    // of the key waits for it, then finds it taken), and a lost claim throws. Nothing stands then.
+    const byAppend = idempotency.claimsByAppend(claim);
+    const record = { id, environment: auth.environment, merchantId: auth.merchantId };
+    const row = await store
+      .transaction(
+        async (tx) => {
+          const [, inserted] = await Promise.all([
+            byAppend ? idempotency.appendClaim(tx, claim, id) : idempotency.claim(tx, claim, id),
+            this.charges.insert(tx, { ...record, amount: body.amount, fees, msisdn, network, now }),
+            this.settlement.track(tx, record, now),
+          ]);
+          return inserted;
+        },
+        byAppend ? { appendOnly: true } : { isolation: 'read committed' },
+      )
+      .catch((error: unknown) => (byAppend && isDuplicateKey(error, 'idempotency_keys') ? idempotency.lostClaim(store, claim) : Promise.reject(error)));
     return this.settlement.initiate(id, claim, row);
   }
 

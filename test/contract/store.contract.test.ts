@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitWith, type Db, type SqlValue, type Store } from '../../src/store/db.ts';
+import { commitWith, isDuplicateKey, type Db, type SqlValue, type Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { DashboardSessionRepository } from '../../src/store/repositories/dashboard-session-repository.ts';
@@ -667,6 +667,23 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
         }
         expect(await store.all('SELECT id, qty FROM contract_items')).toEqual([{ id: 9, qty: 9 }]);
         expect(await count(store, 'contract_counter')).toBe(0);
+      });
+
+      it("says a duplicate key is one, of its table only (isDuplicateKey), raised by a plain statement or by an append-only transaction's commit", async () => {
+        await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'one', 1]);
+        const plain = await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [1, 'again', 1]).catch((e: unknown) => e);
+        const appended = await store
+          .transaction(async (tx) => {
+            commitWith(item(tx, 2, 'two'), item(tx, 1, 'again'));
+          }, appendOnly)
+          .catch((e: unknown) => e);
+        for (const error of [plain, appended]) {
+          expect(isDuplicateKey(error, 'contract_items')).toBe(true);
+          expect(isDuplicateKey(error, 'contract_counter')).toBe(false);
+        }
+        const notNull = await store.run('INSERT INTO contract_items (id, label, qty) VALUES (?, ?, ?)', [3, null, 3]).catch((e: unknown) => e);
+        expect(isDuplicateKey(notNull, 'contract_items')).toBe(false);
+        expect(await count(store, 'contract_items')).toBe(1);
       });
 
       it('commits many asked for at once each whole; one whose append breaks a constraint fails alone, leaving nothing', async () => {

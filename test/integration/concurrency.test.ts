@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/kernel/sign-request.ts';
+import { processPostgresCluster } from '../support/postgres-cluster.ts';
 import { expectBalanced, startTestSandbox, type TestSandbox } from '../support/test-sandbox.ts';
 
 // A merchant's client that retries hard: a thousand copies of one request, all at once, under one
@@ -70,5 +71,56 @@ describe(`${COPIES} concurrent copies of one request under one Idempotency-Key`,
     expect(trades!.n).toBe(1);
     expect(trade.reference).toMatch(/^trd_/);
     expectBalanced(await sb.trialBalance());
+  });
+});
+
+// Many merchants' requests at once, each sent several times under its own key: on PostgreSQL the
+// charges asked for together commit together (their claims among them), so twins land in one
+// batch, fail it, and each is committed alone: exactly one charge per key, never a 5xx.
+describe.each([
+  { store: 'SQLite', db: async () => undefined },
+  { store: 'PostgreSQL', db: async () => (await processPostgresCluster()).createDatabase() },
+])('twenty charges at once, each sent five times under its own key, on $store', ({ db }) => {
+  let twins: TestSandbox;
+  beforeAll(async () => {
+    const url = await db();
+    twins = await startTestSandbox({ rails: { timeout_ms: 5_000 }, ...(url ? { db: url } : {}) });
+  });
+  afterAll(() => twins.close());
+
+  it('creates one charge per key: every 201 of a key is its stored response, the other copies 409 or that same response', async () => {
+    const keys = Array.from({ length: 20 }, (_, i) => `twins-${i}`);
+    const body = (i: number) => JSON.stringify({ amount: 10_000 + i, currency: 'GHS', channel: 'momo', msisdn: '0551234987' });
+    const answers = await Promise.all(
+      keys.flatMap((key, i) =>
+        Array.from({ length: 5 }, async () => {
+          const res = await fetch(`${twins.baseUrl}/api/v1/charges`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${twins.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+            body: body(i),
+          });
+          return { key, status: res.status, text: await res.text() };
+        }),
+      ),
+    );
+    for (const key of keys) {
+      const mine = answers.filter((a) => a.key === key);
+      for (const a of mine) expect([201, 409], a.text).toContain(a.status);
+      const created = mine.filter((a) => a.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((a) => a.text)).size).toBe(1);
+      for (const conflict of mine.filter((a) => a.status === 409)) expect(JSON.parse(conflict.text).error.code).toBe('idempotency_conflict');
+    }
+    const charges = await twins.ry.store.all<{ amount: number }>('SELECT amount FROM charges WHERE amount >= 10000 AND amount < 10020 ORDER BY amount');
+    expect(charges.map((c) => c.amount)).toEqual(keys.map((_, i) => 10_000 + i));
+    // A retry after the storm is answered from the stored response, byte for byte.
+    const [first] = answers.filter((a) => a.key === 'twins-7' && a.status === 201);
+    const again = await fetch(`${twins.baseUrl}/api/v1/charges`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${twins.key}`, 'content-type': 'application/json', 'idempotency-key': 'twins-7' },
+      body: body(7),
+    });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(first!.text);
   });
 });

@@ -7,12 +7,34 @@ export class ChargeRepository<Row extends RailRecordColumns = RailRecordColumns>
     super('charges');
   }
 
-  /** A new charge, pending its provider: the row as stored (RETURNING, so no read follows). */
+  /**
+   * A new charge, pending its provider: an append (no answer is read back), so the row as stored
+   * is made here, every column as the table holds it.
+   */
   async insert(db: Db, row: { id: string; environment: string; merchantId: string; amount: number; fees: number; msisdn: string; network: string; now: number }): Promise<Row> {
-    return (await db.get<Row>(
+    await db.run(
       `INSERT INTO charges (id, environment, merchant_id, status, amount, currency, fees, channel, msisdn, network, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending_provider', ?, 'GHS', ?, 'momo', ?, ?, ?, ?) RETURNING *`,
+         VALUES (?, ?, ?, 'pending_provider', ?, 'GHS', ?, 'momo', ?, ?, ?, ?)`,
       [row.id, row.environment, row.merchantId, row.amount, row.fees, row.msisdn, row.network, row.now, row.now],
-    ))!;
+    );
+    const stored = {
+      id: row.id,
+      environment: row.environment,
+      merchant_id: row.merchantId,
+      status: 'pending_provider',
+      amount: row.amount,
+      currency: 'GHS',
+      fees: row.fees,
+      channel: 'momo',
+      msisdn: row.msisdn,
+      network: row.network,
+      provider: null,
+      provider_reference: null,
+      failure_reason: null,
+      provider_reason: null,
+      created_at: row.now,
+      updated_at: row.now,
+    };
+    return stored as unknown as Row;
   }
 }

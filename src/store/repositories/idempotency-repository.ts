@@ -45,6 +45,15 @@ export class IdempotencyRepository {
     return claimed.changes > 0;
   }
 
+  /** Claims a key no row holds, in flight: an append, which fails the transaction (a duplicate key) if a row holds it after all. */
+  async appendInFlight(db: Db, id: IdempotencyKeyId, row: { requestHash: string; resourceId: string; boot: number; createdAt: number; expiresAt: number }): Promise<void> {
+    await db.run(
+      `INSERT INTO idempotency_keys (environment, merchant_id, idempotency_key, request_hash, state, resource_id, boot, created_at, expires_at)
+       VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?, ?)`,
+      [id.environment, id.merchantId, id.key, row.requestHash, row.resourceId, row.boot, row.createdAt, row.expiresAt],
+    );
+  }
+
   async complete(db: Db, id: IdempotencyKeyId, status: number, body: string): Promise<void> {
     await db.run(
       `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
