@@ -106,7 +106,7 @@ export class IdempotencyService {
   async lookup(db: Db, claim: IdempotencyClaim): Promise<StoredResponse | null> {
     const found = await this.repo.find(db, keyId(claim));
     if (!found) this.vacant.add(claim);
-    let row = found && found.expires_at > this.deps.clock.now() ? found : undefined;
+    let row = this.live(found);
     if (!row) return null;
     if (row.request_hash !== claim.requestHash) throw new IdempotencyKeyReusedError(claim.key);
     // Orphaned, or being recovered here already (adopted: it carries this boot): wait for the answer.
@@ -128,7 +128,11 @@ export class IdempotencyService {
   }
 
   private async read(db: Db, claim: IdempotencyClaim): Promise<KeyRow | undefined> {
-    const row = await this.repo.find(db, keyId(claim));
+    return this.live(await this.repo.find(db, keyId(claim)));
+  }
+
+  /** The key's row while its retention lasts; an expired one holds the key no more. */
+  private live(row: KeyRow | undefined): KeyRow | undefined {
     return row && row.expires_at > this.deps.clock.now() ? row : undefined;
   }
 

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ValidationError } from '../kernel/errors.ts';
 import { inJobTurn } from '../kernel/job-scope.ts';
-import type { Db, Isolation, Row, SqlValue, Store, TransactionOptions } from './db.ts';
+import { commitWith, type Db, type Isolation, type Row, type SqlValue, type Store, type TransactionOptions } from './db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { parseInteger, postgresMigrationSql, toPositional } from './postgres-sql.ts';
 import { type AppendStatement, AppendOnlyWork } from './append-only-db.ts';
@@ -293,40 +293,11 @@ export class PostgresStore implements Store {
     );
   }
 
-  /** One READ COMMITTED transaction of `statements`, sent with its BEGIN and COMMIT in one write. */
-  private async commitAppends(statements: AppendStatement[]): Promise<void> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const sent = [client.query('BEGIN ISOLATION LEVEL READ COMMITTED'), ...statements.map((s) => this.query(client, s.sql, s.params, false))];
-        const committed = client.query('COMMIT');
-        for (const answer of [...sent, committed]) answer.catch(() => undefined); // each awaited below
-        try {
-          const failed = (await Promise.allSettled(sent)).find((o) => o.status === 'rejected');
-          if (failed) {
-            await committed.catch(() => undefined);
-            const error = (failed as PromiseRejectedResult).reason;
-            throw retryable(error) || error instanceof ValidationError
-              ? error
-              : new Error('a statement failed inside the transaction and PostgreSQL rolled the whole transaction back', { cause: error });
-          }
-          if ((await committed).command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at its commit');
-          return;
-        } catch (error) {
-          try {
-            await client.query('ROLLBACK');
-          } catch {
-            broken = true; // the connection itself failed: do not hand it back to the pool
-            throw error;
-          }
-          if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
-          await pause(attempt);
-        }
-      }
-    } finally {
-      client.release(broken);
-    }
+  /** One READ COMMITTED transaction of `statements`: none is waited for, so they leave with its BEGIN and COMMIT in one write. */
+  private commitAppends(statements: AppendStatement[]): Promise<void> {
+    return this.runTransaction(async (tx) => {
+      commitWith(...statements.map((s) => tx.run(s.sql, s.params)));
+    }, 'read committed');
   }
 
   private startTransaction<T>(work: (tx: Db) => Promise<T>, isolation: Isolation): Promise<T> {
