@@ -10,7 +10,7 @@ export interface AppendStatement {
 export interface AppendShape {
   /** The SQL up to the tuple (its `VALUES `), the tuple itself (parentheses included), and the rest. */
   values?: { head: string; tuple: string; tail: string };
-  /** The tuple's `?` placeholders. */
+  /** The statement's `?` placeholders (all of them in the tuple, when it has `values`). */
   params: number;
 }
 
@@ -32,6 +32,8 @@ export function appendShape(sql: string): AppendShape {
   if (!/^\s*(INSERT\s+INTO|WITH\s+\w+\s+AS\s*\(\s*INSERT\s+INTO)\s/i.test(sql)) throw refuse('not an INSERT');
   if (/\bON\s+CONFLICT\b/i.test(sql)) throw refuse('ON CONFLICT');
   if (/\bRETURNING\b/i.test(sql) && !/^\s*WITH\b/i.test(sql)) throw refuse('RETURNING');
+  const placeholders = (text: string) => (text.match(/\?/g) ?? []).length;
+  const params = placeholders(sql);
   const found = [...sql.matchAll(/\bVALUES\s*\(/gi)];
   let values: AppendShape['values'];
   if (found.length === 1) {
@@ -39,10 +41,9 @@ export function appendShape(sql: string): AppendShape {
     const close = sql.indexOf(')', open);
     const tuple = close < 0 ? '' : sql.slice(open, close + 1);
     // Merged, the tuple repeats: it must hold every placeholder, and be one row.
-    const placeholders = (text: string) => (text.match(/\?/g) ?? []).length;
-    if (tuple !== '' && !tuple.slice(1).includes('(') && placeholders(tuple) === placeholders(sql)) values = { head: sql.slice(0, open), tuple, tail: sql.slice(close + 1) };
+    if (tuple !== '' && !tuple.slice(1).includes('(') && placeholders(tuple) === params) values = { head: sql.slice(0, open), tuple, tail: sql.slice(close + 1) };
   }
-  const shape = { ...(values ? { values } : {}), params: (sql.match(/\?/g) ?? []).length };
+  const shape = { ...(values ? { values } : {}), params };
   if (shapes.size >= 1_000) shapes.clear(); // bounded, should SQL ever be built per call
   shapes.set(sql, shape);
   return shape;
