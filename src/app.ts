@@ -305,7 +305,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   };
   const ladder = new ServiceLadder({ store });
   const compliance = new Compliance(config.trading, ladder);
-  const limits = new TradingLimits({ clock, ledger, config: config.trading });
+  const limits = new TradingLimits({ clock, config: config.trading });
   const quotes = new QuoteService({ store, clock, ids, feed, outbox, scheduler, compliance, limits, config });
   const trades = new TradeService({ store, clock, ids, ledger, outbox, scheduler, idempotency, feed, quotes, compliance, limits, logger, config });
   await trades.seedTreasury();

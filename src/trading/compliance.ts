@@ -30,7 +30,11 @@ export class Compliance {
 
   /** Test keys trade from the sandbox stage on; live keys only at the live stage. */
   async assertTradingEnabled(db: Db, auth: AuthContext): Promise<void> {
-    const stage = await this.ladder.stage(db, auth.merchantId);
+    this.judgeStage(await this.ladder.stage(db, auth.merchantId), auth);
+  }
+
+  /** Refuses trading at a stage that does not enable the key's environment. */
+  judgeStage(stage: Stage, auth: AuthContext): void {
     if (!tradingEnabled(stage, auth.environment)) {
       throw new ComplianceBlockError(`Trading is not enabled for this merchant in ${auth.environment} mode (service stage: ${stage})`, {
         reason: 'service_not_enabled',

@@ -136,12 +136,11 @@ export class QuoteService {
     // The checks read what was committed, outside the transaction that writes: a quote holds
     // nothing against concurrent writers. Its limit check is advisory (a quote consumes no limit;
     // the trade that executes it checks again, serializable) and it only inserts fresh rows. So
-    // the reads share the store's read connection with other requests', and the writes are appends,
-    // committed with other quotes' (appendOnly). The reads are issued at once and judged in order.
-    const enabled = this.deps.compliance.assertTradingEnabled(store, auth);
-    const usage = this.deps.limits.usage(store, auth, { side: body.side, asset: body.asset, network: body.network });
-    usage.catch(() => undefined); // awaited below, unless an earlier check refuses first
-    await enabled;
+    // its one read (the stage, the limits' usage and the exposure cap) shares the store's read
+    // connection with other requests', and the writes are appends, committed with other quotes'
+    // (appendOnly). The checks are judged in order: stage, freshness, amount, limits.
+    const standing = await this.deps.limits.standing(store, auth, { side: body.side, asset: body.asset, network: body.network });
+    this.deps.compliance.judgeStage(standing.stage, auth);
     this.assertFresh(benchmark);
     const priced = priceQuote(body.side, benchmark.rate, config.trading.spread_bps, { fiat: body.fiat_amount, asset: body.asset_amount });
     if (priced.asset <= 0n || priced.fiat <= 0n) {
@@ -152,7 +151,7 @@ export class QuoteService {
       throw new ValidationError('asset_amount is too large', [{ field: 'asset_amount', message: 'too large' }]);
     }
     const fiat = Number(priced.fiat);
-    this.deps.limits.judge(await usage, { side: body.side, fiat });
+    this.deps.limits.judge(standing.usage, { side: body.side, fiat });
 
     return store.transaction(
       async (tx) => {

@@ -1,10 +1,9 @@
 import type { AuthContext } from '../auth/api-key-service.ts';
+import type { Stage } from '../auth/service-ladder.ts';
 import type { TradingConfig } from '../config/config.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { LimitExceededError } from '../kernel/errors.ts';
 import { accounts } from '../ledger/accounts.ts';
-import type { Ledger } from '../ledger/ledger.ts';
-import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
 import { TradeRepository } from '../store/repositories/trade-repository.ts';
 
@@ -36,7 +35,7 @@ export interface LimitUsage {
 export class TradingLimits {
   private readonly trades = new TradeRepository();
 
-  constructor(private readonly deps: { clock: Clock; ledger: Ledger; config: Pick<TradingConfig, 'limits' | 'inventory' | 'exposure_cap'> }) {}
+  constructor(private readonly deps: { clock: Clock; config: Pick<TradingConfig, 'limits' | 'inventory' | 'exposure_cap'> }) {}
 
   /** Reads what the limits need (usage), then judges the trade by them. */
   async check(db: Db, auth: AuthContext, trade: Trade): Promise<void> {
@@ -47,19 +46,23 @@ export class TradingLimits {
 
   /**
    * What the limits judge a trade of this side, asset and network by: the cedis of the merchant's
-   * trades that count toward them (everything not failed or reversed) today and this month, in one
-   * read, and for a buy the exposure cap. Both reads are issued at once (a pipelining store sends
-   * them together).
+   * trades that count toward them (everything not failed or reversed) today and this month, and for
+   * a buy the exposure cap. With them, the merchant's stage on the service ladder (`none` when not on
+   * record), which gates trading (Compliance.judgeStage). All in one read.
    */
-  async usage(db: Db, auth: AuthContext, trade: Pick<Trade, 'side' | 'asset' | 'network'>): Promise<LimitUsage> {
+  async standing(db: Db, auth: AuthContext, trade: Pick<Trade, 'side' | 'asset' | 'network'>): Promise<{ stage: Stage; usage: LimitUsage }> {
     const now = new Date(this.deps.clock.now());
     const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    const [used, exposureCap] = await Promise.all([
-      this.trades.fiatUsedSince(db, auth.environment, auth.merchantId, { dayStart, monthStart }),
-      trade.side === 'buy' ? this.exposureCap(db, auth.environment, trade.asset, trade.network) : undefined,
-    ]);
-    return { ...used, exposureCap };
+    const capped = trade.side === 'buy' && this.capBase(trade.asset, trade.network) !== undefined;
+    const inventory = capped ? { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset } : undefined;
+    const read = await this.trades.standing(db, auth.environment, auth.merchantId, { dayStart, monthStart }, inventory);
+    const exposureCap = trade.side !== 'buy' ? undefined : capped ? this.exposureCap(trade.asset, trade.network, read.inventory) : 0;
+    return { stage: (read.stage ?? 'none') as Stage, usage: { day: read.day, month: read.month, exposureCap } };
+  }
+
+  async usage(db: Db, auth: AuthContext, trade: Pick<Trade, 'side' | 'asset' | 'network'>): Promise<LimitUsage> {
+    return (await this.standing(db, auth, trade)).usage;
   }
 
   /** Refuses the trade by the first limit it exceeds, in order: per trade, daily, monthly, exposure cap. */
@@ -82,13 +85,17 @@ export class TradingLimits {
     if (trade.side === 'buy' && trade.fiat > (usage.exposureCap ?? 0)) refuse('exposure_cap', usage.exposureCap ?? 0, 0);
   }
 
-  /** The largest buy of `asset` on `network` the treasury takes now, in pesewas. */
-  async exposureCap(db: Db, environment: Environment, asset: string, network: string): Promise<number> {
+  /** The configured cap and the inventory it started from, when both are positive: else no buy is taken. */
+  private capBase(asset: string, network: string): { base: number; initial: number } | undefined {
     const base = this.deps.config.exposure_cap[asset] ?? 0;
     const initial = this.deps.config.inventory[asset]?.[network] ?? 0;
-    if (initial <= 0 || base <= 0) return 0;
-    const now = await this.deps.ledger.balance(db, environment, accounts.treasuryInventory(asset, network), asset);
+    return initial > 0 && base > 0 ? { base, initial } : undefined;
+  }
+
+  /** The largest buy of `asset` on `network` the treasury takes with `inventory` on hand, in pesewas. */
+  private exposureCap(asset: string, network: string, inventory: number): number {
+    const { base, initial } = this.capBase(asset, network)!;
     // Sells can lift inventory above its start; the cap never rises above its configured value.
-    return Math.min(base, Number((BigInt(base) * BigInt(Math.max(0, now))) / BigInt(initial)));
+    return Math.min(base, Number((BigInt(base) * BigInt(Math.max(0, inventory))) / BigInt(initial)));
   }
 }

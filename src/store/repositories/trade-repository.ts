@@ -108,12 +108,27 @@ export class TradeRepository {
    * The cedis of the merchant's trades that count toward limits, created since `dayStart` and since
    * `monthStart` (at or before `dayStart`): one read of the month's range gives both.
    */
-  async fiatUsedSince(db: Db, environment: string, merchantId: string, since: { dayStart: number; monthStart: number }): Promise<{ day: number; month: number }> {
-    const row = await db.get<{ day: number | null; month: number | null }>(
-      `SELECT SUM(CASE WHEN created_at >= ? THEN net_fiat_amount ELSE 0 END) AS day, SUM(net_fiat_amount) AS month
-         FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}`,
-      [since.dayStart, environment, merchantId, since.monthStart],
+  /**
+   * What a trade is judged by before it is priced, in one statement: the merchant's stage on the
+   * service ladder (null when not on record), the cedis of its counted trades today and this month,
+   * and, given a treasury inventory account, that account's balance. One statement, not three:
+   * on a shared database most of a small read's cost is the statement itself.
+   */
+  async standing(
+    db: Db,
+    environment: string,
+    merchantId: string,
+    since: { dayStart: number; monthStart: number },
+    inventory?: { account: string; currency: string },
+  ): Promise<{ stage: string | null; day: number; month: number; inventory: number }> {
+    const row = await db.get<{ stage: string | null; day: number | null; month: number | null; inventory: number | null }>(
+      `SELECT (SELECT trading_stage FROM merchants WHERE id = ?) AS stage, used.day, used.month, ${
+        inventory ? '(SELECT balance FROM ledger_balances WHERE environment = ? AND account = ? AND currency = ?)' : 'NULL'
+      } AS inventory
+         FROM (SELECT SUM(CASE WHEN created_at >= ? THEN net_fiat_amount ELSE 0 END) AS day, SUM(net_fiat_amount) AS month
+                 FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}) used`,
+      [merchantId, ...(inventory ? [environment, inventory.account, inventory.currency] : []), since.dayStart, environment, merchantId, since.monthStart],
     );
-    return { day: Number(row?.day ?? 0), month: Number(row?.month ?? 0) };
+    return { stage: row?.stage ?? null, day: Number(row?.day ?? 0), month: Number(row?.month ?? 0), inventory: Number(row?.inventory ?? 0) };
   }
 }
