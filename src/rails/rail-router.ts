@@ -140,17 +140,22 @@ export class RailRouter {
 
   private async record(request: RouteRequest, attempt: AttemptRecord, providerReference?: string): Promise<void> {
     this.deps.timeline.record('railyard', attempt.provider, `${request.operation} ${request.refId}: ${attempt.outcome.replace('_', ' ')}`);
-    await this.attempts.insertAttempt(this.deps.store, {
-      environment: request.environment,
-      refType: request.refType,
-      refId: request.refId,
-      provider: attempt.provider,
-      operation: request.operation,
-      outcome: attempt.outcome,
-      providerReference: providerReference ?? null,
-      detail: attempt.detail ?? null,
-      latencyMs: attempt.latencyMs ?? null,
-      createdAt: this.deps.clock.now(),
-    });
+    // An append alone in its transaction (appendOnly): committed with other requests' appends.
+    await this.deps.store.transaction(
+      (tx) =>
+        this.attempts.insertAttempt(tx, {
+          environment: request.environment,
+          refType: request.refType,
+          refId: request.refId,
+          provider: attempt.provider,
+          operation: request.operation,
+          outcome: attempt.outcome,
+          providerReference: providerReference ?? null,
+          detail: attempt.detail ?? null,
+          latencyMs: attempt.latencyMs ?? null,
+          createdAt: this.deps.clock.now(),
+        }),
+      { appendOnly: true },
+    );
   }
 }

@@ -16,6 +16,7 @@ import { StoredRequestLog } from '../../src/inspector/stored-request-log.ts';
 import { VIRTUAL_EPOCH, VirtualClock } from '../../src/kernel/clock.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { MockTransactionRepository } from '../../src/store/repositories/mock-transaction-repository.ts';
+import { MockTransactionBooks } from '../../src/mocks/engine/mock-transaction-book.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
 import { WebhookEndpointRepository } from '../../src/store/repositories/webhook-endpoint-repository.ts';
@@ -212,6 +213,30 @@ describe.each(adapters)('Store contract: $name', (adapter) => {
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'shared' })).toBe('{"n":1}');
       expect(await repo.bodyByLookupKey(store, { ...at, lookupKey: 'r1' })).toBeUndefined();
       expect(await repo.bodyByLookupKey(store, { provider: 'acme', book: 'refunds', lookupKey: 'id-1' })).toBeUndefined();
+    });
+
+    // A book keeps a transaction with what shares its fate (its callback jobs): an append-only
+    // transaction when it has no lookup keys, a READ COMMITTED one when it has.
+    it.each([
+      { kind: 'without lookup keys (appended)', lookupKeys: undefined },
+      { kind: 'with lookup keys', lookupKeys: (t: { ref: string }) => [`id-${t.ref}`] },
+    ])('keeps one of twins kept at once, $kind; the other keeps nothing, nor what goes alongside it', async ({ lookupKeys }) => {
+      const book = new MockTransactionBooks(store, new VirtualClock(VIRTUAL_EPOCH)).open<{ ref: string; copy: number }>('acme', 'orders', lookupKeys ? { lookupKeys } : {});
+      const refs = ['a', 'b', 'c', 'd', 'e', 'f'];
+      const kept = await Promise.all(
+        refs.flatMap((ref) =>
+          [0, 1, 2].map((copy) =>
+            book.keep(ref, { ref, copy }, async (db) => void (await db.run('INSERT INTO contract_counter (id, n) VALUES (?, ?)', [`${ref}-${copy}`, copy]))).then((took) => ({ ref, copy, took })),
+          ),
+        ),
+      );
+      for (const ref of refs) {
+        const took = kept.filter((k) => k.ref === ref && k.took);
+        expect(took).toHaveLength(1);
+        expect(await book.get(ref)).toEqual({ ref, copy: took[0]!.copy });
+        expect(await store.all('SELECT id FROM contract_counter WHERE id LIKE ?', [`${ref}-%`])).toEqual([{ id: `${ref}-${took[0]!.copy}` }]);
+        if (lookupKeys) expect(await book.find(`id-${ref}`)).toEqual({ ref, copy: took[0]!.copy });
+      }
     });
   });
 

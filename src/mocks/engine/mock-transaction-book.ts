@@ -1,5 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts';
-import type { Db, Store } from '../../store/db.ts';
+import { isDuplicateKey, type Db, type Store } from '../../store/db.ts';
 import { MockTransactionRepository } from '../../store/repositories/mock-transaction-repository.ts';
 
 const repo = new MockTransactionRepository();
@@ -60,14 +60,29 @@ export class MockTransactionBook<T> {
    * instance); a failure keeps nothing and goes on to the caller.
    */
   async keep(reference: string, transaction: T, alongside: (db: Db) => Promise<void>): Promise<boolean> {
-    const key = { provider: this.provider, book: this.name, reference };
+    const row = { provider: this.provider, book: this.name, reference, body: JSON.stringify(transaction), now: this.clock.now() };
+    const lookupKeys = [...new Set(this.options.lookupKeys?.(transaction) ?? [])];
+    if (lookupKeys.length === 0) {
+      // Fresh rows only: the reference is taken by a plain insert, so the transaction is an append,
+      // committed with others' (appendOnly). A twin that took the reference first, here or on
+      // another instance, fails it with a duplicate key, and nothing of it stands.
+      return this.store
+        .transaction(
+          async (db) => {
+            await Promise.all([repo.append(db, row), alongside(db)]);
+            return true;
+          },
+          { appendOnly: true },
+        )
+        .catch((error: unknown) => (isDuplicateKey(error, 'mock_transactions') ? false : Promise.reject(error)));
+    }
     // READ COMMITTED: the reference is taken by one insert that a concurrent twin's waits for and
-    // then finds taken; the rest are fresh rows. So it runs beside other transactions.
+    // then finds taken; the lookup keys' first holder keeps them (ON CONFLICT), and the rest are
+    // fresh rows. So it runs beside other transactions.
     return this.store.transaction(
       async (db) => {
-        if (!(await repo.insert(db, { ...key, body: JSON.stringify(transaction), now: this.clock.now() }))) return false;
-        const lookupKeys = [...new Set(this.options.lookupKeys?.(transaction) ?? [])];
-        await Promise.all([repo.addLookupKeys(db, key, lookupKeys), alongside(db)]);
+        if (!(await repo.insert(db, row))) return false;
+        await Promise.all([repo.addLookupKeys(db, row, lookupKeys), alongside(db)]);
         return true;
       },
       { isolation: 'read committed' },

@@ -28,6 +28,22 @@ export class MockTransactionRepository {
     return changes === 1;
   }
 
+  /**
+   * Keeps a new transaction by a plain insert: one whose reference is already kept fails it with a
+   * duplicate key (isDuplicateKey on mock_transactions). An append (appendShape), so it may be
+   * committed with other transactions' (TransactionOptions.appendOnly).
+   */
+  async append(db: Db, row: MockTransactionWrite): Promise<void> {
+    await db.run('INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      row.provider,
+      row.book,
+      row.reference,
+      row.body,
+      row.now,
+      row.now,
+    ]);
+  }
+
   /** Keeps (or updates) a transaction of a mock's book. */
   async upsert(db: Db, row: MockTransactionWrite): Promise<void> {
     await db.run(
