@@ -114,10 +114,14 @@ export class MockTransactionBooks {
    * instances share the database (PostgreSQL) they are kept in it, so what one instance issued is
    * good at all; one process alone keeps them in its memory until it stops, as the upstream's own
    * sandbox forgets them; there, `expired` records make room at each write. The wire module does
-   * not need to know which.
+   * not need to know which. Records that never change once set (`immutable`) are read once per
+   * instance, then remembered (a bounded number).
    */
-  session<T>(provider: string, name: string, options: { expired?: (record: T, now: number) => boolean } = {}): SessionRecords<T> {
-    if (this.store.kind === 'postgres') return this.open<T>(provider, name);
+  session<T>(provider: string, name: string, options: { expired?: (record: T, now: number) => boolean; immutable?: boolean } = {}): SessionRecords<T> {
+    if (this.store.kind === 'postgres') {
+      const book = this.open<T>(provider, name);
+      return options.immutable ? recentlySeen(book) : book;
+    }
     const records = new Map<string, T>();
     return {
       get: async (key) => records.get(key),
@@ -128,6 +132,35 @@ export class MockTransactionBooks {
       },
     };
   }
+}
+
+/** How many records of an immutable session an instance remembers (the tokens of the last hour or so). */
+const REMEMBERED = 256;
+
+/**
+ * Records of a session none of which changes once set (`immutable`: the tokens an upstream issued),
+ * read through a memory of the last REMEMBERED found or set: a record is read once per instance,
+ * not once per call, and one another instance set is still found in the store.
+ */
+function recentlySeen<T>(records: SessionRecords<T>): SessionRecords<T> {
+  const seen = new Map<string, T>();
+  const remember = (key: string, value: T) => {
+    seen.set(key, value);
+    if (seen.size > REMEMBERED) seen.delete(seen.keys().next().value!);
+  };
+  return {
+    get: async (key) => {
+      const known = seen.get(key);
+      if (known !== undefined) return known;
+      const record = await records.get(key);
+      if (record !== undefined) remember(key, record);
+      return record;
+    },
+    set: async (key, value) => {
+      await records.set(key, value);
+      remember(key, value);
+    },
+  };
 }
 
 /** A session's records by key (see MockTransactionBooks.session). */

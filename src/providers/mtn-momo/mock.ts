@@ -577,7 +577,7 @@ export const createMtnMomoMock = defineWire<MtnMomoCredentials>({
   // Session records, shared through the database where instances share it.
   instance: (ctx): MtnInstance => ({
     users: ctx.books.session<ApiUser>(PROVIDER, 'apiusers'),
-    tokens: ctx.books.session<IssuedToken>(PROVIDER, 'tokens', { expired: (token, now) => token.expiresAt <= now }),
+    tokens: ctx.books.session<IssuedToken>(PROVIDER, 'tokens', { expired: (token, now) => token.expiresAt <= now, immutable: true }),
   }),
   operations: [
     // ---- Sandbox provisioning ----

@@ -126,7 +126,7 @@ export class TradeRepository {
         inventory ? '(SELECT balance FROM ledger_balances WHERE environment = ? AND account = ? AND currency = ?)' : 'NULL'
       } AS inventory
          FROM (SELECT SUM(CASE WHEN created_at >= ? THEN net_fiat_amount ELSE 0 END) AS day, SUM(net_fiat_amount) AS month
-                 FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}) used`,
+                 FROM trades WHERE environment = ? AND merchant_id = ? AND created_at >= ? AND ${COUNTED}) AS used`,
       [merchantId, ...(inventory ? [environment, inventory.account, inventory.currency] : []), since.dayStart, environment, merchantId, since.monthStart],
     );
     return { stage: row?.stage ?? null, day: Number(row?.day ?? 0), month: Number(row?.month ?? 0), inventory: Number(row?.inventory ?? 0) };
