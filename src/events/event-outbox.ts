@@ -2,7 +2,7 @@ import { iso, type Clock } from '../kernel/clock.ts';
 import type { IdGenerator } from '../kernel/ids.ts';
 import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
-import { EventOutboxRepository } from '../store/repositories/event-outbox-repository.ts';
+import { EventOutboxRepository, type OutboxEventRow } from '../store/repositories/event-outbox-repository.ts';
 
 export interface EventInput {
   environment: Environment;
@@ -35,6 +35,13 @@ export class EventOutbox {
   }
 
   async emit(tx: Db, input: EventInput): Promise<RailyardEvent> {
+    const { event, row } = this.prepare(input);
+    await this.repo.insert(tx, row);
+    return event;
+  }
+
+  /** An event and its row, for a statement that writes it with more (emit writes it alone). */
+  prepare(input: EventInput): { event: RailyardEvent; row: OutboxEventRow } {
     const now = this.deps.clock.now();
     const event: RailyardEvent = {
       id: this.deps.ids.next('evt'),
@@ -43,7 +50,7 @@ export class EventOutbox {
       livemode: input.environment === 'live',
       data: { object: input.object },
     };
-    await this.repo.insert(tx, {
+    const row: OutboxEventRow = {
       id: event.id,
       environment: input.environment,
       merchantId: input.merchantId,
@@ -52,8 +59,8 @@ export class EventOutbox {
       objectId: String(input.object.id ?? input.object.reference),
       payload: JSON.stringify(event),
       createdAt: now,
-    });
-    return event;
+    };
+    return { event, row };
   }
 
   async forObject(db: Db, objectId: string): Promise<RailyardEvent[]> {

@@ -3,7 +3,7 @@ import { IdempotencyConflictError, IdempotencyKeyReusedError, ValidationError } 
 import { sha256Hex } from '../kernel/secrets.ts';
 import type { Environment } from '../kernel/environment.ts';
 import type { Db } from '../store/db.ts';
-import { IdempotencyRepository, type IdempotencyKeyRow } from '../store/repositories/idempotency-repository.ts';
+import { type IdempotencyCompletion, IdempotencyRepository, type IdempotencyKeyRow } from '../store/repositories/idempotency-repository.ts';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -180,7 +180,13 @@ export class IdempotencyService {
 
   /** Stores the response in the transaction that finishes the effect. */
   async complete(tx: Db, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    await this.repo.complete(tx, keyId(claim), response.status, JSON.stringify(response.body));
+    const { id, status, body } = this.completion(claim, response);
+    await this.repo.complete(tx, id, status, body);
+  }
+
+  /** The key's completion with its answer, for a statement that writes it with more (complete writes it alone). */
+  completion(claim: IdempotencyClaim, response: StoredResponse): IdempotencyCompletion {
+    return { id: keyId(claim), status: response.status, body: JSON.stringify(response.body) };
   }
 
   /** Completes whichever key is still in flight for a resource (crash recovery). */

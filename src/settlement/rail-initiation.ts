@@ -37,6 +37,12 @@ export interface Initiation<T extends { id: string; status: string }> {
   /** The record as presented, from its row as just written. */
   presentRow(row: RailRecordColumns): T;
   fail(tx: Db, reason: string, providerReason: string | null): Promise<void>;
+  /**
+   * Records the provider's acceptance, its pending event and the stored answer in one statement,
+   * if the record still stands as it was created: its answer then, else null (the transaction
+   * below records it). Absent: the transaction always does.
+   */
+  acceptAtOnce?(provider: string, providerReference: string): Promise<RouteResult | null>;
   /** Stores the answer under the request's Idempotency-Key, in the transaction that records it. */
   complete(tx: Db, response: StoredResponse): Promise<void>;
 }
@@ -62,6 +68,8 @@ export async function runInitiation<T extends { id: string; status: string }>(de
     });
   try {
     const { provider, result } = await spec.route();
+    const atOnce = await spec.acceptAtOnce?.(provider.name, result.providerReference);
+    if (atOnce) return atOnce;
     // READ COMMITTED: the acceptance updates the record's own row, which a settlement committing
     // meanwhile is waited for and then seen (RETURNING), as a serializable retry would see it.
     return await deps.store.transaction(

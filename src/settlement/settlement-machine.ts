@@ -149,10 +149,31 @@ export class SettlementMachine<Row extends RailRecordRow, T extends { id: string
    */
   async initiate(id: string, claim: IdempotencyClaim, recorded?: Row): Promise<RouteResult> {
     const row = recorded ?? (await this.row(this.deps.store, id))!;
-    return runInitiation(
-      this.deps,
-      this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response)),
+    const initiation = this.initiation(row, (tx, response) => this.deps.idempotency.complete(tx, claim, response));
+    // As created, the record's acceptance is known before it is written: on PostgreSQL it is one
+    // statement with its event and stored answer (SQLite has no data-modifying WITH).
+    if (recorded && this.deps.store.kind === 'postgres') initiation.acceptAtOnce = (provider, reference) => this.acceptAtOnce(recorded, claim, provider, reference);
+    return runInitiation(this.deps, initiation);
+  }
+
+  /**
+   * The acceptance of a record as it was created (`recorded`), with its pending event and the
+   * answer under its Idempotency-Key, in one statement; null, with nothing written, when the record
+   * changed meanwhile (a callback settled it while the provider's answer was on its way).
+   */
+  private async acceptAtOnce(recorded: Row, claim: IdempotencyClaim, provider: string, providerReference: string): Promise<RouteResult | null> {
+    const { store, clock, outbox, idempotency } = this.deps;
+    const now = clock.now();
+    const record = this.kind.present({ ...recorded, provider, provider_reference: providerReference, updated_at: now });
+    const response: RouteResult = { status: 201, body: ok(this.kind.messages.initiated, record) };
+    const { row: event } = outbox.prepare({ environment: recorded.environment, merchantId: recorded.merchant_id, type: this.events.pending, objectType: this.kind.object, object: record });
+    const accepted = await this.records.recordAcceptanceAnswered(
+      store,
+      { id: recorded.id, provider, providerReference, now, status: this.kind.pendingStatus, createdAt: (recorded as Row & { updated_at: number }).updated_at },
+      event,
+      idempotency.completion(claim, response),
     );
+    return accepted ? response : null;
   }
 
   /** Finishes a record whose initiation a stop interrupted, and answers its Idempotency-Key (see resumeInitiation). */

@@ -4,7 +4,9 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { ChargeRepository } from '../../src/store/repositories/charge-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
+import { IdempotencyRepository } from '../../src/store/repositories/idempotency-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
@@ -202,6 +204,50 @@ describe('PostgresStore shared by several processes', () => {
     expect(await a!.get('SELECT 1 = 1 AS yes, 1 = 2 AS no')).toEqual({ yes: 1, no: 0 });
     expect(await a!.get('SELECT SUM(v) AS total FROM (VALUES (4503599627370496::bigint), (4503599627370495::bigint)) AS t(v)')).toEqual({
       total: 9007199254740991,
+    });
+  });
+});
+
+// What only PostgreSQL's SQL can say in one statement (a data-modifying WITH).
+describe('one-statement writes on PostgreSQL', () => {
+  it("writes a charge's acceptance, its pending event and its stored answer in one statement, only while the charge stands as created", async () => {
+    const [store] = await fleet(1);
+    const charges = new ChargeRepository();
+    const keys = new IdempotencyRepository();
+    const scope = { environment: 'test', merchantId: 'mch_1' };
+    const created = async (id: string, key: string) => {
+      await keys.claimInFlight(store!, { ...scope, key }, { requestHash: 'h', resourceId: id, boot: 1, createdAt: 1_000, expiresAt: 9_000_000 }, 1_000);
+      return charges.insert(store!, { id, environment: 'test', merchantId: 'mch_1', amount: 1_000, fees: 10, msisdn: '233241234567', network: 'mtn', now: 1_000 });
+    };
+    const event = (id: string) => ({ id: `evt_${id}`, environment: 'test', merchantId: 'mch_1', type: 'charge.pending', objectType: 'charge', objectId: id, payload: '{}', createdAt: 2_000 });
+    const accept = (id: string, key: string) =>
+      charges.recordAcceptanceAnswered(store!, { id, provider: 'mtn-momo', providerReference: `ref-${id}`, now: 2_000, status: 'pending_provider', createdAt: 1_000 }, event(id), {
+        id: { ...scope, key },
+        status: 201,
+        body: `{"answer":"${id}"}`,
+      });
+    const outcome = async (id: string, key: string) => ({
+      charge: await store!.get('SELECT status, provider, provider_reference, updated_at FROM charges WHERE id = ?', [id]),
+      events: await store!.all('SELECT e.id FROM outbox_events e JOIN outbox_pending q ON q.seq = e.seq WHERE e.object_id = ?', [id]),
+      key: await store!.get('SELECT state, response_status, response_body FROM idempotency_keys WHERE idempotency_key = ?', [key]),
+    });
+
+    await created('chg_as_created', 'k1');
+    expect(await accept('chg_as_created', 'k1')).toBe(true);
+    expect(await outcome('chg_as_created', 'k1')).toEqual({
+      charge: { status: 'pending_provider', provider: 'mtn-momo', provider_reference: 'ref-chg_as_created', updated_at: 2_000 },
+      events: [{ id: 'evt_chg_as_created' }],
+      key: { state: 'done', response_status: 201, response_body: '{"answer":"chg_as_created"}' },
+    });
+
+    // Settled by a callback before the provider's answer was recorded: nothing is written.
+    await created('chg_settled', 'k2');
+    await store!.run("UPDATE charges SET status = 'success', provider = 'mtn-momo', updated_at = 1500 WHERE id = ?", ['chg_settled']);
+    expect(await accept('chg_settled', 'k2')).toBe(false);
+    expect(await outcome('chg_settled', 'k2')).toEqual({
+      charge: { status: 'success', provider: 'mtn-momo', provider_reference: null, updated_at: 1_500 },
+      events: [],
+      key: { state: 'in_flight', response_status: null, response_body: null },
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../db.ts';
+import type { Db, SqlValue } from '../db.ts';
 
 /** An idempotency_keys row as the service reads it. */
 export interface IdempotencyKeyRow {
@@ -16,6 +16,24 @@ export interface IdempotencyKeyId {
   environment: string;
   merchantId: string;
   key: string;
+}
+
+/** A key's stored answer, and the key. */
+export interface IdempotencyCompletion {
+  id: IdempotencyKeyId;
+  status: number;
+  body: string;
+}
+
+const COMPLETE = "state = 'done', response_status = ?, response_body = ? WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?";
+
+/**
+ * PostgreSQL: the key completed with its answer if `source` (an earlier item of the same WITH)
+ * has a row, as an item of a data-modifying WITH (`answered`).
+ */
+export function completionIf(source: string, completion: IdempotencyCompletion): { sql: string; params: SqlValue[] } {
+  const { id, status, body } = completion;
+  return { sql: `answered AS (UPDATE idempotency_keys SET ${COMPLETE} AND EXISTS (SELECT 1 FROM ${source}))`, params: [status, body, id.environment, id.merchantId, id.key] };
 }
 
 /** Idempotency-Keys per merchant and environment: the SQL of the idempotency aggregate. */
@@ -55,11 +73,7 @@ export class IdempotencyRepository {
   }
 
   async complete(db: Db, id: IdempotencyKeyId, status: number, body: string): Promise<void> {
-    await db.run(
-      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
-       WHERE environment = ? AND merchant_id = ? AND idempotency_key = ?`,
-      [status, body, id.environment, id.merchantId, id.key],
-    );
+    await db.run(`UPDATE idempotency_keys SET ${COMPLETE}`, [status, body, id.environment, id.merchantId, id.key]);
   }
 
   async completeForResource(db: Db, resourceId: string, status: number, body: string): Promise<void> {

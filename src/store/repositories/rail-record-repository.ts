@@ -1,4 +1,6 @@
 import type { Db } from '../db.ts';
+import { queuedEventFor, type OutboxEventRow } from './event-outbox-repository.ts';
+import { completionIf, type IdempotencyCompletion } from './idempotency-repository.ts';
 
 /** The columns every record a provider settles has (charges, transfers, collections, payouts, bills). */
 export interface RailRecordColumns {
@@ -50,6 +52,31 @@ export class RailRecordRepository<Row extends RailRecordColumns = RailRecordColu
   /** The provider that accepted the record and its reference there; the row as updated (RETURNING, so no read follows). */
   recordAcceptance(db: Db, id: string, provider: string, providerReference: string, now: number): Promise<Row | undefined> {
     return db.get<Row>(`UPDATE ${this.table} SET provider = ?, provider_reference = ?, updated_at = ? WHERE id = ? RETURNING *`, [provider, providerReference, now, id]);
+  }
+
+  /**
+   * PostgreSQL only (SQLite has no data-modifying WITH): the provider's acceptance, the record's
+   * pending event (queued for the fan-out) and the answer stored under its Idempotency-Key, in one
+   * statement, if the record still stands as it was created (`status`, no provider, not updated
+   * since `createdAt`); else nothing is written, and it answers false.
+   */
+  async recordAcceptanceAnswered(
+    db: Db,
+    acceptance: { id: string; provider: string; providerReference: string; now: number; status: string; createdAt: number },
+    event: OutboxEventRow,
+    answer: IdempotencyCompletion,
+  ): Promise<boolean> {
+    const queued = queuedEventFor('accepted', event);
+    const answered = completionIf('accepted', answer);
+    const row = await db.get<{ accepted: number }>(
+      `WITH accepted AS (UPDATE ${this.table} SET provider = ?, provider_reference = ?, updated_at = ?
+                          WHERE id = ? AND status = ? AND provider IS NULL AND updated_at = ? RETURNING id),
+            ${queued.sql},
+            ${answered.sql}
+       SELECT COUNT(*) AS accepted FROM accepted`,
+      [acceptance.provider, acceptance.providerReference, acceptance.now, acceptance.id, acceptance.status, acceptance.createdAt, ...queued.params, ...answered.params],
+    );
+    return Number(row?.accepted ?? 0) === 1;
   }
 
   async markSettled(db: Db, id: string, status: string, provider: string, now: number): Promise<void> {
