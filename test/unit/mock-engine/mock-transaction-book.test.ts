@@ -89,18 +89,17 @@ describe('a mock transaction book', () => {
     expect(await store.all('SELECT reference FROM mock_transactions')).toEqual([]);
   });
 
-  it('refuses to keep a reference already kept: the first stays, and what would share its fate is not written', async () => {
-    const { books: all } = books();
-    const book = all.open<{ amount: number }>('acme', 'collection');
-    expect(await book.keep('ref-1', { amount: 1 }, async () => undefined)).toBe(true);
-    let alongside = false;
-    expect(
-      await book.keep('ref-1', { amount: 2 }, async () => {
-        alongside = true;
-      }),
-    ).toBe(false);
-    expect(alongside).toBe(false);
+  it.each([
+    { kind: 'without lookup keys', options: {} },
+    { kind: 'with lookup keys', options: { lookupKeys: (t: { amount: number }) => [`n-${t.amount}`] } },
+  ])('refuses to keep a reference already kept, $kind: the first stays, and what would share its fate is not written', async ({ options }) => {
+    const { books: all, store } = books();
+    const book = all.open<{ amount: number }>('acme', 'collection', options);
+    const alongside = (name: string) => async (db: Db) => void (await db.run('INSERT INTO runtime_state (name, value) VALUES (?, ?)', [name, 1]));
+    expect(await book.keep('ref-1', { amount: 1 }, alongside('first'))).toBe(true);
+    expect(await book.keep('ref-1', { amount: 2 }, alongside('second'))).toBe(false);
     expect(await book.get('ref-1')).toEqual({ amount: 1 });
+    expect(await store.all("SELECT name FROM runtime_state WHERE name IN ('first', 'second')")).toEqual([{ name: 'first' }]);
   });
 
   it('finds a transaction by a lookup key it was kept with; the first kept holds a key two share', async () => {
