@@ -105,14 +105,11 @@ export class TradeRepository {
   }
 
   /**
-   * The cedis of the merchant's trades that count toward limits, created since `dayStart` and since
-   * `monthStart` (at or before `dayStart`): one read of the month's range gives both.
-   */
-  /**
-   * What a trade is judged by before it is priced, in one statement: the merchant's stage on the
-   * service ladder (null when not on record), the cedis of its counted trades today and this month,
-   * and, given a treasury inventory account, that account's balance. One statement, not three:
-   * on a shared database most of a small read's cost is the statement itself.
+   * What a trade is judged by, in one statement: the merchant's stage on the service ladder (null
+   * when not on record); the cedis of its trades that count toward limits, created since `dayStart`
+   * and since `monthStart` (at or before `dayStart`: one read of the month's range gives both); and,
+   * given a treasury inventory account, that account's balance. One statement, not three: on a
+   * shared database most of a small read's cost is the statement itself.
    */
   async standing(
     db: Db,
