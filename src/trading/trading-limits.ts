@@ -54,10 +54,10 @@ export class TradingLimits {
     const now = new Date(this.deps.clock.now());
     const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    const capped = trade.side === 'buy' && this.capBase(trade.asset, trade.network) !== undefined;
-    const inventory = capped ? { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset } : undefined;
+    const cap = trade.side === 'buy' ? this.capBase(trade.asset, trade.network) : undefined;
+    const inventory = cap ? { account: accounts.treasuryInventory(trade.asset, trade.network), currency: trade.asset } : undefined;
     const read = await this.trades.standing(db, auth.environment, auth.merchantId, { dayStart, monthStart }, inventory);
-    const exposureCap = trade.side !== 'buy' ? undefined : capped ? this.exposureCap(trade.asset, trade.network, read.inventory) : 0;
+    const exposureCap = trade.side !== 'buy' ? undefined : cap ? capWith(cap, read.inventory) : 0;
     return { stage: (read.stage ?? 'none') as Stage, usage: { day: read.day, month: read.month, exposureCap } };
   }
 
@@ -91,11 +91,10 @@ export class TradingLimits {
     const initial = this.deps.config.inventory[asset]?.[network] ?? 0;
     return initial > 0 && base > 0 ? { base, initial } : undefined;
   }
+}
 
-  /** The largest buy of `asset` on `network` the treasury takes with `inventory` on hand, in pesewas. */
-  private exposureCap(asset: string, network: string, inventory: number): number {
-    const { base, initial } = this.capBase(asset, network)!;
-    // Sells can lift inventory above its start; the cap never rises above its configured value.
-    return Math.min(base, Number((BigInt(base) * BigInt(Math.max(0, inventory))) / BigInt(initial)));
-  }
+/** The largest buy the treasury takes with `inventory` on hand, in pesewas, under its configured cap. */
+function capWith({ base, initial }: { base: number; initial: number }, inventory: number): number {
+  // Sells can lift inventory above its start; the cap never rises above its configured value.
+  return Math.min(base, Number((BigInt(base) * BigInt(Math.max(0, inventory))) / BigInt(initial)));
 }

@@ -1,6 +1,7 @@
 import type { Db, SqlValue } from '../db.ts';
 
-const INSERT_EVENT = 'INSERT INTO outbox_events (id, environment, merchant_id, type, object_type, object_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+const EVENT_COLUMNS = 'outbox_events (id, environment, merchant_id, type, object_type, object_id, payload, created_at)';
+const INSERT_EVENT = `INSERT INTO ${EVENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** An event's row as written. */
 export interface OutboxEventRow {
@@ -24,8 +25,7 @@ function eventParams(row: OutboxEventRow): SqlValue[] {
  */
 export function queuedEventFor(source: string, row: OutboxEventRow): { sql: string; params: SqlValue[] } {
   return {
-    sql: `event AS (INSERT INTO outbox_events (id, environment, merchant_id, type, object_type, object_id, payload, created_at)
-             SELECT ?, ?, ?, ?, ?, ?, ?, CAST(? AS BIGINT) FROM ${source} RETURNING seq),
+    sql: `event AS (INSERT INTO ${EVENT_COLUMNS} SELECT ?, ?, ?, ?, ?, ?, ?, CAST(? AS BIGINT) FROM ${source} RETURNING seq),
          queued AS (INSERT INTO outbox_pending (seq) SELECT seq FROM event)`,
     params: eventParams(row),
   };

@@ -1,4 +1,4 @@
-import type { Db } from '../db.ts';
+import type { Db, SqlValue } from '../db.ts';
 
 /** Which transaction: a mock's book, and the upstream's own reference in it. */
 export interface MockTransactionKey {
@@ -17,14 +17,17 @@ export interface MockTransactionWrite extends MockTransactionKey {
  * The mocks' transaction books: the SQL of the mock state aggregate. Every read is by key or
  * index (the primary key, or a lookup key in mock_transaction_keys): nothing reads a whole book.
  */
+/** A new transaction's row: every write of one starts so (then says what a reference already kept does). */
+const INSERT_TRANSACTION = 'INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)';
+
+function transactionValues(row: MockTransactionWrite): SqlValue[] {
+  return [row.provider, row.book, row.reference, row.body, row.now, row.now];
+}
+
 export class MockTransactionRepository {
   /** Keeps a new transaction; false when its reference is already kept (nothing is changed). */
   async insert(db: Db, row: MockTransactionWrite): Promise<boolean> {
-    const { changes } = await db.run(
-      `INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (provider, book, reference) DO NOTHING`,
-      [row.provider, row.book, row.reference, row.body, row.now, row.now],
-    );
+    const { changes } = await db.run(`${INSERT_TRANSACTION} ON CONFLICT (provider, book, reference) DO NOTHING`, transactionValues(row));
     return changes === 1;
   }
 
@@ -34,23 +37,12 @@ export class MockTransactionRepository {
    * committed with other transactions' (TransactionOptions.appendOnly).
    */
   async append(db: Db, row: MockTransactionWrite): Promise<void> {
-    await db.run('INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      row.provider,
-      row.book,
-      row.reference,
-      row.body,
-      row.now,
-      row.now,
-    ]);
+    await db.run(INSERT_TRANSACTION, transactionValues(row));
   }
 
   /** Keeps (or updates) a transaction of a mock's book. */
   async upsert(db: Db, row: MockTransactionWrite): Promise<void> {
-    await db.run(
-      `INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (provider, book, reference) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-      [row.provider, row.book, row.reference, row.body, row.now, row.now],
-    );
+    await db.run(`${INSERT_TRANSACTION} ON CONFLICT (provider, book, reference) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`, transactionValues(row));
   }
 
   /** A transaction's body, by its reference. */
