@@ -4,6 +4,18 @@
 export type SqlValue = string | number | bigint | null;
 export type Row = Record<string, SqlValue>;
 
+/**
+ * Marks a statement whose best plan depends on what its tables hold at the time, such as a range
+ * over a queue that fills and empties. A store that keeps a plan per statement (PostgreSQL, which
+ * after five runs may settle on one generic plan for every later run) plans it at each run
+ * instead. Other stores read the mark as the comment it is.
+ */
+export const PLANNED_EACH_RUN = '/* planned each run */ ';
+
+export function plannedEachRun(sql: string): string {
+  return `${PLANNED_EACH_RUN}${sql}`;
+}
+
 export interface Db {
   run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
   get<T = Row>(sql: string, params?: SqlValue[]): Promise<T | undefined>;

@@ -837,4 +837,14 @@ DROP INDEX outbox_events_undispatched;
 ALTER TABLE outbox_events DROP COLUMN dispatched_at;
 `,
   },
+  {
+    version: 31,
+    name: 'jobs-claimed-index',
+    // The jobs a process holds, for its heartbeat's renewal of their leases and for freeing them
+    // when it leaves or dies: a claimed job has a lease until it finishes or is freed, so the
+    // index holds the jobs claimed now, not the history. Those statements read every pending job.
+    sql: `
+CREATE INDEX jobs_claimed ON jobs (claimed_by, lease_until) WHERE lease_until IS NOT NULL;
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 // SQL text helpers for the PostgreSQL adapter: the Store port speaks SQLite's positional `?`, and
 // the migrations are written once, in SQLite's dialect, and rendered for PostgreSQL here.
 
+import { PLANNED_EACH_RUN } from './db.ts';
 import type { Migration } from './migrations.ts';
 
 /**
@@ -57,7 +58,7 @@ function rewriteCode(sql: string, rewrite: (code: string, start: number) => stri
 const PLAIN_READ = /^\s*(SELECT|WITH)\b/i;
 const LOCKING_OR_WRITING = /\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b|\b(INSERT|UPDATE|DELETE)\b/i;
 
-const translated = new Map<string, { text: string; count: number; name: string; lockFree: boolean }>();
+const translated = new Map<string, { text: string; count: number; name: string | undefined; lockFree: boolean }>();
 /** Prepared-statement names: one per SQL text this process ever ran (bounded, like the texts). */
 let statements = 0;
 
@@ -67,8 +68,10 @@ let statements = 0;
  * (-- to the end of the line, or /* … *\/) is text, not a placeholder, and stays as it is.
  * A placeholder tested with IS [NOT] NULL is cast to text, the one place PostgreSQL cannot infer its type.
  * `lockFree`: a plain read, which may share a connection with others (PostgresStore's reader).
+ * `name`: the prepared statement's, each connection planning it once; none for a statement marked
+ * plannedEachRun, sent unnamed so that PostgreSQL plans it for the parameters and the tables of each run.
  */
-export function toPositional(sql: string): { text: string; count: number; name: string; lockFree: boolean } {
+export function toPositional(sql: string): { text: string; count: number; name: string | undefined; lockFree: boolean } {
   const cached = translated.get(sql);
   if (cached) return cached;
   let count = 0;
@@ -80,7 +83,7 @@ export function toPositional(sql: string): { text: string; count: number; name: 
       return /^\s*IS\s+(NOT\s+)?NULL\b/i.test(sql.slice(at + 1, at + 40)) ? `$${++count}::text` : `$${++count}`;
     }),
   );
-  const result = { text, count, name: `railyard_${++statements}`, lockFree: PLAIN_READ.test(sql) && !LOCKING_OR_WRITING.test(sql) };
+  const result = { text, count, name: sql.startsWith(PLANNED_EACH_RUN) ? undefined : `railyard_${++statements}`, lockFree: PLAIN_READ.test(sql) && !LOCKING_OR_WRITING.test(sql) };
   if (translated.size >= 1_000) translated.clear(); // bounded, should SQL ever be built per call
   translated.set(sql, result);
   return result;

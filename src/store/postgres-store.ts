@@ -191,7 +191,8 @@ export class PostgresStore implements Store {
       throw new ValidationError('Text cannot contain a NUL character (U+0000)');
     }
     const { text, name } = toPositional(sql);
-    // Named: each pooled connection parses and plans a statement once, then only binds and runs it.
+    // Named: each pooled connection parses and plans a statement once, then only binds and runs it
+    // (unnamed, planned at each run, if marked plannedEachRun).
     return on.query({ name, text, values: values(params) });
   }
 

@@ -7,6 +7,7 @@ import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { ChargeRepository } from '../../src/store/repositories/charge-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { IdempotencyRepository } from '../../src/store/repositories/idempotency-repository.ts';
+import { type JobRow, JobRepository, WORK_LANE } from '../../src/store/repositories/job-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
@@ -249,5 +250,47 @@ describe('one-statement writes on PostgreSQL', () => {
       events: [],
       key: { state: 'in_flight', response_status: null, response_body: null },
     });
+  });
+});
+
+// A statement run by name is planned once per connection, and after five runs PostgreSQL may keep
+// one generic plan for good, made for the tables as they were then. A scheduler claims from an
+// empty jobs table when it starts, then from a queue that fills.
+describe('plans that follow the tables on PostgreSQL', () => {
+  it('reads only the jobs a claim or a heartbeat is about, however many wait, though their first runs met an empty table', async () => {
+    const store = await PostgresStore.open(await (await postgres()).createDatabase(), { poolSize: 1 });
+    opened.push(store);
+    const jobs = new JobRepository(true);
+    const boot = 7;
+    const claim = (db: Db) => jobs.claimRound(db, 1_000, WORK_LANE, 1_000, boot, 31_000, 256);
+    for (let i = 0; i < 10; i++) {
+      expect(await claim(store)).toEqual([]);
+      expect(await jobs.extendLeases(store, boot, 32_000)).toBe(0);
+    }
+    const insert = (from: number, count: number, runAt: number) =>
+      store.run(
+        `INSERT INTO jobs (id, kind, run_at, payload, partition_key, state, created_at, lane)
+         SELECT 'job_' || g, 'test.job', CAST(? AS BIGINT) + g, '{}', NULL, 'pending', 0, CAST(? AS BIGINT) FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) AS g`,
+        [runAt, WORK_LANE, from, from + count - 1],
+      );
+    await insert(1, 3, 500); // due: the claim takes them
+    expect(await claim(store)).toHaveLength(3);
+    await insert(4, 2_000, 5_000); // waiting, not due
+    /** The rows of jobs a statement read in a transaction of its own: by a scan, or fetched through an index. */
+    const rowsRead = (statement: (tx: Db) => Promise<unknown>) =>
+      store.transaction(
+        async (tx) => {
+          await statement(tx);
+          return (await tx.get<{ n: number }>("SELECT seq_tup_read + COALESCE(idx_tup_fetch, 0) AS n FROM pg_stat_xact_user_tables WHERE relname = 'jobs'"))!.n;
+        },
+        { isolation: 'read committed' },
+      );
+    // Each reads the three jobs the boot holds (the claim takes its own again), a few times each
+    // (chosen, locked, updated); a plan that walked the pending jobs would read 2,003 rows or more.
+    let claimed: JobRow[] = [];
+    const claimRead = await rowsRead(async (tx) => (claimed = await claim(tx)));
+    expect(claimed.map((job) => job.id)).toEqual(['job_1', 'job_2', 'job_3']);
+    expect(claimRead).toBeLessThan(20);
+    expect(await rowsRead((tx) => jobs.extendLeases(tx, boot, 33_000))).toBeLessThan(20);
   });
 });

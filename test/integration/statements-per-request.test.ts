@@ -275,8 +275,8 @@ describe('settlement reports on PostgreSQL', () => {
 const BOUNDED_TABLES = new Set(['market_legs', 'market_state', 'market_walks', 'shared_state', 'runtime_state']);
 /** A statement that reads one MIN or MAX of a table, and nothing else. */
 const MIN_MAX = /^SELECT (?:MIN|MAX)\(\w+\) AS \w+ FROM \w+(?: WHERE [^()]*)?$/i;
-/** Partial indexes that hold only work not done yet (the pending jobs): a backlog, not history. */
-const BACKLOG_INDEXES = new Set(['jobs_lane_due']);
+/** Partial indexes that hold only work not done yet (the pending jobs, the jobs claimed now): a backlog, not history. */
+const BACKLOG_INDEXES = new Set(['jobs_lane_due', 'jobs_claimed']);
 /** Tables that hold only work not done yet (the events not yet fanned out): a backlog, not history. */
 const BACKLOG_TABLES = new Set(['outbox_pending']);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeStore, isPostgresUrl } from '../../src/store/open-store.ts';
+import { plannedEachRun } from '../../src/store/db.ts';
 import { parseInteger, postgresMigrationSql, toPositional } from '../../src/store/postgres-sql.ts';
 
 describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
@@ -30,6 +31,11 @@ describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
     const a = toPositional('SELECT 1 FROM t WHERE a = ?');
     expect(toPositional('SELECT 1 FROM t WHERE a = ?').name).toBe(a.name);
     expect(toPositional('SELECT 2 FROM t WHERE a = ?').name).not.toBe(a.name);
+  });
+
+  it("names no statement marked to be planned at each run: PostgreSQL then plans it for each run's parameters and tables", () => {
+    const sql = plannedEachRun('UPDATE jobs SET lease_until = ? WHERE claimed_by = ?');
+    expect(toPositional(sql)).toEqual({ text: '/* planned each run */ UPDATE jobs SET lease_until = $1 WHERE claimed_by = $2', count: 2, name: undefined, lockFree: false });
   });
 
   it('leaves SQL without placeholders as it is', () => {

@@ -1,4 +1,4 @@
-import type { Db } from '../db.ts';
+import { type Db, plannedEachRun } from '../db.ts';
 
 /** A job as the scheduler runs it. */
 export interface JobRow {
@@ -61,21 +61,32 @@ export class JobRepository {
     return row?.n ?? 0;
   }
 
+  // A claimed job has a lease until it finishes or is freed: `lease_until IS NOT NULL` reads the
+  // jobs claimed now from jobs_claimed, not every pending job. Planned at each run: the plan
+  // PostgreSQL keeps from runs on an empty table walks every pending job (jobs_lane_due).
+
   /** Frees the pending jobs claimed by any boot but those of `boots`; the number freed. */
   async releaseClaimsNotOf(db: Db, boots: readonly number[]): Promise<number> {
-    const r = await db.run(`UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE state = 'pending' AND claimed_by NOT IN (${boots.map(() => '?').join(', ')})`, [...boots]);
+    const r = await db.run(
+      plannedEachRun(`UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL AND state = 'pending' AND claimed_by NOT IN (${boots.map(() => '?').join(', ')})`),
+      [...boots],
+    );
     return r.changes;
   }
 
   /** Frees the pending jobs `boot` claimed (a process leaving the fleet); the number freed. */
   async releaseClaimsOf(db: Db, boot: number): Promise<number> {
-    const r = await db.run("UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE state = 'pending' AND claimed_by = ?", [boot]);
+    const r = await db.run(plannedEachRun("UPDATE jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL AND state = 'pending' AND claimed_by = ?"), [boot]);
     return r.changes;
   }
 
   /** Renews the leases of the pending jobs `boot` holds (its heartbeat): a live process keeps its claims. */
   async extendLeases(db: Db, boot: number, leaseUntil: number): Promise<number> {
-    const r = await db.run("UPDATE jobs SET lease_until = ? WHERE state = 'pending' AND claimed_by = ? AND lease_until IS NOT NULL AND lease_until < ?", [leaseUntil, boot, leaseUntil]);
+    const r = await db.run(plannedEachRun("UPDATE jobs SET lease_until = ? WHERE claimed_by = ? AND lease_until IS NOT NULL AND lease_until < ? AND state = 'pending'"), [
+      leaseUntil,
+      boot,
+      leaseUntil,
+    ]);
     return r.changes;
   }
 
@@ -117,13 +128,18 @@ export class JobRepository {
    * round's order, JobScope, so seq is the same in a serial and a concurrent run.)
    */
   async claimRound(db: Db, dueBy: number, lane: number, now: number, boot: number, leaseUntil: number, limit: number): Promise<JobRow[]> {
-    // The outer conditions repeat the inner ones: a row claimed meanwhile by another process is
-    // checked again in its new version before it is taken.
+    // The jobs are chosen, and locked, first (due): a job another process claimed meanwhile is
+    // checked again in its new version before it is locked, and skipped while another holds it.
+    // Then each is updated by key. The shape leaves PostgreSQL one sensible plan, whatever it knows
+    // of the table: updating `WHERE seq IN (the choice)` let it walk every pending job, running the
+    // choice again for each, in the plan it kept from the scheduler's first claims on an empty table.
     const rows = await db.all<JobRow>(
-      `UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE seq IN (
+      `WITH due AS MATERIALIZED (
            SELECT seq FROM jobs WHERE state = 'pending' AND lane = ? AND run_at <= ? AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) ORDER BY run_at, seq LIMIT ?${this.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ''}
-         ) AND state = 'pending' AND (lease_until IS NULL OR lease_until < ? OR claimed_by = ?) RETURNING id, kind, run_at, payload, partition_key, seq, lane`,
-      [boot, leaseUntil, lane, dueBy, now, boot, limit, now, boot],
+         )
+         UPDATE jobs SET claimed_by = ?, lease_until = ? FROM due WHERE jobs.seq = due.seq
+         RETURNING jobs.id, jobs.kind, jobs.run_at, jobs.payload, jobs.partition_key, jobs.seq, jobs.lane`,
+      [lane, dueBy, now, boot, limit, boot, leaseUntil],
     );
     for (const row of rows) {
       row.run_at = Number(row.run_at);
