@@ -87,6 +87,8 @@ export class Scheduler {
   /** The advances asked for on this instance, one after another (on a shared database). */
   private advanceQueue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  /** stop() is waiting for the work in hand: a drain ends at its next round. */
+  private stopping = false;
   private readonly repo: JobRepository;
   private beating: NodeJS.Timeout | undefined;
   /** Several processes may share the database (PostgreSQL): claims are leased and renewed. */
@@ -150,11 +152,15 @@ export class Scheduler {
     return id;
   }
 
-  /** Runs every job due at the current time, including ones that running jobs schedule. */
+  /**
+   * Runs every job due at the current time, including ones that running jobs schedule. The time is
+   * read again before each round: on the system clock a delivery the fan-out made just now is due
+   * in the next round, not at the next poll, so a callback's webhook follows it within rounds.
+   */
   runDue(): Promise<number> {
     return this.exclusive(async () => {
       await this.syncClock();
-      return this.drain(this.deps.clock.now());
+      return this.drain(() => this.deps.clock.now());
     });
   }
 
@@ -346,19 +352,27 @@ export class Scheduler {
   }
 
   async stop(): Promise<void> {
+    // A drain under sustained load could go on for as long as the load: it ends at its next round.
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.running;
+    try {
+      await this.running;
+    } finally {
+      this.stopping = false;
+    }
   }
 
-  private async drain(until: number): Promise<number> {
+  /** Rounds of the jobs due by `until()`, until none is left, or the scheduler stops. */
+  private async drain(until: () => number): Promise<number> {
     let ran = 0;
-    for (;;) {
+    while (!this.stopping) {
       await this.tick();
-      const round = await this.claimRound(until);
-      if (round.length === 0) return ran;
+      const round = await this.claimRound(until());
+      if (round.length === 0) break;
       ran += await this.runRound(round);
     }
+    return ran;
   }
 
   /** The tick hooks, once before each round (not before each job: they look at the whole outbox). */

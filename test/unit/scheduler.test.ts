@@ -46,6 +46,38 @@ describe('the scheduler', () => {
     expect(await scheduler.pending()).toEqual({ count: 0, nextRunAt: null });
   });
 
+  it('runs in the same look the jobs that fall due while it runs, on a clock that moves: a webhook follows its callback without waiting for the next poll', async () => {
+    const { store, clock, process } = sharedTable();
+    const { scheduler, ran } = process(1);
+    scheduler.register('callback', async () => {
+      clock.set(clock.now() + 5); // time passes while the job runs, as on the system clock
+      await scheduler.schedule(store, { kind: 'note', runAt: clock.now(), payload: { name: 'webhook, due after the look began' } });
+    });
+    await scheduler.schedule(store, { kind: 'callback', runAt: clock.now(), payload: {} });
+    expect(await scheduler.runDue()).toBe(2);
+    expect(ran).toEqual(['webhook, due after the look began']);
+  });
+
+  it('ends a look that work keeps feeding when it stops, at the next round, and looks again when asked', async () => {
+    const { store, clock, process } = sharedTable();
+    const { scheduler, ran } = process(1);
+    let rounds = 0;
+    let feeding = true;
+    let stopped: Promise<void> | undefined;
+    scheduler.register('feed', async () => {
+      clock.set(clock.now() + 1);
+      if (++rounds === 3) stopped = scheduler.stop();
+      if (feeding) await scheduler.schedule(store, { kind: 'feed', runAt: clock.now(), payload: {} });
+    });
+    await scheduler.schedule(store, { kind: 'feed', runAt: clock.now(), payload: {} });
+    expect(await scheduler.runDue()).toBe(3);
+    await stopped;
+    feeding = false;
+    await scheduler.schedule(store, { kind: 'note', runAt: clock.now(), payload: { name: 'after the stop' } });
+    expect(await scheduler.runDue()).toBe(2);
+    expect(ran).toEqual(['after the stop']);
+  });
+
   it('leaves a job another process has claimed alone until its lease runs out, then runs it', async () => {
     const { store, wall, process } = sharedTable();
     const a = process(1, true);
