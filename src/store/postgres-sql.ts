@@ -83,7 +83,9 @@ export function toPositional(sql: string): { text: string; count: number; name: 
       return /^\s*IS\s+(NOT\s+)?NULL\b/i.test(sql.slice(at + 1, at + 40)) ? `$${++count}::text` : `$${++count}`;
     }),
   );
-  const result = { text, count, name: sql.startsWith(PLANNED_EACH_RUN) ? undefined : `railyard_${++statements}`, lockFree: PLAIN_READ.test(sql) && !LOCKING_OR_WRITING.test(sql) };
+  const eachRun = sql.startsWith(PLANNED_EACH_RUN);
+  const statement = eachRun ? sql.slice(PLANNED_EACH_RUN.length) : sql;
+  const result = { text, count, name: eachRun ? undefined : `railyard_${++statements}`, lockFree: PLAIN_READ.test(statement) && !LOCKING_OR_WRITING.test(statement) };
   if (translated.size >= 1_000) translated.clear(); // bounded, should SQL ever be built per call
   translated.set(sql, result);
   return result;

@@ -36,6 +36,8 @@ describe('toPositional: the Store port speaks ?, PostgreSQL speaks $n', () => {
   it("names no statement marked to be planned at each run: PostgreSQL then plans it for each run's parameters and tables", () => {
     const sql = plannedEachRun('UPDATE jobs SET lease_until = ? WHERE claimed_by = ?');
     expect(toPositional(sql)).toEqual({ text: '/* planned each run */ UPDATE jobs SET lease_until = $1 WHERE claimed_by = $2', count: 2, name: undefined, lockFree: false });
+    // A plain read so marked still shares the reader's connection.
+    expect(toPositional(plannedEachRun('SELECT seq FROM jobs WHERE run_at <= ?'))).toMatchObject({ name: undefined, lockFree: true });
   });
 
   it('leaves SQL without placeholders as it is', () => {
