@@ -56,12 +56,23 @@ const ADVANCE_TURN_WAIT_MS = 50;
 export const ROUND_SIZE = 256;
 
 /**
+ * The outbound lane's share of a round. Its jobs wait on the wire, not on this thread, and each
+ * callback causes two of them or more (a charge's pending and final webhooks): at ROUND_SIZE a
+ * round sent fewer deliveries than its callbacks caused, and under load they queued for seconds.
+ */
+export const OUTBOUND_ROUND_SIZE = 4 * ROUND_SIZE;
+
+/** How many jobs of each lane a round holds at most, by lane id. */
+const LANE_ROUND_SIZE = [ROUND_SIZE, OUTBOUND_ROUND_SIZE];
+
+/**
  * Durable delayed work on the business clock: quote expiry, provider callbacks, status polls,
  * webhook retries. A job is written in the caller's transaction, so it exists exactly when the
  * state change that asked for it does. Jobs run at least once: a crash between running and
  * marking done runs the job again, so handlers are idempotent.
  *
- * Jobs run in rounds: up to ROUND_SIZE due jobs, claimed in one write, in (run_at, seq) order. On
+ * Jobs run in rounds: up to ROUND_SIZE due jobs of the work lane and OUTBOUND_ROUND_SIZE of the
+ * outbound lane, each lane claimed in one write, in (run_at, seq) order. On
  * a virtual clock a round holds the jobs of one instant, the clock stands at it, and every job
  * sees its own run_at as the time. Within a round the jobs of one partition (the object they act
  * on) run one after another in that order; different partitions run side by side, up to
@@ -381,7 +392,7 @@ export class Scheduler {
   }
 
   /**
-   * Claims the next round: up to ROUND_SIZE free jobs of each lane due by `dueBy`, the work
+   * Claims the next round: up to LANE_ROUND_SIZE free jobs of each lane due by `dueBy`, the work
    * lane's first, each lane in (run_at, seq) order. On a database only this process uses, reads
    * it: rounds run one at a time and a round's jobs are marked before the next is read, so none
    * runs twice, and nothing is written for the claim.
@@ -392,9 +403,10 @@ export class Scheduler {
   }
 
   private claimLane(dueBy: number, lane: number): Promise<JobRow[]> {
-    if (!this.shared) return this.repo.dueRound(this.deps.store, dueBy, lane, ROUND_SIZE);
+    const size = LANE_ROUND_SIZE[lane]!;
+    if (!this.shared) return this.repo.dueRound(this.deps.store, dueBy, lane, size);
     const now = this.deps.wallClock.now();
-    return this.repo.claimRound(this.deps.store, dueBy, lane, now, this.deps.boot, now + JOB_LEASE_MS, ROUND_SIZE);
+    return this.repo.claimRound(this.deps.store, dueBy, lane, now, this.deps.boot, now + JOB_LEASE_MS, size);
   }
 
   /**
@@ -426,8 +438,8 @@ export class Scheduler {
     /** Jobs in flight per lane. */
     const inFlight = [0, 0];
     // The outbound lane's jobs wait on the wire: all of them are sent at once (a round holds at
-    // most ROUND_SIZE), or the last would wait behind the first.
-    const room = [this.concurrency, ROUND_SIZE];
+    // most OUTBOUND_ROUND_SIZE), or the last would wait behind the first.
+    const room = [this.concurrency, OUTBOUND_ROUND_SIZE];
     const hasRoom = (lane: number) => (serial ? inFlight[WORK_LANE]! + inFlight[OUTBOUND_LANE]! === 0 : inFlight[lane]! < room[lane]!);
     let done = 0;
     const marks: Promise<void>[] = [];

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VirtualClock, VIRTUAL_EPOCH } from '../../src/kernel/clock.ts';
 import { IdGenerator, SeededRandom } from '../../src/kernel/ids.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import { JOB_LEASE_MS, Scheduler } from '../../src/scheduler/scheduler.ts';
+import { JOB_LEASE_MS, ROUND_SIZE, Scheduler } from '../../src/scheduler/scheduler.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
 const stores: SqliteStore[] = [];
@@ -217,6 +217,25 @@ describe('the scheduler', () => {
       openGate();
       expect(await advance).toBe(4);
       expect(await trail()).toEqual(['webhook 1', 'webhook 2', 'callback 1', 'callback 2']);
+    });
+
+    it('puts more deliveries on the wire in one round than a round holds callbacks: a burst of webhooks goes out together', async () => {
+      const { store, clock, wall } = sharedTable();
+      const scheduler = new Scheduler({ store, clock, ids: new IdGenerator(clock, new SeededRandom(3)), logger: silentLogger, wallClock: wall, boot: 1, concurrency: 64 });
+      const onTheWire: number[] = [];
+      let answer!: () => void;
+      const answered = new Promise<void>((open) => (answer = open));
+      scheduler.register('send', async (p: { n: number }) => {
+        onTheWire.push(p.n);
+        await answered; // the receiver answers none until all are out
+      });
+      const burst = ROUND_SIZE + 44;
+      for (let n = 0; n < burst; n++) await scheduler.schedule(store, { kind: 'send', runAt: VIRTUAL_EPOCH + 1_000, payload: { n }, lane: 'outbound' });
+      const advance = scheduler.advanceBy(5_000);
+      await vi.waitFor(() => expect(onTheWire).toHaveLength(burst));
+      expect(onTheWire).toEqual(Array.from({ length: burst }, (_, n) => n));
+      answer();
+      expect(await advance).toBe(burst);
     });
 
     it('runs the outbound lane after the work lane, one job at a time, when run serially', async () => {
