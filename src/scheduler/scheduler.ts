@@ -60,7 +60,7 @@ export const ROUND_SIZE = 256;
  * callback causes two of them or more (a charge's pending and final webhooks): at ROUND_SIZE a
  * round sent fewer deliveries than its callbacks caused, and under load they queued for seconds.
  */
-export const OUTBOUND_ROUND_SIZE = 4 * ROUND_SIZE;
+const OUTBOUND_ROUND_SIZE = 4 * ROUND_SIZE;
 
 /** How many jobs of each lane a round holds at most, by lane id. */
 const LANE_ROUND_SIZE = [ROUND_SIZE, OUTBOUND_ROUND_SIZE];

@@ -13,10 +13,6 @@ export interface MockTransactionWrite extends MockTransactionKey {
   now: number;
 }
 
-/**
- * The mocks' transaction books: the SQL of the mock state aggregate. Every read is by key or
- * index (the primary key, or a lookup key in mock_transaction_keys): nothing reads a whole book.
- */
 /** A new transaction's row: every write of one starts so (then says what a reference already kept does). */
 const INSERT_TRANSACTION = 'INSERT INTO mock_transactions (provider, book, reference, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)';
 
@@ -24,6 +20,10 @@ function transactionValues(row: MockTransactionWrite): SqlValue[] {
   return [row.provider, row.book, row.reference, row.body, row.now, row.now];
 }
 
+/**
+ * The mocks' transaction books: the SQL of the mock state aggregate. Every read is by key or
+ * index (the primary key, or a lookup key in mock_transaction_keys): nothing reads a whole book.
+ */
 export class MockTransactionRepository {
   /** Keeps a new transaction; false when its reference is already kept (nothing is changed). */
   async insert(db: Db, row: MockTransactionWrite): Promise<boolean> {
