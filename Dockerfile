@@ -52,5 +52,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4010)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 
 # Exec form: node is PID 1 and receives SIGTERM, which the server handles by draining requests.
-# --max-semi-space-size=16: as in `npm start` and bin/railyard.mjs (docs/configuration.md, Memory).
-CMD ["node", "--max-semi-space-size=16", "dist/main.js", "serve"]
+# The heap flags: as in `npm start` and bin/railyard.mjs (docs/configuration.md, Memory).
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/main.js", "serve"]

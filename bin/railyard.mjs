@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=100
 // The node flag is the one `npm start` and the Dockerfile's CMD pass: see docs/configuration.md, Memory.
 // Runs the compiled CLI (npm run build, which npm ci runs too); without a build, the TypeScript
 // sources through tsx.
