@@ -43,9 +43,9 @@ export function treeCpuMs(root: number): number {
 }
 
 /**
- * ms of CPU (user + system) the main thread of `pid` has used so far: the JavaScript thread, where
- * requests, jobs and SQLite statements all run, apart from the helper threads (GC, checkpoints, the
- * HTTP exchange).
+ * ms of CPU (user + system) the main thread of `pid` has used so far: the JavaScript thread that
+ * answers the API (and runs the jobs but on the served sandbox's system clock, where they have a
+ * thread of their own), apart from the helper threads (GC, checkpoints, the HTTP exchange).
  */
 export function mainThreadCpuMs(pid: number): number {
   return (statTicks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'), false) * 1_000) / clockTicks();

@@ -53,6 +53,8 @@ import { silentTimeline, type Timeline } from './kernel/timeline.ts';
 import { inspectorRoutes } from './inspector/inspector.routes.ts';
 import { ObjectTimelineService } from './inspector/object-timeline.ts';
 import { RequestLog, type RequestHistory } from './inspector/request-log.ts';
+import type { WriteTurn } from './store/write-turn.ts';
+import type { Decision, RailQuery } from './scenarios/scenario-types.ts';
 import { StoredRequestLog } from './inspector/stored-request-log.ts';
 import { RequestRecorder } from './inspector/request-recorder.ts';
 import { reportMatch } from './scenarios/rule-explanation.ts';
@@ -114,6 +116,31 @@ export interface AppOptions {
   replays?: ScenarioReplays;
   /** Wraps the opened store before anything uses it (tests count the statements a request issues). */
   wrapStore?: (store: Store) => Store;
+  /**
+   * The served sandbox's two threads on one SQLite file (start-job-thread.ts): the request thread, whose
+   * scheduler another thread runs, and the job thread, which runs the jobs. Both write the file
+   * through connections of their own, taking turns (`writeTurn`).
+   */
+  thread?: RequestThread | JobThread;
+}
+
+/** The request thread: it answers the API; the job thread runs its jobs, and the event stream follows the outbox. */
+export interface RequestThread {
+  role: 'requests';
+  writeTurn: WriteTurn;
+}
+
+/**
+ * The job thread: the request thread's boot (one process, one boot: each thread's in-flight
+ * Idempotency-Keys are live to the other), its scenario engine's decisions (one engine counts
+ * every call), and its requests inspector (where the job thread's mock calls are listed).
+ */
+export interface JobThread {
+  role: 'jobs';
+  writeTurn: WriteTurn;
+  boot: number;
+  decide: (query: RailQuery) => Promise<Decision | undefined>;
+  requestLog: RequestHistory;
 }
 
 export interface Railyard {
@@ -139,6 +166,8 @@ export interface Railyard {
   mocks(): MockAccessView[];
   stream: EventStream;
   dispatcher: WebhookDispatcher;
+  /** The requests inspector's log. */
+  requests: RequestHistory;
   /** Tells the app its own address once it listens: adapters reach the in-process mocks there. */
   setBaseUrl(url: string): void;
   /**
@@ -203,11 +232,11 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   // A silent logger writes nothing, so there is nothing to redact: no line is cleaned only to be dropped.
   const logger = options.logger && options.logger !== silentLogger ? redactingLogger(options.logger, (text) => redactor.text(text)) : silentLogger;
   const timeline = options.timeline ?? silentTimeline;
-  const opened = await openStore(config.db);
+  const opened = await openStore(config.db, { writeTurn: options.thread?.writeTurn });
   const store: Store = options.wrapStore ? options.wrapStore(opened) : opened;
   // Each start on a database is a new boot: its ids never repeat an earlier boot's, and its
   // Idempotency-Key claims are told apart from those a stopped process left in flight.
-  const boot = await nextBoot(store);
+  const boot = options.thread?.role === 'jobs' ? options.thread.boot : await nextBoot(store);
   const clock: Clock = config.clock === 'virtual' ? await resumeVirtualClock(store, config) : new SystemClock();
   const random = config.seed !== undefined || config.clock === 'virtual' ? new SeededRandom(bootSeed(config.seed ?? 1, boot)) : new CryptoRandom();
   const wallClock = options.wallClock ?? new SystemClock();
@@ -222,6 +251,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   const health = new ProviderHealth(store.kind === 'postgres' ? store : undefined);
   const scenarios = new RuleEngine(options.rules ?? [], options.wallets ?? [], options.ruleSources ?? []);
   if (store.kind === 'postgres') scenarios.share(store);
+  if (options.thread?.role === 'jobs') scenarios.decideElsewhere(options.thread.decide);
   // Faults on the merchant API draw from the seed (a replay's, or the configured one), never from the time.
   const apiFaults = new ApiFaultEngine({ clock, seed: config.seed ?? (config.clock === 'virtual' ? 1 : ids.nextUint32()) }, options.apiRules ?? []);
   // On a shared database the faults switched on, and every rule's counts, windows and states, are the fleet's.
@@ -329,8 +359,9 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   // Deliveries are POSTed from a thread of their own: the event loop keeps to the API and the store.
   const webhookSender = new HttpExchangeThread();
   const dispatcher = new WebhookDispatcher({ store, clock, wallClock, ids, scheduler, endpoints, stream, logger, config, timeline, exchange: webhookSender.exchange });
-  // On a shared database every instance's stream follows the outbox, so it carries every instance's events.
-  if (store.kind === 'postgres') await dispatcher.followOutbox();
+  // On a shared database every instance's stream follows the outbox, so it carries every instance's
+  // events; so does the request thread's, whose events the job thread fans out.
+  if (store.kind === 'postgres' || options.thread?.role === 'requests') await dispatcher.followOutbox();
   const sandboxWebhookSecret = config.webhooks.sandbox_url ? await endpoints.ensureSandboxEndpoint(SANDBOX_MERCHANT_ID, config.webhooks.sandbox_url) : null;
 
   const routes: RouteSpec[] = [
@@ -364,11 +395,14 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   routes.push(...payoutRoutes({ payouts }));
   routes.push(...billRoutes({ bills }));
   // The requests inspector and object timelines, capped per environment: in memory on SQLite (one
-  // process), in the database on PostgreSQL, so every instance of a fleet shows every request.
+  // process; the job thread sends its entries to the request thread's), in the database on
+  // PostgreSQL, so every instance of a fleet shows every request.
   const requestLog: RequestHistory =
-    store.kind === 'postgres'
-      ? new StoredRequestLog({ store, clock, logger, maxPerEnvironment: config.inspector.max_requests })
-      : new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
+    options.thread?.role === 'jobs'
+      ? options.thread.requestLog
+      : store.kind === 'postgres'
+        ? new StoredRequestLog({ store, clock, logger, maxPerEnvironment: config.inspector.max_requests })
+        : new RequestLog({ clock, maxPerEnvironment: config.inspector.max_requests, maxBytesPerEnvironment: config.inspector.max_bytes });
   const recorder = new RequestRecorder({ log: requestLog, store, logger });
   routes.push(...inspectorRoutes({ requests: requestLog, timelines: new ObjectTimelineService({ requests: requestLog, store }) }));
   routes.push(...ledgerRoutes({ reports: new LedgerReportService({ clock, store }) }));
@@ -491,6 +525,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     sandbox: { merchantId: SANDBOX_MERCHANT_ID, key: config.sandbox.key, signingSecret: config.sandbox.signing_secret, webhookSecret: sandboxWebhookSecret },
     stream,
     dispatcher,
+    requests: requestLog,
     mocks: () => PROVIDERS.map((p) => mockAccess(p.name)!),
     setBaseUrl(url: string) {
       selfBaseUrl = config.base_url ?? url;

@@ -23,7 +23,15 @@ export interface ListeningRailyard {
   stop(): Promise<void>;
 }
 
-export async function listenRailyard(railyard: Railyard, at: { port: number; host: string; pollMs?: number }): Promise<ListeningRailyard> {
+/** Who runs the jobs, when not this thread's scheduler: the job thread (start-job-thread.ts). */
+export interface JobRunner {
+  /** Starts running the jobs once the app listens at `localUrl`. */
+  start(localUrl: string): Promise<void>;
+  /** Lets the running jobs finish, then stops. */
+  stop(): Promise<void>;
+}
+
+export async function listenRailyard(railyard: Railyard, at: { port: number; host: string; pollMs?: number; jobs?: JobRunner }): Promise<ListeningRailyard> {
   const drain = new GracefulDrain();
   const server = createServer(drain.wrap(railyard.app));
   // Requests node's HTTP parser refuses (oversized headers, a malformed line) get the envelope too.
@@ -35,7 +43,8 @@ export async function listenRailyard(railyard: Railyard, at: { port: number; hos
   const port = (server.address() as AddressInfo).port;
   const localUrl = `http://127.0.0.1:${port}`;
   railyard.setBaseUrl(localUrl);
-  railyard.scheduler.start(at.pollMs);
+  if (at.jobs) await at.jobs.start(localUrl);
+  else railyard.scheduler.start(at.pollMs);
   // Recovery needs the mocks, which are reached over HTTP: so only once listening.
   const recovery = railyard.recoverInterrupted();
   let stopping: Promise<void> | undefined;
@@ -43,7 +52,7 @@ export async function listenRailyard(railyard: Railyard, at: { port: number; hos
     (stopping ??= (async () => {
       railyard.stream.close(); // end open event streams (railyard listen reconnects)
       await drain.drain();
-      await railyard.scheduler.stop();
+      await (at.jobs ? at.jobs.stop() : railyard.scheduler.stop());
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
       await closed;

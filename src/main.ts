@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
-import { listenRailyard } from './listen-railyard.ts';
-import { describeStore } from './store/open-store.ts';
+import { startJobThread, type RunningJobThread } from './start-job-thread.ts';
+import { listenRailyard, type JobRunner } from './listen-railyard.ts';
+import { describeStore, isPostgresUrl } from './store/open-store.ts';
+import { WriteTurn } from './store/write-turn.ts';
 import { ConfigError } from './config/config.ts';
 import { displayPath } from './kernel/display-path.ts';
 import { jsonLogger, silentLogger } from './kernel/logger.ts';
@@ -222,6 +224,20 @@ function reportScenarioProblems(files: readonly { problems: readonly LintProblem
 }
 
 async function serve(): Promise<void> {
+  // A signal that comes while railyard starts (the job thread's start takes a moment after the
+  // port opens) stops it as soon as it is serving, through the same drain.
+  let stopping = false;
+  let stopServing: (() => void) | undefined;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`received ${signal}: finishing in-flight requests\n`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    stopServing?.();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   const config = loadConfig();
   const scenarioPaths = config.scenarios.filter((p) => existsSync(resolve(p)) || p !== 'scenarios');
   const scenarios = loadScenarios(scenarioPaths);
@@ -230,8 +246,30 @@ async function serve(): Promise<void> {
   // The files in force, for the sandbox API's replays: the watcher below swaps them on a reload.
   let scenarioFiles = scenarios.files;
   const replays = new SandboxReplays(() => scenarioFiles);
-  const railyard = await createApp(config, { logger, rules: scenarios.rules, wallets: scenarios.wallets, apiRules: scenarios.apiRules, ruleSources: ruleSources(scenarios), replays });
-  const listening = await listenRailyard(railyard, { port: config.port, host: config.host });
+  // On the system clock with a SQLite file the jobs run on a thread of their own (start-job-thread.ts).
+  // On the virtual clock they stay here: an advance runs them inside its request, in order.
+  const writeTurn = config.scheduler.thread && config.clock === 'system' && !isPostgresUrl(config.db) && config.db !== ':memory:' ? new WriteTurn() : undefined;
+  const railyard = await createApp(config, {
+    logger,
+    rules: scenarios.rules,
+    wallets: scenarios.wallets,
+    apiRules: scenarios.apiRules,
+    ruleSources: ruleSources(scenarios),
+    replays,
+    thread: writeTurn && { role: 'requests', writeTurn },
+  });
+  let jobThread: RunningJobThread | undefined;
+  const jobs: JobRunner | undefined = writeTurn && {
+    start: async (baseUrl) => {
+      jobThread = await startJobThread(railyard, { writeTurn, baseUrl });
+      jobThread.failed.catch((err: unknown) => {
+        process.stderr.write(`railyard: ${err instanceof Error ? err.message : String(err)}; stopping\n`);
+        process.exit(70);
+      });
+    },
+    stop: async () => jobThread?.stop(),
+  };
+  const listening = await listenRailyard(railyard, { port: config.port, host: config.host, jobs });
   const { port } = listening;
   listening.recovery
     .then((n) => n && process.stdout.write(`recovered ${n} initiation(s) interrupted by the last stop\n`))
@@ -260,6 +298,7 @@ async function serve(): Promise<void> {
     `  sandbox key      ${railyard.sandbox.key}`,
     `  signing secret   ${railyard.sandbox.signingSecret}`,
     `  clock            ${config.clock}${config.clock === 'virtual' ? ' (POST /api/v1/sandbox/clock/advance moves it)' : ''}`,
+    `  jobs             ${jobs ? 'on a thread of their own' : 'on the request thread'}`,
     `  store            ${describeStore(config.db)}`,
     ...(config.webhooks.sandbox_url ? [`  webhooks         ${config.webhooks.sandbox_url} (secret ${railyard.sandbox.webhookSecret})`] : []),
     `  scenarios        ${scenarios.files.length ? scenarios.files.map((f) => `${f.scenario.name} (${displayPath(f.path)}, ${f.scenario.rules.length} rules)`).join('\n                   ') : 'none'}`,
@@ -275,23 +314,16 @@ async function serve(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`received ${signal}: finishing in-flight requests\n`);
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
+  // Merchant requests in flight finish (their providers, the in-process mocks, stay up), then
+  // the running jobs; only then does the listener close.
+  stopServing = () => {
     watcher.close();
-    // Merchant requests in flight finish (their providers, the in-process mocks, stay up), then
-    // the running job; only then does the listener close.
     void listening.stop().then(() => {
       process.stdout.write('railyard stopped\n');
       process.exit(0);
     });
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopping) stopServing();
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { requestJson } from '../http-json.ts';
 import { RailyardProcess, sleep } from '../launch.ts';
 import { fmt, ratioText, type BenchContext, type Measure, type MeasureResult } from '../measure.ts';
-import { mainThreadCpuMs } from '../process-cpu.ts';
+import { mainThreadCpuMs, treeCpuMs } from '../process-cpu.ts';
 import { auth, expectOk } from '../railyard-client.ts';
 import { percentile, round } from '../stats.ts';
 import { startWebhookReceiver } from '../webhook-receiver.ts';
@@ -163,6 +163,7 @@ export const webhookLag: Measure = {
       await drain(warm);
       const pid = server.serverPid();
       const cpuAtLoad = mainThreadCpuMs(pid);
+      const processCpuAtLoad = treeCpuMs(pid);
       const load = await sustain(server.baseUrl, rate, seconds, 'bench-lag');
       const loadBusy = (mainThreadCpuMs(pid) - cpuAtLoad) / (load.seconds * 1_000);
       const created = load.sent.filter((s) => s.status === 201 && s.id);
@@ -170,6 +171,8 @@ export const webhookLag: Measure = {
       const drainSeconds = await drain(created);
       // Every flow's work, the drain's included: initiation, callback, settlement and both webhooks.
       const flowUs = ((mainThreadCpuMs(pid) - cpuAtLoad) * 1_000) / created.length;
+      /** Every thread of the process: the job thread's, the delivery sender's, the checkpointer's, the garbage collector's. */
+      const processFlowUs = ((treeCpuMs(pid) - processCpuAtLoad) * 1_000) / created.length;
       const stats = await receiver.stats();
       await server.stop();
       server = undefined;
@@ -216,7 +219,7 @@ export const webhookLag: Measure = {
         `lag: p50 ${fmt(p50, 'ms')}, p99 ${fmt(p99, 'ms')}, max ${fmt(max, 'ms')}; ${missing} charge(s) without a webhook after a ${drainSeconds.toFixed(1)} s drain (limit ${DRAIN_SECONDS} s); deliveries by type ${JSON.stringify(stats.delivered)}`,
         `lag: p99 by 5 s of due time: ${p99ByWindow(points, 5)}`,
         `lag: where it was spent: ${describeStages(stages)}`,
-        `lag: railyard's main thread (requests, jobs and SQLite all run on it) used ${fmt(flowUs, 'µs')} per complete flow, ${ratioText(flowUs / initiateUs)} the ${fmt(initiateUs, 'µs')} an initiation costs at capacity, so half of capacity asks for about ${fmt((100 * flowUs) / initiateUs / 2, '%')} of it; it was busy ${fmt(100 * loadBusy, '%')} of the load's seconds`,
+        `lag: railyard's request thread (the API and its writes; the served sandbox runs the jobs on a thread of their own) used ${fmt(flowUs, 'µs')} per complete flow, ${ratioText(flowUs / initiateUs)} the ${fmt(initiateUs, 'µs')} an initiation costs it at capacity, so half of capacity asks for about ${fmt((100 * flowUs) / initiateUs / 2, '%')} of it; it was busy ${fmt(100 * loadBusy, '%')} of the load's seconds; the whole process, every thread, used ${fmt(processFlowUs, 'µs')} per flow`,
       ];
       return {
         id: this.id,
@@ -237,6 +240,7 @@ export const webhookLag: Measure = {
           max,
           drainSeconds,
           mainThread: { initiateUs: round(initiateUs, 1), flowUs: round(flowUs, 1), busyDuringLoad: round(loadBusy, 3) },
+          processFlowUs: round(processFlowUs, 1),
           warmup: { seconds: ctx.warmupSec, created: warm.length, lagsMs: cold.map((l) => round(l, 1)) },
           lagsMs: lags.map((l) => round(l, 1)),
           delivered: stats.delivered,

@@ -141,6 +141,12 @@ const settingsSchema = z.strictObject({
         .max(1_000)
         .default(DEFAULT_JOB_CONCURRENCY)
         .describe('Jobs of different objects in flight at once; 1 runs every job one at a time (the same bytes either way)'),
+      thread: z
+        .boolean()
+        .default(true)
+        .describe(
+          'railyard serve on the system clock with a SQLite file: run the jobs (callbacks, polls, webhook deliveries) on a thread of their own beside the one answering the API; false runs them on that one',
+        ),
     })
     .prefault({}),
   rails: z
@@ -214,6 +220,12 @@ const ENV_NUMBER = (name: string, value: string): number => {
   return Number(value);
 };
 
+const ENV_BOOLEAN = (name: string, value: string): boolean => {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+};
+
 /**
  * RAILYARD_JOB_CONCURRENCY: jobs in flight at once, for `serve` and for replays and contract
  * generation alike (1 runs them one at a time, to rule the scheduler out while debugging).
@@ -262,6 +274,7 @@ export function loadConfigWith<Schema extends ConfigSchema>(configSchema: Schema
     );
   const concurrency = jobConcurrencyFromEnv(env);
   if (concurrency !== undefined) set(['scheduler', 'concurrency'], concurrency);
+  if (env.RAILYARD_JOB_THREAD) set(['scheduler', 'thread'], ENV_BOOLEAN('RAILYARD_JOB_THREAD', env.RAILYARD_JOB_THREAD));
   if (env.RAILYARD_RAIL_TIMEOUT_MS) set(['rails', 'timeout_ms'], ENV_NUMBER('RAILYARD_RAIL_TIMEOUT_MS', env.RAILYARD_RAIL_TIMEOUT_MS));
   if (env.RAILYARD_WEBHOOK_URL) set(['webhooks', 'sandbox_url'], env.RAILYARD_WEBHOOK_URL);
   if (env.RAILYARD_TRUST_PROXY) {

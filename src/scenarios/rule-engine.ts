@@ -103,6 +103,8 @@ export class RuleEngine implements ScenarioEngine {
   /** Shared decisions asked for while one is on its way (decideShared), and that one's drain. */
   private waiting: { query: RailQuery; resolve: (decision: Decision | undefined) => void; reject: (error: unknown) => void }[] = [];
   private deciding: Promise<void> | undefined;
+  /** Another engine that takes this one's decisions (decideElsewhere). */
+  private elsewhere: ((query: RailQuery) => Promise<Decision | undefined>) | undefined;
 
   constructor(
     private rules: readonly ScenarioRule[],
@@ -130,6 +132,7 @@ export class RuleEngine implements ScenarioEngine {
    * the round (JobScope): joined to another's, it could wait for a job that waits for it.
    */
   decideShared(query: RailQuery): Promise<Decision | undefined> {
+    if (this.elsewhere) return this.elsewhere(query);
     const store = this.shared;
     if (!store) return Promise.resolve(this.decide(query));
     if (currentJob()) return this.decideTogether(store, [query]).then(([decision]) => decision);
@@ -137,6 +140,15 @@ export class RuleEngine implements ScenarioEngine {
       this.waiting.push({ query, resolve, reject });
       this.deciding ??= this.decideWaiting(store);
     });
+  }
+
+  /**
+   * Hands every decision to `decide`, another engine's (the request thread's, for the job
+   * thread's mocks): one engine counts every call, whichever thread made it, and its reloads,
+   * restarts and listings are the only ones.
+   */
+  decideElsewhere(decide: (query: RailQuery) => Promise<Decision | undefined>): void {
+    this.elsewhere = decide;
   }
 
   private async decideWaiting(store: Store): Promise<void> {

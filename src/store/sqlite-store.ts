@@ -7,6 +7,7 @@ import { appendOnly } from './append-only-db.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { inTransactionWork, IssuedStatements, reentrantCall } from './transaction-scope.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
+import type { WriteTurn } from './write-turn.ts';
 
 type Statement = { kind: 'run' | 'get' | 'all'; sql: string; params: SqlValue[] };
 type Op = (Statement | { kind: 'transaction'; work: (tx: Db) => Promise<unknown> }) & {
@@ -44,7 +45,15 @@ export class SqliteStore implements Store {
   /** The batch's own statements, run for every transaction: prepared once rather than parsed by exec each time. */
   private readonly control: { begin: StatementSync; commit: StatementSync; savepoint: StatementSync; release: StatementSync };
 
-  constructor(readonly path: string) {
+  /**
+   * @param options.writeTurn the turns this connection takes at writing, when other threads of
+   * this process write the same file through connections of their own (the job thread): each batch
+   * that writes waits for its turn before BEGIN and gives it back after COMMIT.
+   */
+  constructor(
+    readonly path: string,
+    private readonly options: { writeTurn?: WriteTurn } = {},
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
@@ -163,6 +172,8 @@ export class SqliteStore implements Store {
     let writing = false;
     let yielded = false;
     let lost: unknown; // set when the batch's writes did not reach the disk
+    /** This batch holds the write turn (another thread's connection writes the file too). */
+    let turn = false;
     for (;;) {
       const op = this.waiting.shift();
       if (!op) {
@@ -175,6 +186,10 @@ export class SqliteStore implements Store {
         break;
       }
       if (op.kind !== 'get' && op.kind !== 'all' && !writing) {
+        if (this.options.writeTurn && !turn) {
+          await this.options.writeTurn.take();
+          turn = true;
+        }
         try {
           this.control.begin.run();
         } catch (error) {
@@ -211,6 +226,7 @@ export class SqliteStore implements Store {
         if (this.db.isTransaction) this.db.exec('ROLLBACK');
       }
     }
+    if (turn) this.options.writeTurn!.give();
     for (const outcome of outcomes) {
       if (lost !== undefined) outcome.op.reject(outcome.ok ? lost : outcome.error);
       else if (outcome.ok) outcome.op.resolve(outcome.value);

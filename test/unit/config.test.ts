@@ -55,4 +55,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ RAILYARD_JOB_CONCURRENCY: '0' }, empty)).toThrow(/scheduler\.concurrency/);
     expect(() => loadConfig({ RAILYARD_JOB_CONCURRENCY: 'many' }, empty)).toThrow('RAILYARD_JOB_CONCURRENCY must be a whole number, got "many"');
   });
+
+  it("runs a served sandbox's jobs on a thread of their own by default; on the request thread when asked (scheduler.thread or RAILYARD_JOB_THREAD)", () => {
+    const empty = scratchDir('railyard-empty-');
+    expect(loadConfig({}, empty).scheduler.thread).toBe(true);
+    expect(loadConfig({ RAILYARD_JOB_THREAD: 'false' }, empty).scheduler.thread).toBe(false);
+    expect(loadConfig({ RAILYARD_JOB_THREAD: '0' }, empty).scheduler.thread).toBe(false);
+    expect(loadConfig({ RAILYARD_JOB_THREAD: 'true' }, dirWith('scheduler:\n  thread: false\n')).scheduler.thread).toBe(true);
+    expect(loadConfig({}, dirWith('scheduler:\n  thread: false\n')).scheduler.thread).toBe(false);
+    expect(() => loadConfig({ RAILYARD_JOB_THREAD: 'maybe' }, empty)).toThrow('RAILYARD_JOB_THREAD must be true or false, got "maybe"');
+  });
 });

@@ -81,7 +81,7 @@ const ROUTE_KIT = ['http'];
 const FEATURES = ['wallet', 'collections', 'payouts', 'bills', 'payment-links', 'reports', 'trading', 'webhooks', 'sandbox', 'access', 'inspector'];
 /** The composition root, and the provider list it hands down to config/ and scenarios/ (railyard-config.ts, railyard-scenarios.ts). */
 const WIRING = ['railyard-config.ts', 'railyard-scenarios.ts', 'provider-registry.ts', 'app.ts'];
-const DRIVERS = ['main.ts', 'cli', 'replay', 'contracts', 'recorder', 'dashboard', 'listen-railyard.ts', 'testing', 'client', 'index.ts'];
+const DRIVERS = ['main.ts', 'cli', 'replay', 'contracts', 'recorder', 'dashboard', 'listen-railyard.ts', 'start-job-thread.ts', 'job-thread-worker.ts', 'testing', 'client', 'index.ts'];
 const BELOW_RAILS = [...KERNEL, ...FOUNDATIONS, ...BUILDING_BLOCKS];
 const BELOW_FEATURES = [...BELOW_RAILS, ...ROUTE_KIT, 'rails'];
 
@@ -108,7 +108,9 @@ const EXCEPTIONS: Readonly<Record<string, readonly string[]>> = {
   // The composition root mounts the dashboard (which reaches the API only over HTTP).
   'app.ts': ['dashboard'],
   // The CLI runs the drivers' commands; main.ts dispatches to the CLI and replays.
-  'main.ts': ['cli', 'replay', 'listen-railyard.ts'],
+  'main.ts': ['cli', 'replay', 'listen-railyard.ts', 'start-job-thread.ts'],
+  // The job thread's module speaks the protocol its starter defines.
+  'job-thread-worker.ts': ['start-job-thread.ts'],
   cli: ['contracts', 'recorder', 'replay'],
   // railyard/testing listens as serve does, and reads durations as `railyard clock advance` does.
   testing: ['listen-railyard.ts', 'cli'],

@@ -66,3 +66,19 @@ describe('RuleEngine.describe', () => {
     expect(engine.describe()[0]!.rules[0]!.matchedCount).toBe(0);
   });
 });
+
+describe('RuleEngine.decideElsewhere (the job thread hands its decisions to the request thread)', () => {
+  const rules = [rule('a', '0551111111')];
+  const sources = [{ file: 'scenarios/one.yaml', rules: 1 }];
+
+  it('takes every shared decision from the other engine, which counts it; this one counts nothing', async () => {
+    const requests = new RuleEngine(rules, [], sources);
+    const jobs = new RuleEngine([], [], []);
+    jobs.decideElsewhere((query) => requests.decideShared(query));
+    const decision = await jobs.decideShared(call('0551111111'));
+    expect(decision).toMatchObject({ rule: 'a', behaviour: accept });
+    expect(await jobs.decideShared(call('0559999999'))).toBeUndefined();
+    expect(requests.describe()[0]!.rules[0]!.matchedCount).toBe(1);
+    expect(jobs.describe()).toEqual([]);
+  });
+});
