@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort, startServe, type ServeProcess } from '../support/serve-process.ts';
 
@@ -21,15 +22,14 @@ afterEach(async () => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 let dbs = 0;
-async function serve(env: Record<string, string> = {}, config?: string): Promise<ServeProcess> {
-  const dir = join(tmp, `run-${++dbs}`);
+async function serve(env: Record<string, string> = {}, config?: string, dir = join(tmp, `run-${++dbs}`), port?: number): Promise<ServeProcess> {
   const extra: Record<string, string> = {};
   if (config) {
     const file = `${dir}.yaml`;
     writeFileSync(file, config);
     extra.RAILYARD_CONFIG = file;
   }
-  const p = await startServe({ RAILYARD_DB: join(dir, 'railyard.sqlite'), RAILYARD_CLOCK: 'system', ...extra, ...env }, await freePort());
+  const p = await startServe({ RAILYARD_DB: join(dir, 'railyard.sqlite'), RAILYARD_CLOCK: 'system', ...extra, ...env }, port ?? (await freePort()));
   running.push(p);
   return p;
 }
@@ -139,6 +139,44 @@ describe('railyard serve on the system clock with a SQLite file', () => {
     // The poll that settled it: a status call about the charge, answered.
     expect((body.data as { method: string; status: number }[]).some((r) => r.method === 'GET' && r.status === 200)).toBe(true);
   }, 60_000);
+
+  it('loses nothing to a SIGKILL while the job thread settles: restarted on the file, each charge settles once, its charge.success reaches the merchant, and every journal nets to zero', async () => {
+    const hooks = await receiver();
+    const dir = join(tmp, `run-${++dbs}`);
+    const first = await serve({ RAILYARD_WEBHOOK_URL: hooks.url }, undefined, dir);
+    const ids: string[] = [];
+    for (let batch = 0; batch < 15; batch++) {
+      const made = await Promise.all(Array.from({ length: 10 }, () => charge(first, '0551234987')));
+      for (const m of made) {
+        expect(m.status).toBe(201);
+        ids.push(m.body.data.id as string);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Killed as the first callbacks settle (5 s after acceptance), the last still to come.
+    await eventually(async () => ((await api(first, 'GET', `/api/v1/charges/${ids[0]}`)).body.data.status === 'success' ? true : undefined));
+    await first.stop('SIGKILL');
+    running.splice(running.indexOf(first), 1);
+    // On the same port, as a container restarts: the mock's callbacks still due go to the URL it was given.
+    const second = await serve({ RAILYARD_WEBHOOK_URL: hooks.url }, undefined, dir, first.port);
+    expect(second.output()).toMatch(/jobs\s+on a thread of their own/);
+    await eventually(async () => {
+      const statuses = await Promise.all(ids.map(async (id) => (await api(second, 'GET', `/api/v1/charges/${id}`)).body.data.status as string));
+      return statuses.every((s) => s === 'success') ? true : undefined;
+    }, 60_000);
+    await eventually(async () => (ids.every((id) => hooks.received.get(id)?.includes('charge.success')) ? true : undefined));
+    await second.stop('SIGTERM');
+    running.splice(running.indexOf(second), 1);
+    const db = new DatabaseSync(join(dir, 'railyard.sqlite'), { readOnly: true });
+    try {
+      const settled = db.prepare("SELECT ref_id, COUNT(*) AS n FROM ledger_journals WHERE kind = 'charge.settled' GROUP BY ref_id").all() as { ref_id: string; n: number }[];
+      expect(settled.map((r) => r.ref_id).sort()).toEqual([...ids].sort());
+      expect(settled.every((r) => Number(r.n) === 1)).toBe(true);
+      expect(db.prepare('SELECT journal_id FROM ledger_postings GROUP BY journal_id, currency HAVING SUM(amount) <> 0').all()).toEqual([]);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 
   it('runs them on the request thread when scheduler.thread is off (RAILYARD_JOB_THREAD=false)', async () => {
     const p = await serve({ RAILYARD_JOB_THREAD: 'false' });
