@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createApp, VERSION } from './app.ts';
-import { startJobThread, type RunningJobThread } from './start-job-thread.ts';
-import { listenRailyard, type JobRunner } from './listen-railyard.ts';
+import { jobThreadRunner } from './start-job-thread.ts';
+import { listenRailyard } from './listen-railyard.ts';
 import { describeStore, isPostgresUrl } from './store/open-store.ts';
 import { WriteTurn } from './store/write-turn.ts';
 import { ConfigError } from './config/config.ts';
@@ -258,17 +258,12 @@ async function serve(): Promise<void> {
     replays,
     thread: writeTurn && { role: 'requests', writeTurn },
   });
-  let jobThread: RunningJobThread | undefined;
-  const jobs: JobRunner | undefined = writeTurn && {
-    start: async (baseUrl) => {
-      jobThread = await startJobThread(railyard, { writeTurn, baseUrl });
-      jobThread.failed.catch((err: unknown) => {
-        process.stderr.write(`railyard: ${err instanceof Error ? err.message : String(err)}; stopping\n`);
-        process.exit(70);
-      });
-    },
-    stop: async () => jobThread?.stop(),
-  };
+  const jobs =
+    writeTurn &&
+    jobThreadRunner(railyard, writeTurn, (err) => {
+      process.stderr.write(`railyard: ${err.message}; stopping\n`);
+      process.exit(70);
+    });
   const listening = await listenRailyard(railyard, { port: config.port, host: config.host, jobs });
   const { port } = listening;
   listening.recovery

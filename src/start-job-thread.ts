@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Railyard } from './app.ts';
+import type { JobRunner } from './listen-railyard.ts';
 import type { RequestLogEntry } from './inspector/request-log.ts';
 import type { Environment } from './kernel/environment.ts';
 import type { ProviderStateRow } from './rails/provider-health.ts';
@@ -100,6 +101,51 @@ export async function startJobThread(railyard: Railyard, options: { writeTurn: W
       const ended = new Promise<void>((done) => (stopped = done));
       send({ type: 'stop' });
       return ended;
+    },
+  };
+}
+
+/** How often, in real time, the request thread looks for work before the job thread has started. */
+const LOOK_FOR_WORK_MS = 50;
+
+/**
+ * The jobs of `railyard` (a request thread's app), run by a job thread that starts once there is
+ * work for it: a job waiting, or an event to fan out into webhooks. Until then the request thread
+ * looks every LOOK_FOR_WORK_MS (two indexed reads), so a sandbox left idle holds one V8 isolate,
+ * not two. `onFailure` hears the thread end unasked.
+ */
+export function jobThreadRunner(railyard: Railyard, writeTurn: WriteTurn, onFailure: (error: Error) => void): JobRunner {
+  let thread: RunningJobThread | undefined;
+  let starting: Promise<void> | undefined;
+  let looking: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const workWaiting = async () => (await railyard.scheduler.hasPending()) || (await railyard.dispatcher.hasUndispatched());
+  const startThread = (baseUrl: string) =>
+    (starting ??= (async () => {
+      if (looking) clearInterval(looking);
+      looking = undefined;
+      thread = await startJobThread(railyard, { writeTurn, baseUrl });
+      thread.failed.catch(onFailure);
+    })());
+  return {
+    async start(baseUrl) {
+      if (await workWaiting()) return startThread(baseUrl);
+      let busy = false;
+      looking = setInterval(() => {
+        if (busy || stopped) return;
+        busy = true;
+        workWaiting()
+          .then((waiting) => (waiting && !stopped ? startThread(baseUrl) : undefined))
+          .catch((error: unknown) => onFailure(error instanceof Error ? error : new Error(String(error))))
+          .finally(() => (busy = false));
+      }, LOOK_FOR_WORK_MS);
+      looking.unref();
+    },
+    async stop() {
+      stopped = true;
+      if (looking) clearInterval(looking);
+      await starting;
+      await thread?.stop();
     },
   };
 }

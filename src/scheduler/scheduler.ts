@@ -267,6 +267,11 @@ export class Scheduler {
     return this.repo.pendingThrough(this.deps.store, this.deps.clock.now() + ms);
   }
 
+  /** Whether any job waits, due or not: one indexed read. */
+  hasPending(): Promise<boolean> {
+    return this.repo.anyPending(this.deps.store);
+  }
+
   /** How many jobs wait, and when the next falls due: counted, not loaded. */
   async pending(): Promise<{ count: number; nextRunAt: number | null }> {
     const row = await this.repo.pendingSummary(this.deps.store);

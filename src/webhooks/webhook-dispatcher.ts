@@ -87,6 +87,11 @@ export class WebhookDispatcher {
     deps.scheduler.register('webhook.deliver', (p: { delivery_id: string }, job) => this.deliverScheduled(p.delivery_id, job.partition));
   }
 
+  /** Whether committed events wait to be fanned out: one indexed read. */
+  hasUndispatched(): Promise<boolean> {
+    return this.repo.anyUndispatched(this.deps.store);
+  }
+
   /** Committed events not yet dispatched: one delivery per matching endpoint, then published live. */
   async fanOut(): Promise<void> {
     const { store, clock, ids, scheduler } = this.deps;

@@ -109,8 +109,9 @@ const EXCEPTIONS: Readonly<Record<string, readonly string[]>> = {
   'app.ts': ['dashboard'],
   // The CLI runs the drivers' commands; main.ts dispatches to the CLI and replays.
   'main.ts': ['cli', 'replay', 'listen-railyard.ts', 'start-job-thread.ts'],
-  // The job thread's module speaks the protocol its starter defines.
+  // The job thread's module speaks the protocol its starter defines; the starter is the listener's job runner.
   'job-thread-worker.ts': ['start-job-thread.ts'],
+  'start-job-thread.ts': ['listen-railyard.ts'],
   cli: ['contracts', 'recorder', 'replay'],
   // railyard/testing listens as serve does, and reads durations as `railyard clock advance` does.
   testing: ['listen-railyard.ts', 'cli'],
