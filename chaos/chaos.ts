@@ -46,6 +46,11 @@ const USAGE = `npm run chaos -- [options]
                         cluster, or RAILYARD_TEST_PG_URL's server), requests round-robined across
                         them, one killed and restarted at a time; adds webhook and job checks (default 1)
   --kills N             fleet mode: kills (and restarts) per trial (default 1)
+  --clock system        the servers run on the system clock (default virtual): callbacks come in real
+                        time while the clients load, and one instance on a SQLite file runs its jobs on
+                        its job thread; a further kill lands while they are settled, the trial waits
+                        (real time) until every charge and transfer has settled; adds the webhook and
+                        job checks of the fleet mode, on one server or (with --instances) on a fleet
   --faults              fault mode: no kill; the server injects faults into its own API (lost answers
                         after the commit, 5xx before and after it, cut connections, slow answers, 429s:
                         POST /api/v1/sandbox/faults) and the clients retry through them (docs/retries.md)
@@ -82,6 +87,7 @@ function parseOptions() {
           instances: { type: 'string' },
           kills: { type: 'string' },
           faults: { type: 'boolean', default: false },
+          clock: { type: 'string' },
           help: { type: 'boolean', short: 'h', default: false },
         },
       });
@@ -97,6 +103,9 @@ function parseOptions() {
   const ratioText = v['sigterm-ratio'];
   const ratio = ratioText === undefined ? 0.25 : Number(ratioText);
   if (ratioText !== undefined && (!/^\d*\.?\d+$/.test(ratioText) || ratio < 0 || ratio > 1)) usage(`--sigterm-ratio must be a number from 0 to 1, got ${JSON.stringify(ratioText)}`);
+  const clock = v.clock ?? 'virtual';
+  if (clock !== 'virtual' && clock !== 'system') usage(`--clock must be virtual or system, got ${JSON.stringify(clock)}`);
+  if (clock === 'system' && v.faults === true) usage('--faults runs on the virtual clock (a 429 is honoured by advancing it): leave out --clock system');
   return {
     trials: int('trials', v.trials, 10, 0, 10_000),
     clients: int('clients', v.clients, 16, 1, 256),
@@ -115,6 +124,7 @@ function parseOptions() {
     instances: int('instances', v.instances, 1, 1, 8),
     kills: int('kills', v.kills, 1, 0, 20),
     faults: v.faults === true,
+    clock: clock as 'virtual' | 'system',
   };
 }
 
@@ -177,7 +187,12 @@ const COLUMNS: Column[] = [
 function fleetTable(results: FleetTrialResult[]): string {
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   const kills = (r: FleetTrialResult) =>
-    r.fleet.kills.map((k) => `#${k.instance} ${k.signal === 'SIGKILL' ? 'KILL' : 'TERM'} @${(k.at / 1000).toFixed(1)}s down ${(k.downMs / 1000).toFixed(1)}s`).join(', ') || '-';
+    r.fleet.kills
+      .map(
+        (k) =>
+          `#${k.instance} ${k.signal === 'SIGKILL' ? 'KILL' : 'TERM'} @${(k.at / 1000).toFixed(1)}s down ${(k.downMs / 1000).toFixed(1)}s${k.unsettled === undefined ? '' : ` (${k.unsettled} unsettled)`}`,
+      )
+      .join(', ') || '-';
   return [
     row(['trial', 'instances', 'sends per instance', 'kills', 'events', 'webhooks received', 'at-least-once retries', 'webhooks twice', 'webhooks lost', 'undelivered events', 'jobs twice']),
     row(Array(11).fill('---')),
@@ -315,9 +330,11 @@ async function main(): Promise<void> {
   process.on('exit', killAllStarted);
 
   const fleetMode = o.instances > 1;
+  const systemClock = o.clock === 'system';
   process.stdout.write(
     `# railyard chaos: ${o.trials} trial(s), ${o.clients} clients, ${o.requests} requests, seed ${o.seed}, SIGTERM ratio ${o.sigtermRatio}` +
-      `${fleetMode ? `, fleet of ${o.instances} on PostgreSQL, ${o.kills} kill(s) per trial` : ''}${o.faults ? ', fault mode (no kill: faults on the API)' : ''}\n\n`,
+      `${fleetMode ? `, fleet of ${o.instances} on PostgreSQL, ${o.kills} kill(s) per trial` : ''}${o.faults ? ', fault mode (no kill: faults on the API)' : ''}` +
+      `${systemClock ? `, system clock (${fleetMode ? '' : 'one server on a SQLite file, jobs on its job thread; '}a further kill while the callbacks are settled)` : ''}\n\n`,
   );
   // Fleet mode: one PostgreSQL cluster for the run, a fresh database per trial.
   const cluster = fleetMode ? await (await import('../test/support/postgres-cluster.ts')).startPostgresCluster() : null;
@@ -325,11 +342,12 @@ async function main(): Promise<void> {
   for (let i = 1; i <= o.trials; i++) {
     const seed = o.seed + i - 1;
     process.stderr.write(`trial ${i}/${o.trials} (seed ${seed})… `);
-    const r = cluster
-      ? await runFleetTrial({ ...o, trial: i, seed, cluster, webhookTimeoutMs: 10_000 })
-      : o.faults
-        ? await runFaultTrial({ ...o, trial: i, seed })
-        : await runTrial({ ...o, trial: i, seed });
+    const r =
+      cluster || systemClock
+        ? await runFleetTrial({ ...o, trial: i, seed, cluster, webhookTimeoutMs: 10_000 })
+        : o.faults
+          ? await runFaultTrial({ ...o, trial: i, seed })
+          : await runTrial({ ...o, trial: i, seed });
     results.push(r);
     process.stderr.write(
       `${r.error ? 'ERROR' : trialFailed(r) ? 'FAIL' : 'ok'} (${r.killedWith}, ${r.requests} requests, ${r.unansweredAtKill} unanswered at kill)${r.kept ? ` kept in ${r.dir}` : ''}\n`,
@@ -337,7 +355,7 @@ async function main(): Promise<void> {
   }
   if (results.length) {
     process.stdout.write(`${table(results)}\n`);
-    if (fleetMode) process.stdout.write(`\n${fleetTable(results as FleetTrialResult[])}\n`);
+    if (fleetMode || systemClock) process.stdout.write(`\n${fleetTable(results as FleetTrialResult[])}\n`);
     if (o.faults) process.stdout.write(`\n${faultTable(results as FaultTrialResult[])}\n`);
     const notable = results.filter((r) => trialFailed(r) || r.findings.warnings.length);
     if (notable.length) process.stdout.write(`\n## findings\n\n${notable.map(details).join('\n\n')}\n`);

@@ -24,7 +24,14 @@ import { freePort, RailyardProcess, SANDBOX_KEY, SANDBOX_SECRET, sleep } from '.
 export interface FleetTrialOptions extends TrialOptions {
   instances: number;
   kills: number;
-  cluster: PostgresCluster;
+  /** The instances' shared database: a fresh one on this cluster, or (one instance) a SQLite file in the trial's directory. */
+  cluster: PostgresCluster | null;
+  /**
+   * The instances' clock. On the system clock callbacks come in real time while the clients load
+   * (and, on a SQLite file, on the job thread): a further kill lands while they are being settled,
+   * and the trial waits for them instead of advancing the clock.
+   */
+  clock: 'virtual' | 'system';
   /** The webhook dispatcher's real-time timeout: a delivery may be in flight this long before a kill. */
   webhookTimeoutMs: number;
 }
@@ -36,6 +43,8 @@ export interface KillRecord {
   at: number;
   /** How long the instance was down, until /healthz answered again. */
   downMs: number;
+  /** The kill while callbacks are settled (system clock): webhooks still to go out, records still to settle, keys in flight, just before it. */
+  unsettled?: number;
 }
 
 export interface FleetFigures {
@@ -176,7 +185,8 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
     ...freshTrialResult(o, dir, findings),
     fleet,
     // A request re-sent while its key is in flight on a killed instance is told 409 and retries.
-    tolerated: ['conflictsAfterRestart'],
+    // One server on a SQLite file frees its dead boot's keys when it restarts: no 409 is tolerated.
+    tolerated: o.cluster ? ['conflictsAfterRestart'] : [],
   };
   const t0 = performance.now();
   const servers: (RailyardProcess | null)[] = [];
@@ -185,7 +195,8 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   let dbUrl: string | undefined;
   const receiver = await startReceiver(t0);
   try {
-    dbUrl = await o.cluster.createDatabase();
+    if (!o.cluster && o.instances > 1) throw new Error('instances sharing a database need PostgreSQL: a cluster');
+    dbUrl = o.cluster ? await o.cluster.createDatabase() : join(dir, 'railyard.db');
     const ports: number[] = [];
     for (let i = 0; i < o.instances; i++) ports.push(await freePort());
     const serverOptions = (i: number) => ({
@@ -196,6 +207,7 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
       railTimeoutMs: o.railTimeoutMs,
       scenarios: o.scenarios,
       name: `instance ${i + 1}`,
+      clock: o.clock,
     });
     for (let i = 0; i < o.instances; i++) logFiles.push(serverOptions(i).logFile);
     // The first migrates; the others start together and find the work done (advisory lock).
@@ -218,15 +230,17 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
       signal: rng.chance(o.sigtermRatio) ? ('SIGTERM' as const) : ('SIGKILL' as const),
       delayMs: rng.int(0, 400),
       downMs: rng.int(200, 2_000),
+      countUnsettled: false,
     }));
 
     let started = 0;
     let killer: Promise<void> = Promise.resolve();
-    const killNext = () => {
-      const plan = killPlan.shift();
+    const killNext = (next = killPlan.shift()) => {
+      const plan = next;
       if (!plan) return;
       killer = killer.then(async () => {
         await sleep(plan.delayMs);
+        const unsettled = plan.countUnsettled ? await unsettledCount(dbUrl!) : undefined;
         const victim = servers[plan.instance]!;
         const at = Math.round(performance.now() - t0);
         servers[plan.instance] = null;
@@ -241,7 +255,7 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
         }
         await sleep(plan.downMs);
         servers[plan.instance] = await RailyardProcess.start(serverOptions(plan.instance));
-        fleet.kills.push({ instance: plan.instance + 1, signal: plan.signal, at, downMs: Math.round(performance.now() - t0) - at });
+        fleet.kills.push({ instance: plan.instance + 1, signal: plan.signal, at, downMs: Math.round(performance.now() - t0) - at, ...(unsettled === undefined ? {} : { unsettled }) });
       });
     };
     const deadline = Date.now() + 240_000;
@@ -267,17 +281,34 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
       }),
     );
 
-    // The clock advanced through every instance in turn: an advance on any one is the fleet's.
-    let elapsed = 0;
-    let step = 0;
-    while (elapsed < o.settleSeconds) {
-      const seconds = elapsed < 60 ? 5 : 60;
-      const port = ports[step++ % ports.length]!;
-      const res = await apiCall(port, SANDBOX_KEY, 'POST', '/api/v1/sandbox/clock/advance', { seconds, wait: true }, 120_000);
-      if (res.status !== 200) findings.serverErrors.push(`POST /api/v1/sandbox/clock/advance {"seconds":${seconds}} on port ${port} at +${elapsed} s answered ${res.status} ${res.raw.slice(0, 300)}`);
-      elapsed += seconds;
+    if (o.clock === 'system') {
+      // One more kill while the callbacks of the last requests come in (5 to 10 s after their
+      // acceptance) and their webhooks go out: on a SQLite file, while the job thread settles them.
+      killNext({
+        at: ops.length,
+        instance: rng.int(0, o.instances - 1),
+        signal: rng.chance(o.sigtermRatio) ? 'SIGTERM' : 'SIGKILL',
+        delayMs: rng.int(0, 3_000),
+        downMs: rng.int(200, 2_000),
+        countUnsettled: true,
+      });
+      await killer;
+      // Real time: every callback falls due within seconds; the status polls (minutes away) are not waited for.
+      await settleWebhooks(dbUrl, 120_000, { unsettled: true });
+    } else {
+      // The clock advanced through every instance in turn: an advance on any one is the fleet's.
+      let elapsed = 0;
+      let step = 0;
+      while (elapsed < o.settleSeconds) {
+        const seconds = elapsed < 60 ? 5 : 60;
+        const port = ports[step++ % ports.length]!;
+        const res = await apiCall(port, SANDBOX_KEY, 'POST', '/api/v1/sandbox/clock/advance', { seconds, wait: true }, 120_000);
+        if (res.status !== 200)
+          findings.serverErrors.push(`POST /api/v1/sandbox/clock/advance {"seconds":${seconds}} on port ${port} at +${elapsed} s answered ${res.status} ${res.raw.slice(0, 300)}`);
+        elapsed += seconds;
+      }
+      await settleWebhooks(dbUrl, 15_000);
     }
-    await settleWebhooks(dbUrl, 15_000);
 
     const api = await checkViaApi(ports[rng.int(0, ports.length - 1)]!, SANDBOX_KEY, ops, findings);
     for (let i = 0; i < servers.length; i++) {
@@ -302,8 +333,8 @@ export async function runFleetTrial(o: FleetTrialOptions): Promise<FleetTrialRes
   } finally {
     for (const s of servers) if (s) await s.kill('SIGKILL').catch(() => undefined);
     await receiver.close();
-    if (dbUrl) {
-      // A kept trial keeps the database's evidence too: the cluster goes with the run.
+    // A kept trial keeps the database's evidence too: the cluster goes with the run (a SQLite file stays in the trial's directory).
+    if (dbUrl && o.cluster) {
       if ((o.keep && trialFailed(result)) || o.keepAll) await dumpTables(dbUrl, join(dir, 'database.json')).catch((err) => findings.warnings.push(`dumping the database failed: ${String(err)}`));
       await o.cluster.dropDatabase(dbUrl).catch(() => undefined);
     }
@@ -349,17 +380,32 @@ async function dumpTables(dbUrl: string, file: string): Promise<void> {
  * what the database will hold.
  */
 export async function settleWebhooks(dbUrl: string, maxMs: number, o: { unsettled?: boolean; pollMs?: number } = {}): Promise<void> {
-  const unsettled = o.unsettled
-    ? " + (SELECT COUNT(*) FROM charges WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM transfers WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM idempotency_keys WHERE state = 'in_flight')"
-    : '';
   const store = await openStore(dbUrl);
   try {
     const until = Date.now() + maxMs;
     while (Date.now() < until) {
-      const row = await store.get<{ n: number }>(`SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_pending)${unsettled} AS n`);
-      if (!row || Number(row.n) === 0) return;
+      if ((await stillToDo(store, o.unsettled === true)) === 0) return;
       await sleep(o.pollMs ?? 250);
     }
+  } finally {
+    await store.close();
+  }
+}
+
+/** Deliveries pending and events not yet fanned out; with `unsettled`, also charges and transfers not settled and keys in flight. */
+async function stillToDo(db: Db, unsettled: boolean): Promise<number> {
+  const records = unsettled
+    ? " + (SELECT COUNT(*) FROM charges WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM transfers WHERE status NOT IN ('success', 'failed')) + (SELECT COUNT(*) FROM idempotency_keys WHERE state = 'in_flight')"
+    : '';
+  const row = await db.get<{ n: number }>(`SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM outbox_pending)${records} AS n`);
+  return Number(row?.n ?? 0);
+}
+
+/** What is still to settle at this moment (stillToDo, records included), read on a connection of its own. */
+async function unsettledCount(dbUrl: string): Promise<number> {
+  const store = await openStore(dbUrl);
+  try {
+    return await stillToDo(store, true);
   } finally {
     await store.close();
   }

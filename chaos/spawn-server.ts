@@ -23,6 +23,12 @@ export interface ServerOptions {
   baseUrl?: string;
   /** Written before each start, so several servers can share one log file and stay apart. */
   name?: string;
+  /**
+   * RAILYARD_CLOCK (default virtual). On the system clock callbacks come in real time, a server on
+   * a SQLite file runs its jobs on a thread of their own (the served sandbox's job thread), and
+   * railyard.chaos.system-clock.yaml polls the providers seconds after acceptance, not minutes.
+   */
+  clock?: 'virtual' | 'system';
 }
 
 export { freePort };
@@ -68,7 +74,7 @@ export class RailyardProcess {
         HOST: LOOPBACK,
         RAILYARD_BASE_URL: options.baseUrl ?? `http://${LOOPBACK}:${options.port}`,
         RAILYARD_DB: options.dbPath,
-        RAILYARD_CLOCK: 'virtual',
+        RAILYARD_CLOCK: options.clock ?? 'virtual',
         RAILYARD_SEED: String(options.seed),
         RAILYARD_LOG_REQUESTS: 'true',
         RAILYARD_RAIL_TIMEOUT_MS: String(options.railTimeoutMs),
@@ -76,7 +82,7 @@ export class RailyardProcess {
         RAILYARD_SANDBOX_KEY: SANDBOX_KEY,
         RAILYARD_SANDBOX_SIGNING_SECRET: SANDBOX_SECRET,
         // A railyard.yaml in the repo must not change what the harness tests.
-        RAILYARD_CONFIG: join(REPO_ROOT, 'chaos', 'railyard.chaos.yaml'),
+        RAILYARD_CONFIG: join(REPO_ROOT, 'chaos', options.clock === 'system' ? 'railyard.chaos.system-clock.yaml' : 'railyard.chaos.yaml'),
       },
     });
     this.pgid = this.child.pid!;
