@@ -49,12 +49,12 @@ export class JobRepository {
     ]);
   }
 
-  /** How many jobs wait, and the earliest run_at among them. */
   /** Whether any job waits (one row of the pending jobs' index, not a count). */
   async anyPending(db: Db): Promise<boolean> {
     return (await db.get("SELECT seq FROM jobs WHERE state = 'pending' LIMIT 1")) !== undefined;
   }
 
+  /** How many jobs wait, and the earliest run_at among them. */
   async pendingSummary(db: Db): Promise<{ count: number; next: number | null } | undefined> {
     return db.get<{ count: number; next: number | null }>("SELECT COUNT(*) AS count, MIN(run_at) AS next FROM jobs WHERE state = 'pending'");
   }
