@@ -61,7 +61,7 @@ import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open-store.ts';
-import { lastVirtualTime, nextBoot, readFleetState } from './store/runtime-state.ts';
+import { FleetStateReads, lastVirtualTime, nextBoot } from './store/runtime-state.ts';
 import { probeStore } from './store/store-probe.ts';
 import { dashboard } from './dashboard/dashboard.ts';
 import type { SessionVault } from './dashboard/dashboard-sessions.ts';
@@ -317,21 +317,23 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     versionPerRequest: store.kind === 'postgres',
   });
   await feed.init();
+  const fleetReads = new FleetStateReads(store);
   /**
-   * The fleet's state a request starts from (a shared database only): one statement. Given the
-   * request's Authorization header, the API key it names is read in that statement too.
+   * The fleet's state a request starts from (a shared database only): one statement, shared by the
+   * requests of one turn of the event loop. Given the request's Authorization header, the API key
+   * it names is read in that statement too.
    */
   const syncFleet = async (authorization?: string): Promise<LookedUpKey | undefined> => {
     if (store.kind !== 'postgres') return undefined;
     const hash = apiKeyHashOf(authorization);
-    const state = await readFleetState(store, hash);
+    const state = await fleetReads.read(hash);
     scheduler.adoptSharedTime(state.virtualClock);
     health.adopt(state.providers);
     feed.adoptVersion(state.marketVersion);
     // The switched-on faults are re-read only when their version moved.
     const faultsMoved = apiFaults.adoptVersion(state.apiFaultsVersion);
     if (faultsMoved) await faultsMoved;
-    return hash === undefined || authorization === undefined ? undefined : { authorization, hash, row: state.apiKey };
+    return hash === undefined || authorization === undefined ? undefined : { authorization, hash, row: state.apiKeys.get(hash) };
   };
   const ladder = new ServiceLadder({ store });
   const compliance = new Compliance(config.trading, ladder);

@@ -119,6 +119,8 @@ export class PostgresStore implements Store {
   /** The connection plain reads share, pipelined (reader()); a pool of one, so a lost one is replaced. */
   private readonly readPool: pg.Pool;
   private reading: Promise<pg.PoolClient> | undefined;
+  /** The plain reads asked for in this turn of the event loop, by statement and values (plainRead). */
+  private readonly readsThisTurn = new Map<string, Promise<pg.QueryResult>>();
   /** Commits append-only transactions several at a time (TransactionOptions.appendOnly). */
   private readonly appends = new GroupCommit((statements) => this.commitAppends(statements), APPEND_BATCHES);
   /** The session that holds this process's presence lock, and the boot it holds it for. */
@@ -222,6 +224,25 @@ export class PostgresStore implements Store {
     return reading;
   }
 
+  /**
+   * A plain read on the reader's connection. The same statement with the same values asked for
+   * again in this turn of the event loop, before the first left (they leave in the loop's check
+   * phase, when the connection is uncorked), shares the first's answer, each caller its own copy
+   * of the rows: both would have been answered back to back. Several quotes of one merchant at once
+   * then cost one read of its standing, not one each.
+   */
+  private plainRead(sql: string, params: SqlValue[]): Promise<pg.QueryResult> {
+    const key = `${sql}\u0000${JSON.stringify(params, (_name, value: unknown) => (typeof value === 'bigint' ? { bigint: String(value) } : value))}`;
+    const asked = this.readsThisTurn.get(key);
+    if (asked) return asked.then((result) => ({ ...result, rows: result.rows.map((row: Row) => ({ ...row })) }));
+    // Forgotten in this turn's check phase, before any I/O: no answer that arrives after the read
+    // left (a commit's, say) can lead to a read that joins it.
+    if (this.readsThisTurn.size === 0) setImmediate(() => this.readsThisTurn.clear());
+    const result = this.reader().then((on) => this.query(on, sql, params, true));
+    this.readsThisTurn.set(key, result);
+    return result;
+  }
+
   /** Tracks `work` until it settles, so close() can let it finish. */
   private track<T>(work: Promise<T>): Promise<T> {
     const settled = work.then(
@@ -243,8 +264,8 @@ export class PostgresStore implements Store {
       (async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            const on = reads && toPositional(sql).lockFree ? await this.reader() : this.pool;
-            return read(await this.query(on, sql, params, reads));
+            if (reads && toPositional(sql).lockFree) return read(await this.plainRead(sql, params));
+            return read(await this.query(this.pool, sql, params, reads));
           } catch (error) {
             if (!retryable(error) || attempt >= MAX_ATTEMPTS) throw error;
             await pause(attempt);

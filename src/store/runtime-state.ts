@@ -105,35 +105,67 @@ export interface FleetState {
   apiFaultsVersion: number | null;
   /** shared_state rows named `provider_…` (outages, the rails' tuning). */
   providers: { name: string; value: string }[];
-  /** With a key's hash asked for: its api_keys row if not revoked, else undefined. */
-  apiKey?: ApiKeyRow;
+  /** The api_keys rows of the hashes asked for, by hash: those not revoked. */
+  apiKeys: Map<string, ApiKeyRow>;
 }
 
 /**
  * The fleet's state a request starts from, in one statement (one round trip): the virtual clock,
  * the version of the switched-on API faults and the market's version by key, and the providers' rows (one per provider at most) by name.
- * Given the hash of the request's API key, the key's row rides in the same statement (by its
+ * Given the hashes of requests' API keys, their rows ride in the same statement (each by its
  * unique hash), so authenticating costs no round trip of its own. PostgreSQL only.
  */
-export async function readFleetState(db: Db, apiKeyHash?: string): Promise<FleetState> {
+export async function readFleetState(db: Db, apiKeyHashes: readonly string[] = []): Promise<FleetState> {
   const rows = await db.all<{ name: string; n: number | null; t: string | null }>(
     `SELECT name, value AS n, NULL AS t FROM runtime_state WHERE name IN ('virtual_clock', 'api_faults')
      UNION ALL SELECT 'market_version', version, NULL FROM market_state WHERE id = 1
      UNION ALL SELECT name, NULL, value FROM shared_state WHERE substr(name, 1, 9) = 'provider_'${
-       apiKeyHash === undefined
+       apiKeyHashes.length === 0
          ? ''
          : `
-     UNION ALL SELECT 'api_key', NULL, CAST(row_to_json(k) AS TEXT) FROM api_keys k WHERE key_hash = ? AND revoked_at IS NULL`
+     UNION ALL SELECT 'api_key', NULL, CAST(row_to_json(k) AS TEXT) FROM api_keys k WHERE key_hash = ANY(CAST(? AS TEXT[])) AND revoked_at IS NULL`
      }`,
-    apiKeyHash === undefined ? [] : [apiKeyHash],
+    // A hash is hex, so the array's literal needs no quoting.
+    apiKeyHashes.length === 0 ? [] : [`{${apiKeyHashes.join(',')}}`],
   );
-  const state: FleetState = { virtualClock: null, marketVersion: null, apiFaultsVersion: null, providers: [] };
+  const state: FleetState = { virtualClock: null, marketVersion: null, apiFaultsVersion: null, providers: [], apiKeys: new Map() };
   for (const row of rows) {
     if (row.name === 'virtual_clock') state.virtualClock = row.n === null ? null : Number(row.n);
     else if (row.name === 'api_faults') state.apiFaultsVersion = row.n === null ? null : Number(row.n);
     else if (row.name === 'market_version') state.marketVersion = row.n === null ? null : Number(row.n);
-    else if (row.name === 'api_key') state.apiKey = JSON.parse(row.t!) as ApiKeyRow;
-    else if (row.t !== null) state.providers.push({ name: row.name, value: row.t });
+    else if (row.name === 'api_key') {
+      const key = JSON.parse(row.t!) as ApiKeyRow;
+      state.apiKeys.set(key.key_hash, key);
+    } else if (row.t !== null) state.providers.push({ name: row.name, value: row.t });
   }
   return state;
+}
+
+/**
+ * The fleet's state for the requests of one turn of the event loop, read once: the first to ask
+ * opens a read that leaves in the loop's check phase (setImmediate), and those that ask before
+ * it leaves share it, their API keys' hashes with it. Each request still reads the state after
+ * it arrived, so it sees whatever any instance committed before; under load, a burst of requests
+ * costs one statement instead of one each.
+ */
+export class FleetStateReads {
+  private gathering: { hashes: Set<string>; state: Promise<FleetState> } | undefined;
+
+  constructor(private readonly db: Db) {}
+
+  read(apiKeyHash?: string): Promise<FleetState> {
+    let read = this.gathering;
+    if (!read) {
+      const hashes = new Set<string>();
+      const state = new Promise<FleetState>((resolve, reject) => {
+        setImmediate(() => {
+          this.gathering = undefined;
+          readFleetState(this.db, [...hashes]).then(resolve, reject);
+        });
+      });
+      read = this.gathering = { hashes, state };
+    }
+    if (apiKeyHash !== undefined) read.hashes.add(apiKeyHash);
+    return read.state;
+  }
 }

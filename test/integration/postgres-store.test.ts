@@ -294,3 +294,32 @@ describe('plans that follow the tables on PostgreSQL', () => {
     expect(await rowsRead((tx) => jobs.extendLeases(tx, boot, 33_000))).toBeLessThan(20);
   });
 });
+
+describe('plain reads asked at once on PostgreSQL', () => {
+  const counterSql = 'SELECT name, value FROM runtime_state WHERE name = ?';
+
+  it('answers the same read asked twice in one turn with one statement, each caller its own rows; other values get their own', async () => {
+    const [store] = await fleet(1);
+    await store!.run("INSERT INTO runtime_state (name, value) VALUES ('a', 1), ('b', 2)");
+    const sent = vi.spyOn(store as unknown as { query: (...args: unknown[]) => Promise<unknown> }, 'query');
+
+    const [first, twin, other] = await Promise.all([store!.all(counterSql, ['a']), store!.all(counterSql, ['a']), store!.all(counterSql, ['b'])]);
+
+    expect(sent).toHaveBeenCalledTimes(2);
+    expect(first).toEqual([{ name: 'a', value: 1 }]);
+    expect(twin).toEqual(first);
+    expect(twin[0]).not.toBe(first[0]);
+    expect(other).toEqual([{ name: 'b', value: 2 }]);
+  });
+
+  it('reads again once the first read was answered, and sees what was committed meanwhile', async () => {
+    const [store] = await fleet(1);
+    await store!.run("INSERT INTO runtime_state (name, value) VALUES ('a', 1)");
+    const sent = vi.spyOn(store as unknown as { query: (...args: unknown[]) => Promise<unknown> }, 'query');
+
+    expect(await store!.get(counterSql, ['a'])).toEqual({ name: 'a', value: 1 });
+    await store!.run("UPDATE runtime_state SET value = 5 WHERE name = 'a'");
+    expect(await store!.get(counterSql, ['a'])).toEqual({ name: 'a', value: 5 });
+    expect(sent).toHaveBeenCalledTimes(3);
+  });
+});
