@@ -2,14 +2,17 @@
 // one database, each with its own pool) share it safely. Transactions are serializable, and one that
 // PostgreSQL aborts for a conflict runs again, so a read-check-write holds across the fleet.
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { sha256Hex } from '../../src/kernel/secrets.ts';
 import type { Db } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { ApiKeyRepository } from '../../src/store/repositories/api-key-repository.ts';
 import { ChargeRepository } from '../../src/store/repositories/charge-repository.ts';
 import { EventOutboxRepository } from '../../src/store/repositories/event-outbox-repository.ts';
 import { IdempotencyRepository } from '../../src/store/repositories/idempotency-repository.ts';
 import { type JobRow, JobRepository, WORK_LANE } from '../../src/store/repositories/job-repository.ts';
 import { WebhookDeliveryRepository } from '../../src/store/repositories/webhook-delivery-repository.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { FleetStateReads } from '../../src/store/runtime-state.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
 let cluster: Promise<PostgresCluster> | undefined;
@@ -321,5 +324,72 @@ describe('plain reads asked at once on PostgreSQL', () => {
     await store!.run("UPDATE runtime_state SET value = 5 WHERE name = 'a'");
     expect(await store!.get(counterSql, ['a'])).toEqual({ name: 'a', value: 5 });
     expect(sent).toHaveBeenCalledTimes(3);
+  });
+});
+
+// The fleet's state each request starts from (FleetStateReads): the requests of one turn of the
+// event loop share one statement, each still reads what was committed before it asked, and each
+// finds its own API key in the shared answer.
+/** The store, with the statements sent through it counted. */
+function counted(store: PostgresStore): { db: Db; statements: string[] } {
+  const statements: string[] = [];
+  const db = Object.create(store) as Db;
+  db.all = (sql, params) => {
+    statements.push(sql);
+    return store.all(sql, params);
+  };
+  return { db, statements };
+}
+
+const keys = new ApiKeyRepository();
+async function issueKey(store: PostgresStore, id: string, key: string): Promise<string> {
+  await store.run("INSERT INTO merchants (id, name, created_at) VALUES ('mch_1', 'Kofi Ltd', 1) ON CONFLICT (id) DO NOTHING");
+  const keyHash = sha256Hex(key);
+  await keys.upsert(store, { id, merchantId: 'mch_1', environment: 'test', keyHash, keyHint: key.slice(-4), scopes: '[]', signingSecret: 's', createdAt: 1, role: 'admin', ipAllowlist: '[]' });
+  return keyHash;
+}
+
+describe('the fleet state a request starts from', () => {
+  it('is read once for the requests of one turn, each finding its own API key and none a revoked one', async () => {
+    const [store] = (await fleet(1)) as [PostgresStore];
+    const a = await issueKey(store, 'key_a', 'sk_test_aaaa');
+    const b = await issueKey(store, 'key_b', 'sk_test_bbbb');
+    const revoked = await issueKey(store, 'key_c', 'sk_test_cccc');
+    await keys.revoke(store, 'key_c', 2);
+    const { db, statements } = counted(store);
+    const reads = new FleetStateReads(db);
+
+    const [forA, forB, forRevoked, keyless] = await Promise.all([reads.read(a), reads.read(b), reads.read(revoked), reads.read()]);
+
+    expect(statements).toHaveLength(1);
+    expect(forA.apiKeys.get(a)?.id).toBe('key_a');
+    expect(forB.apiKeys.get(b)?.id).toBe('key_b');
+    expect(forRevoked.apiKeys.has(revoked)).toBe(false);
+    expect(keyless.apiKeys.get(a)?.id).toBe('key_a');
+  });
+
+  it('is read again for a request that asks once the last read was answered, and sees what was committed before it asked', async () => {
+    const [store] = (await fleet(1)) as [PostgresStore];
+    const { db, statements } = counted(store);
+    const reads = new FleetStateReads(db);
+
+    expect((await reads.read()).virtualClock).toBeNull();
+    await store.run("INSERT INTO runtime_state (name, value) VALUES ('virtual_clock', 1234)");
+    expect((await reads.read()).virtualClock).toBe(1234);
+    expect(statements).toHaveLength(2);
+  });
+
+  it('fails every request that shares a read that fails, and the next turn reads afresh', async () => {
+    const [store] = (await fleet(1)) as [PostgresStore];
+    let fail = true;
+    const db = Object.create(store) as Db;
+    db.all = (sql, params) => (fail ? Promise.reject(new Error('connection lost')) : store.all(sql, params));
+    const reads = new FleetStateReads(db);
+
+    const shared = [reads.read(), reads.read()];
+    await expect(Promise.all(shared)).rejects.toThrow('connection lost');
+    await expect(shared[1]).rejects.toThrow('connection lost');
+    fail = false;
+    expect((await reads.read()).virtualClock).toBeNull();
   });
 });
