@@ -61,7 +61,7 @@ import { reportMatch } from './scenarios/rule-explanation.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open-store.ts';
-import { FleetStateReads, lastVirtualTime, nextBoot } from './store/runtime-state.ts';
+import { type FleetState, FleetStateReads, lastVirtualTime, nextBoot } from './store/runtime-state.ts';
 import { probeStore } from './store/store-probe.ts';
 import { dashboard } from './dashboard/dashboard.ts';
 import type { SessionVault } from './dashboard/dashboard-sessions.ts';
@@ -318,6 +318,7 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
   });
   await feed.init();
   const fleetReads = new FleetStateReads(store);
+  let adoptedFleetState: FleetState | undefined;
   /**
    * The fleet's state a request starts from (a shared database only): one statement, shared by the
    * requests of one turn of the event loop. Given the request's Authorization header, the API key
@@ -327,9 +328,13 @@ export async function createApp(config: RailyardConfig, options: AppOptions = {}
     if (store.kind !== 'postgres') return undefined;
     const hash = apiKeyHashOf(authorization);
     const state = await fleetReads.read(hash);
-    scheduler.adoptSharedTime(state.virtualClock);
-    health.adopt(state.providers);
-    feed.adoptVersion(state.marketVersion);
+    // The requests that shared a read take its state over once, not once each.
+    if (state !== adoptedFleetState) {
+      adoptedFleetState = state;
+      scheduler.adoptSharedTime(state.virtualClock);
+      health.adopt(state.providers);
+      feed.adoptVersion(state.marketVersion);
+    }
     // The switched-on faults are re-read only when their version moved.
     const faultsMoved = apiFaults.adoptVersion(state.apiFaultsVersion);
     if (faultsMoved) await faultsMoved;
